@@ -1,0 +1,49 @@
+#include "backends/registry.hpp"
+
+#include <algorithm>
+
+#include "bench/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+std::vector<Backend>& registry() {
+  static std::vector<Backend> r;
+  return r;
+}
+}  // namespace
+
+void register_backend(Backend backend) {
+  auto& r = registry();
+  r.push_back(std::move(backend));
+  std::stable_sort(r.begin(), r.end(), [](const Backend& a, const Backend& b) { return a.order < b.order; });
+}
+
+const std::vector<Backend>& backends() { return registry(); }
+
+const Backend& find_backend(const std::string& name) {
+  std::string valid;
+  for (const auto& b : registry()) {
+    if (b.name == name) return b;
+    valid += (valid.empty() ? "" : ", ") + b.name;
+  }
+  throw UsageError("unknown backend '" + name + "' (valid in this build: " + valid + ", all)");
+}
+
+DeviceInfo find_device(const std::string& backend, int index) {
+  const auto devices = find_backend(backend).devices();
+  if (devices.empty()) throw DeviceError("backend '" + backend + "' found no devices on this machine");
+  if (index < 0) {
+    auto gpu = std::find_if(devices.begin(), devices.end(), [](const DeviceInfo& d) { return d.type == "gpu"; });
+    return gpu != devices.end() ? *gpu : devices.front();
+  }
+  if (index >= static_cast<int>(devices.size())) {
+    std::string valid;
+    for (const auto& d : devices) valid += "\n  " + d.label();
+    throw DeviceError("no device " + std::to_string(index) + " on backend '" + backend +
+                      "' (valid: 0.." + std::to_string(devices.size() - 1) + "):" + valid);
+  }
+  return devices[static_cast<std::size_t>(index)];
+}
+
+}  // namespace gpubench

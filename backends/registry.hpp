@@ -1,0 +1,40 @@
+// Registry of the backends compiled into this build, filled at start-up by each backend's own
+// translation unit (see GPUBENCH_REGISTER_BACKEND). Adding an API touches nothing here.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+
+namespace gpubench {
+
+struct Backend {
+  std::string name;                                // "opencl", "openmp", ...
+  std::function<std::vector<DeviceInfo>()> devices;  // discovery; throws DeviceError on API failure
+  int order = 0;                                   // listing order (lower first)
+};
+
+void register_backend(Backend backend);
+// All registered backends, sorted by `order`.
+const std::vector<Backend>& backends();
+// Throws UsageError listing the valid names.
+const Backend& find_backend(const std::string& name);
+// The device `index` of `backend` (index < 0: its default device, the first GPU if any, else
+// the first device). Throws DeviceError naming the backend and the valid indices.
+DeviceInfo find_device(const std::string& backend, int index);
+
+namespace detail {
+struct BackendRegistrar {
+  explicit BackendRegistrar(Backend b) { register_backend(std::move(b)); }
+};
+}  // namespace detail
+
+}  // namespace gpubench
+
+#define GPUBENCH_CONCAT2(a, b) a##b
+#define GPUBENCH_CONCAT(a, b) GPUBENCH_CONCAT2(a, b)
+#define GPUBENCH_REGISTER_BACKEND(...)                                                        \
+  static const ::gpubench::detail::BackendRegistrar GPUBENCH_CONCAT(gpubench_backend_, __LINE__){ \
+      ::gpubench::Backend{__VA_ARGS__}}

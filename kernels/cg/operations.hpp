@@ -1,0 +1,101 @@
+// The CG suite's operations interface. The algorithm (solver.hpp) is written once against it;
+// each API supplies one implementation (openmp.cpp, opencl.cpp, ...). Vectors live on the
+// device in numbered slots; scalars cross the interface in double and are converted to the
+// implementation's precision inside. Every kernel's work (FLOPs, bytes) is declared in work.hpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+#include "backends/registry.hpp"
+#include "bench/precision.hpp"
+#include "kernels/cg/csr.hpp"
+
+namespace gpubench::cg {
+
+using Slot = int;
+
+// Launch parameters of the CG kernels, tunable (see work.hpp for their legal ranges).
+struct LaunchConfig {
+  int work_group_size = 256;    // work-items per work-group (OpenCL local size)
+  int work_groups_per_cu = 8;   // grid = compute units * this, for the grid-stride kernels
+};
+
+// One kernel's device time over a profiled pass.
+struct KernelProfile {
+  std::string kernel;    // "spmv", "dot", "axpy", "xpay", "scale", "dot2", "three_term_update", "cg_update", "copy"
+  double seconds = 0;    // summed device time of all its launches
+  long calls = 0;
+};
+
+class Operations {
+ public:
+  virtual ~Operations() = default;
+
+  // Vectors: slots 0..count-1, each with rows() entries, zero-filled. Replaces earlier vectors.
+  virtual void allocate_vectors(int count) = 0;
+  virtual void upload(Slot v, std::span<const double> values) = 0;
+  virtual void download(Slot v, std::span<double> values) = 0;  // blocks until done
+  virtual void fill_zero(Slot v) = 0;
+  virtual void copy(Slot src, Slot dst) = 0;  // dst = src
+
+  // Kernels. Slots passed to one call are distinct unless said otherwise.
+  virtual void spmv(Slot in, Slot out) = 0;                  // out = A in
+  virtual double dot(Slot a, Slot b) = 0;                    // sum a_i b_i (a may equal b)
+  virtual void axpy(double alpha, Slot x, Slot y) = 0;       // y = y + alpha x
+  virtual void xpay(Slot x, double beta, Slot y) = 0;        // y = x + beta y
+  virtual void scale(double alpha, Slot x, Slot y) = 0;      // y = alpha x
+  virtual std::array<double, 2> dot2(Slot r, Slot w) = 0;   // {r.r, w.r} in one kernel
+  // Saad's three-term CG update, one kernel:
+  //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
+  //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
+  virtual void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r,
+                                 Slot r_prev, Slot w) = 0;
+  // Chronopoulos-Gear CG update, one kernel:
+  //   p = r + beta p;  s = w + beta s;  x = x + alpha p;  r = r - alpha s
+  virtual void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) = 0;
+
+  // Device-event timing. start_timer(): the next kernel launched opens the interval.
+  // stop_timer(): waits for the device, returns seconds from the start of the first kernel
+  // launched since start_timer() to the end of the last one (host gaps between them included).
+  virtual void start_timer() = 0;
+  virtual double stop_timer() = 0;
+  // While on, every launch keeps its event; take_profile() sums them per kernel and clears.
+  virtual void set_profiling(bool on) = 0;
+  virtual std::vector<KernelProfile> take_profile() = 0;
+
+  virtual int rows() const = 0;
+};
+
+// Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors.
+std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int vectors);
+
+// Each API registers how to make its Operations for a device (GPUBENCH_REGISTER_CG_OPERATIONS in
+// its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the
+// device cannot run the point (no fp64, too little memory, build failure ...).
+using OperationsFactory = std::function<std::unique_ptr<Operations>(
+    const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch)>;
+
+void register_operations(const std::string& backend, OperationsFactory factory);
+// nullptr when `backend` has no CG implementation in this build.
+const OperationsFactory* find_operations(const std::string& backend);
+
+namespace detail {
+struct OperationsRegistrar {
+  OperationsRegistrar(const std::string& backend, OperationsFactory f) {
+    register_operations(backend, std::move(f));
+  }
+};
+}  // namespace detail
+
+}  // namespace gpubench::cg
+
+#define GPUBENCH_REGISTER_CG_OPERATIONS(backend, factory)                                   \
+  static const ::gpubench::cg::detail::OperationsRegistrar GPUBENCH_CONCAT(gpubench_cg_ops_, \
+                                                                           __LINE__){backend, factory}

@@ -1,0 +1,31 @@
+// CG problem generators and readers. Every function throws gpubench::InputError with a message
+// that names what is wrong (file, line, size) and what would be right.
+#pragma once
+
+#include <string>
+
+#include "kernels/cg/csr.hpp"
+
+namespace gpubench::cg {
+
+// 5-point Laplacian on an n x n grid (Dirichlet boundary), rows = n*n, SPD.
+CsrMatrix poisson2d(int n);
+// 7-point Laplacian on an n x n x n grid, rows = n^3, SPD.
+CsrMatrix poisson3d(int n);
+
+// Matrix Market coordinate file: real, integer or pattern; general or symmetric (symmetric is
+// expanded to both triangles). Duplicates are summed, columns sorted within each row.
+// Rejects: missing file, malformed header or entry (message carries the line number), array
+// format, complex/hermitian/skew-symmetric, out-of-range indices, wrong entry count.
+CsrMatrix read_matrix_market(const std::string& path);
+
+// Checks that make a matrix usable for CG: square, non-empty, symmetric within rounding
+// (|a_ij - a_ji| <= 1e-12 * max(|a_ij|, |a_ji|) + tiny). Throws InputError naming the first
+// offending entry. `what` names the matrix in messages (a path, or "poisson2d:64").
+void check_cg_matrix(const CsrMatrix& a, const std::string& what);
+
+// The problem named on the command line: "poisson2d:N", "poisson3d:N", "mtx:PATH" (b = A * ones,
+// so the exact solution is all ones), "npb:S|W|A|B|C" (b = ones, as NAS CG's first x).
+Problem make_problem(const std::string& spec);
+
+}  // namespace gpubench::cg
