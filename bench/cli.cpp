@@ -1,0 +1,138 @@
+#include "bench/cli.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+template <class T>
+T parse_number(const std::string& option, const std::string& value, T min) {
+  T v{};
+  const auto* end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (ec != std::errc() || ptr != end || value.empty())
+    throw UsageError(option + " needs a number, got '" + value + "'");
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(v)) throw UsageError(option + " needs a finite number, got '" + value + "'");
+  }
+  if (v < min) {
+    std::ostringstream msg;
+    msg << option << " must be at least " << min << ", got " << value;
+    throw UsageError(msg.str());
+  }
+  return v;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::string usage() {
+  std::vector<std::string> names;
+  for (const auto& b : backends()) names.push_back(b.name);
+  return "usage: gpubench [options]\n"
+         "\n"
+         "  --suite NAME          suite to run (" + join(suite_names()) + "; default cg)\n"
+         "  --backend B[,B..]     " + join(names) + " or all (default all)\n"
+         "  --device N            device index within the backend, as --list-devices numbers them\n"
+         "                        (default: the backend's first GPU, else its first device)\n"
+         "  --list-devices        list every backend's devices and exit\n"
+         "  --problem SPEC        poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C (default poisson2d:512)\n"
+         "  --precision P         f32, f64 or all (default f64)\n"
+         "  --variant V[,V..]     classic, form1, form2 or all (default all)\n"
+         "  --iterations K        CG iterations (default 100; with --tolerance, the cap, default 20000)\n"
+         "  --tolerance T         solve to relative residual ||r||/||b|| <= T instead of a fixed count\n"
+         "  --repetitions R       timed repetitions per point (default 5)\n"
+         "  --format F            table, json (Google Benchmark layout) or csv (default table)\n"
+         "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
+         "  --help                this text\n"
+         "\n"
+         "Exit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
+}
+
+CliOptions parse_cli(const std::vector<std::string>& args) {
+  CliOptions o;
+  o.run.suite = "cg";
+  std::string backend = "all", precision = "f64", variant = "all";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string key = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      key = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    auto next = [&]() -> std::string {
+      if (inline_value) return value;
+      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw UsageError(key + " needs a value");
+      return args[++i];
+    };
+    if (key == "--help" || key == "-h") o.help = true;
+    else if (key == "--list-devices") o.list_devices = true;
+    else if (key == "--suite") o.run.suite = next();
+    else if (key == "--backend") backend = next();
+    else if (key == "--device") o.run.device = parse_number<int>(key, next(), 0);
+    else if (key == "--problem") o.run.problem = next();
+    else if (key == "--precision") precision = next();
+    else if (key == "--variant") variant = next();
+    else if (key == "--iterations") {
+      o.run.iterations = parse_number<int>(key, next(), 1);
+      o.run.iterations_given = true;
+    } else if (key == "--tolerance") {
+      const std::string t = next();
+      o.run.tolerance = parse_number<double>(key, t, 0.0);
+      if (o.run.tolerance <= 0 || o.run.tolerance >= 1) throw UsageError("--tolerance must be in (0, 1), got " + t);
+    } else if (key == "--repetitions") o.run.repetitions = parse_number<int>(key, next(), 1);
+    else if (key == "--format") {
+      const std::string f = next();
+      if (f == "table") o.format = Format::table;
+      else if (f == "json") o.format = Format::json;
+      else if (f == "csv") o.format = Format::csv;
+      else throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
+    } else if (key == "--out") o.out = next();
+    else throw UsageError("unknown option '" + arg + "' (see --help)");
+  }
+  if (o.help || o.list_devices) return o;
+
+  make_suite(o.run.suite);  // validates the name
+  for (const auto& b : split(backend)) {
+    if (b == "all") {
+      for (const auto& reg : backends()) o.run.backends.push_back(reg.name);
+    } else {
+      o.run.backends.push_back(find_backend(b).name);
+    }
+  }
+  if (o.run.backends.empty()) throw UsageError("--backend needs at least one backend");
+  if (o.run.device >= 0 && o.run.backends.size() > 1)
+    throw UsageError("--device N needs a single --backend (device numbers are per backend)");
+  for (const auto& p : split(precision)) {
+    if (p == "all") o.run.precisions = {Precision::f32, Precision::f64};
+    else o.run.precisions.push_back(parse_precision(p));
+  }
+  if (o.run.precisions.empty()) throw UsageError("--precision needs a value (f32, f64, all)");
+  for (const auto& v : split(variant))
+    if (v != "all") o.run.variants.push_back(v);
+  if (o.run.tolerance > 0 && !o.run.iterations_given) o.run.iterations = 20000;
+  return o;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,138 @@
+#include "bench/records.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "bench/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// Pads or truncates to a column.
+std::string col(const std::string& s, std::size_t width, bool right = false) {
+  if (s.size() >= width) return s.substr(0, width);
+  const std::string pad(width - s.size(), ' ');
+  return right ? pad + s : s + pad;
+}
+
+std::string summary_of(const PointResult& p) {
+  // The last verified repetition's suite summary (e.g. NAS CG's zeta and Mop/s).
+  for (auto it = p.repetitions.rbegin(); it != p.repetitions.rend(); ++it)
+    if (it->verified && it->fields.contains("summary")) return it->fields["summary"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+void write_json(const RunReport& report, std::ostream& out) {
+  out << nlohmann::json{{"context", report.context}, {"benchmarks", report.benchmarks}}.dump(2) << "\n";
+}
+
+void write_csv(const RunReport& report, std::ostream& out) {
+  out << "name,suite,problem,backend,device_index,device,variant,precision,run_type,aggregate_name,"
+         "repetition_index,real_time_ms,gflops,gbps,verified,kernels_ms_per_iteration,error_message\n";
+  for (const auto& b : report.benchmarks) {
+    std::string kernels;
+    for (const auto& k : b["kernels"])
+      kernels += (kernels.empty() ? "" : ";") + k["kernel"].get<std::string>() + ":" +
+                 fixed(k["ms_per_iteration"].get<double>(), 6);
+    auto num = [&](const char* key) { return b.contains(key) ? fixed(b[key].get<double>(), 6) : std::string(); };
+    out << csv_quote(b["name"].get<std::string>()) << "," << b["suite"].get<std::string>() << ","
+        << csv_quote(b["problem"].get<std::string>()) << "," << b["backend"].get<std::string>() << ","
+        << b["device_index"].get<int>() << "," << csv_quote(b["device"].get<std::string>()) << ","
+        << b["variant"].get<std::string>() << "," << b["precision"].get<std::string>() << ","
+        << b["run_type"].get<std::string>() << "," << b.value("aggregate_name", std::string()) << ","
+        << (b.contains("repetition_index") ? std::to_string(b["repetition_index"].get<long>()) : std::string()) << ","
+        << (b.contains("error_occurred") ? std::string() : num("real_time")) << "," << num("gflops") << ","
+        << num("gbps") << "," << (b["verified"].get<bool>() ? "true" : "false") << "," << kernels << ","
+        << csv_quote(b.value("error_message", std::string())) << "\n";
+  }
+}
+
+void write_table(const RunReport& report, std::ostream& out) {
+  if (report.points.empty()) {
+    out << "no points were planned\n";
+    return;
+  }
+  const PointResult& first = report.points.front();
+  out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
+      << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions, device events)\n\n";
+  double base = 0;
+  for (const auto& p : report.points)
+    if (!p.failed && p.median_seconds_per_iteration > 0) {
+      base = p.median_seconds_per_iteration;
+      break;
+    }
+  out << col("backend", 10) << col("device", 28) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
+      << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("speedup", 9, true) << "  verified\n";
+  for (const auto& p : report.points) {
+    const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
+    out << col(backend, 10) << col(p.id.device.name, 27) << " " << col(p.id.variant, 9)
+        << col(to_string(p.id.precision), 5);
+    if (p.failed || p.median_seconds_per_iteration <= 0) {
+      out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 9, true) << "  FAILED\n";
+      continue;
+    }
+    const double t = p.median_seconds_per_iteration;
+    out << col(fixed(t * 1e3, 4), 11, true) << col(fixed(p.gflops(), 2), 10, true) << col(fixed(p.gbps(), 1), 10, true)
+        << col(fixed(base / t, 2) + "x", 9, true) << "  yes";
+    if (const std::string s = summary_of(p); !s.empty()) out << "  " << s;
+    out << "\n";
+  }
+  for (const auto& p : report.points) {
+    if (p.failed || p.kernels.empty()) continue;
+    const double total = p.median_seconds_per_iteration;
+    out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
+        << " per kernel (profiled pass; overhead = timed total - kernels)\n";
+    out << "  " << col("kernel", 19) << col("calls/iter", 11, true) << col("ms/iter", 11, true)
+        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << "\n";
+    for (const auto& k : p.kernels) {
+      const double s = k.seconds_per_iteration;
+      const bool has_work = k.bytes_per_iteration > 0 && s > 0;
+      out << "  " << col(k.kernel, 19) << col(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
+          << col(fixed(s * 1e3, 4), 11, true) << col(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
+          << col(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
+          << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true) << "\n";
+    }
+  }
+  bool header = false;
+  for (const auto& p : report.points) {
+    if (!p.failed) continue;
+    if (!header) out << "\nFAILED points (no figures are reported for them):\n";
+    header = true;
+    out << "  " << p.id.name() << ": " << p.error << "\n";
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp);
+    f << content;
+    f.close();
+    if (!f) throw InputError("cannot write " + path + " (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError("cannot write " + path + ": " + ec.message());
+}
+
+}  // namespace gpubench

@@ -1,0 +1,21 @@
+// Writers for a run's results: Google Benchmark JSON, flat CSV, and the readable table.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "bench/harness.hpp"
+
+namespace gpubench {
+
+void write_json(const RunReport& report, std::ostream& out);
+void write_csv(const RunReport& report, std::ostream& out);
+// One row per point with speedup against the first verified row, then each point's per-kernel
+// breakdown, then the failures with their reasons.
+void write_table(const RunReport& report, std::ostream& out);
+
+// Writes through a temporary file and a rename, so a failure never leaves half a file behind.
+// Throws InputError naming the path when it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace gpubench

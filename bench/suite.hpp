@@ -1,0 +1,101 @@
+// What the harness needs from a suite: a plan of points, each of which can be prepared, run
+// (timed on the device, verified) and profiled. Suites register themselves at start-up.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/device.hpp"
+#include "bench/precision.hpp"
+
+namespace gpubench {
+
+// The part of the command line that suites read.
+struct RunOptions {
+  std::string suite;
+  std::vector<std::string> backends;  // expanded: never "all"
+  int device = -1;                    // -1: each backend's default device
+  std::string problem;                // empty: the suite's default
+  std::vector<Precision> precisions;
+  std::vector<std::string> variants;  // empty: all of the suite's
+  int iterations = 100;
+  bool iterations_given = false;
+  double tolerance = 0;               // 0: fixed iteration count
+  int repetitions = 5;
+};
+
+// Where a point sits in the measurement space.
+struct PointId {
+  std::string suite, problem, backend, variant;
+  DeviceInfo device;
+  Precision precision = Precision::f64;
+  nlohmann::json params = nlohmann::json::object();  // launch parameters
+
+  // "cg/poisson2d:64/opencl:0/classic/f64": the benchmark name in records.
+  std::string name() const;
+};
+
+// One kernel's share of an iteration, from the profiled pass.
+struct KernelRow {
+  std::string kernel;
+  double calls_per_iteration = 0;
+  double seconds_per_iteration = 0;
+  double flops_per_iteration = 0;  // declared work (0 for rows that have none, e.g. overhead)
+  double bytes_per_iteration = 0;
+};
+
+// One timed repetition.
+struct Outcome {
+  double seconds = 0;  // device time of the timed region
+  int iterations = 0;  // iterations in it (the per-iteration figures divide by this)
+  bool verified = false;
+  std::string verification;                          // what was checked, and the result
+  nlohmann::json fields = nlohmann::json::object();  // suite-specific record fields
+};
+
+class Point {
+ public:
+  explicit Point(PointId id) : id_(std::move(id)) {}
+  virtual ~Point() = default;
+  const PointId& id() const { return id_; }
+
+  virtual void prepare() = 0;                       // allocate, upload, warm up
+  virtual Outcome run() = 0;                        // one timed, verified repetition
+  virtual std::vector<KernelRow> profile() = 0;     // a separate pass with per-kernel events
+  virtual double flops_per_iteration() const = 0;   // declared work
+  virtual double bytes_per_iteration() const = 0;
+  virtual void release() = 0;                       // free device memory
+
+ private:
+  PointId id_;
+};
+
+class Suite {
+ public:
+  virtual ~Suite() = default;
+  virtual std::string name() const = 0;
+  virtual std::string default_problem() const = 0;
+  virtual std::vector<std::string> variants() const = 0;
+  // Throws UsageError / InputError for options it cannot honour. Points that cannot run on a
+  // device are still planned: their prepare() throws, and they are reported as failed.
+  virtual std::vector<std::unique_ptr<Point>> plan(const RunOptions& options) = 0;
+};
+
+void register_suite(std::function<std::unique_ptr<Suite>()> factory);
+std::vector<std::string> suite_names();
+std::unique_ptr<Suite> make_suite(const std::string& name);  // UsageError listing valid ones
+
+namespace detail {
+struct SuiteRegistrar {
+  explicit SuiteRegistrar(std::function<std::unique_ptr<Suite>()> f) { register_suite(std::move(f)); }
+};
+}  // namespace detail
+
+}  // namespace gpubench
+
+#define GPUBENCH_REGISTER_SUITE(type) \
+  static const ::gpubench::detail::SuiteRegistrar gpubench_suite_##type{[] { return std::make_unique<type>(); }}

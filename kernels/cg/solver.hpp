@@ -1,0 +1,56 @@
+// The CG algorithm, written once against the Operations interface: the textbook form (classic),
+// Saad's three-term recurrence (form1) and Chronopoulos-Gear (form2). Every API runs this code.
+#pragma once
+
+#include <memory>
+
+#include "kernels/cg/npb.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/work.hpp"
+
+namespace gpubench::cg {
+
+// One variant's state. Slot 0 holds b (uploaded by the caller), the solution starts at x = 0.
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual int vectors() const = 0;                 // slots it uses, b included
+  virtual void start(Operations& ops) = 0;         // x = 0, r = b, and the variant's set-up
+  virtual void step(Operations& ops) = 0;          // one CG iteration
+  virtual double residual_sq() const = 0;          // ||r||^2 as the recurrence knows it
+  virtual double final_residual_sq(Operations& ops) = 0;  // ||r||^2 of the current iterate
+  virtual Slot solution() const = 0;
+};
+
+std::unique_ptr<Solver> make_solver(Variant v);
+
+inline constexpr Slot rhs_slot = 0;
+
+struct StopRule {
+  int iterations = 100;    // fixed count, or the cap when tolerance > 0
+  double tolerance = 0;    // relative residual ||r|| / ||b||; 0: run exactly `iterations`
+};
+
+struct SolveResult {
+  int iterations = 0;
+  double seconds = 0;             // device time of the iterations (set-up excluded)
+  double relative_residual = 0;   // the solver's own ||r|| / ||b|| at the end
+  bool converged = false;         // reached the tolerance (always true for a fixed count)
+};
+
+// Runs start, then iterations timed with device events. b must be in slot 0; b_norm = ||b||.
+// per_kernel: keep every iteration kernel's event (set-up kernels excluded) for take_profile().
+SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double b_norm, bool per_kernel = false);
+
+struct NpbResult {
+  double zeta = 0;
+  double rnorm = 0;    // ||x - A z|| of the last outer step
+  double seconds = 0;  // the timed benchmark: niter outer steps
+  int cg_iterations = 0;
+};
+
+// The NAS CG benchmark loop (niter outer power-iteration steps of 25 CG iterations each) with
+// the given variant as its conj_grad. Needs solver.vectors() + 1 slots; slot 0 is NAS's x.
+NpbResult npb_benchmark(Operations& ops, Solver& solver, const NpbClass& c);
+
+}  // namespace gpubench::cg

@@ -1,0 +1,225 @@
+// The CG suite: plans one point per backend x variant x precision on one problem, and runs each
+// point through the algorithm of solver.hpp on that backend's Operations.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <new>
+#include <numeric>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+#include "bench/suite.hpp"
+#include "kernels/cg/npb.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/problems.hpp"
+#include "kernels/cg/reference.hpp"
+#include "kernels/cg/solver.hpp"
+#include "kernels/cg/verify.hpp"
+#include "kernels/cg/work.hpp"
+
+namespace gpubench::cg {
+
+namespace {
+
+// The problem and its host reference, built once per run and shared by every point.
+struct SharedProblem {
+  Problem problem;
+  double b_norm = 0;
+  const NpbClass* npb = nullptr;  // set for npb:X problems
+  std::unique_ptr<HostReference> reference;
+
+  HostReference& host_reference() {
+    if (!reference) reference = std::make_unique<HostReference>(problem.a, problem.b);
+    return *reference;
+  }
+  ProblemShape shape(Precision p) const { return {problem.a.rows, problem.a.nnz(), p}; }
+};
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", v);
+  return buf;
+}
+
+class CgPoint final : public Point {
+ public:
+  CgPoint(PointId id, std::shared_ptr<SharedProblem> problem, Variant variant, StopRule rule, LaunchConfig launch)
+      : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(launch) {}
+
+  void prepare() override {
+    const OperationsFactory* factory = find_operations(id().backend);
+    if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
+    solver_ = make_solver(variant_);
+    ops_ = (*factory)(id().device, problem_->problem.a, id().precision, launch_);
+    ops_->allocate_vectors(solver_->vectors() + (problem_->npb ? 1 : 0));
+    ops_->upload(rhs_slot, problem_->problem.b);
+    // Warm-up: builds programs, touches every buffer, launches every kernel once.
+    solve(*ops_, *solver_, StopRule{std::min(rule_.iterations, 3), 0}, problem_->b_norm);
+  }
+
+  Outcome run() override { return problem_->npb ? run_npb(false) : run_solve(false); }
+
+  std::vector<KernelRow> profile() override {
+    if (problem_->npb) {
+      ops_->set_profiling(true);
+      run_npb(true);
+      ops_->set_profiling(false);
+    } else {
+      run_solve(true);
+    }
+    const auto shape = problem_->shape(id().precision);
+    const auto declared = iteration_work(variant_, shape);
+    std::vector<KernelRow> rows;
+    for (const auto& k : ops_->take_profile()) {
+      auto it = std::find_if(declared.begin(), declared.end(), [&](const KernelWork& w) { return w.kernel == k.kernel; });
+      const KernelWork per_call = it != declared.end() ? *it : kernel_work(k.kernel, shape);
+      const double calls = static_cast<double>(k.calls) / profiled_iterations_;
+      rows.push_back({k.kernel, calls, k.seconds / profiled_iterations_, per_call.flops * calls, per_call.bytes * calls});
+    }
+    return rows;
+  }
+
+  double flops_per_iteration() const override {
+    const auto shape = problem_->shape(id().precision);
+    if (const NpbClass* c = problem_->npb)  // NAS's own operation count, so Mop/s match NAS's
+      return npb_operations(*c) / (c->niter * npb_cg_iterations);
+    return total(iteration_work(variant_, shape)).flops;
+  }
+
+  double bytes_per_iteration() const override {
+    const auto shape = problem_->shape(id().precision);
+    double bytes = total(iteration_work(variant_, shape)).bytes;
+    if (problem_->npb) {  // each outer step adds A z, x - Az, three dots and x = z / ||z||
+      const double outer = spmv_work(shape).bytes + axpy_work(shape).bytes + 2 * dot_work(shape, true).bytes +
+                           dot_work(shape, false).bytes + kernel_work("scale", shape).bytes;
+      bytes += outer / npb_cg_iterations;
+    }
+    return bytes;
+  }
+
+  void release() override {
+    ops_.reset();
+    solver_.reset();
+  }
+
+ private:
+  Outcome run_solve(bool per_kernel) {
+    const auto& p = problem_->problem;
+    const SolveResult r = solve(*ops_, *solver_, rule_, problem_->b_norm, per_kernel);
+    profiled_iterations_ = std::max(r.iterations, 1);
+    Outcome o{r.seconds, r.iterations, false, "", {}};
+    if (per_kernel) return o;
+    std::vector<double> x(static_cast<std::size_t>(p.a.rows));
+    ops_->download(solver_->solution(), x);
+    const Verdict v = verify_solve(p.a, p.b, x, id().precision, r, rule_, problem_->host_reference());
+    o.verified = v.passed;
+    o.verification = v.detail;
+    o.fields = {{"true_residual", v.true_residual},
+                {"solver_residual", v.solver_residual},
+                {"reference_residual", v.reference_residual},
+                {"converged", r.converged},
+                {"summary", "residual " + sci(v.true_residual) + " (host ref " + sci(v.reference_residual) + ")" +
+                                (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "")}};
+    return o;
+  }
+
+  Outcome run_npb(bool per_kernel) {
+    const NpbClass& c = *problem_->npb;
+    ops_->upload(rhs_slot, problem_->problem.b);  // NAS resets x to ones before the timed loop
+    const NpbResult r = npb_benchmark(*ops_, *solver_, c);
+    profiled_iterations_ = r.cg_iterations;
+    Outcome o{r.seconds, r.cg_iterations, false, "", {}};
+    if (per_kernel) return o;
+    const Verdict v = verify_npb(c, id().precision, r.zeta);
+    const double mops = npb_operations(c) / r.seconds / 1e6;
+    char summary[160];
+    std::snprintf(summary, sizeof summary, "zeta %.13f (%s), %.3f s total, %.0f Mop/s", r.zeta,
+                  v.passed ? "verified" : "WRONG", r.seconds, mops);
+    o.verified = v.passed;
+    o.verification = v.detail;
+    o.fields = {{"zeta", r.zeta},           {"zeta_verify", c.zeta_verify}, {"rnorm", r.rnorm},
+                {"npb_class", std::string(1, c.name)}, {"npb_mops", mops}, {"total_seconds", r.seconds},
+                {"summary", summary}};
+    return o;
+  }
+
+  std::shared_ptr<SharedProblem> problem_;
+  Variant variant_;
+  StopRule rule_;
+  LaunchConfig launch_;
+  std::unique_ptr<Solver> solver_;
+  std::unique_ptr<Operations> ops_;
+  int profiled_iterations_ = 1;
+};
+
+class CgSuite final : public Suite {
+ public:
+  std::string name() const override { return "cg"; }
+  std::string default_problem() const override { return "poisson2d:512"; }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> v;
+    for (Variant x : all_variants) v.push_back(to_string(x));
+    return v;
+  }
+
+  std::vector<std::unique_ptr<Point>> plan(const RunOptions& options) override {
+    std::vector<Variant> variants;
+    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
+    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+
+    auto shared = std::make_shared<SharedProblem>();
+    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    try {
+      shared->problem = make_problem(spec);
+    } catch (const std::bad_alloc&) {
+      throw InputError("problem " + spec + " does not fit in this machine's memory");
+    }
+    if (spec.rfind("npb:", 0) == 0) {
+      shared->npb = &npb_class(spec.substr(4));
+      if (options.tolerance > 0 || options.iterations_given)
+        throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
+    }
+    const double bb = std::inner_product(shared->problem.b.begin(), shared->problem.b.end(), shared->problem.b.begin(), 0.0);
+    shared->b_norm = std::sqrt(bb);
+    std::cerr << "gpubench: problem " << shared->problem.name << ": " << shared->problem.a.rows << " rows, "
+              << shared->problem.a.nnz() << " nonzeros" << std::endl;
+
+    const StopRule rule{options.iterations, options.tolerance};
+    const LaunchConfig launch;
+    std::vector<std::unique_ptr<Point>> points;
+    for (const auto& backend : options.backends) {
+      DeviceInfo device;
+      try {
+        device = find_device(backend, options.device);
+      } catch (const DeviceError& e) {
+        if (options.backends.size() == 1) throw;
+        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+        continue;
+      }
+      for (Variant v : variants) {
+        for (Precision p : options.precisions) {
+          PointId id;
+          id.suite = name();
+          id.problem = shared->problem.name;
+          id.backend = backend;
+          id.variant = to_string(v);
+          id.device = device;
+          id.precision = p;
+          id.params = {{"work_group_size", launch.work_group_size}, {"work_groups_per_cu", launch.work_groups_per_cu}};
+          if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
+          id.params["max_iterations"] = rule.iterations;
+          points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, launch));
+        }
+      }
+    }
+    return points;
+  }
+};
+
+GPUBENCH_REGISTER_SUITE(CgSuite);
+
+}  // namespace
+
+}  // namespace gpubench::cg

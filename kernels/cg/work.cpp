@@ -1,0 +1,95 @@
+#include "kernels/cg/work.hpp"
+
+#include "bench/errors.hpp"
+
+namespace gpubench::cg {
+
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::classic: return "classic";
+    case Variant::form1: return "form1";
+    case Variant::form2: return "form2";
+  }
+  return "?";
+}
+
+Variant parse_variant(const std::string& s) {
+  for (Variant v : all_variants)
+    if (s == to_string(v)) return v;
+  throw UsageError("unknown CG variant '" + s + "' (valid: classic, form1, form2, all)");
+}
+
+namespace {
+double real(const ProblemShape& s) { return static_cast<double>(bytes_of(s.precision)); }
+double n(const ProblemShape& s) { return static_cast<double>(s.rows); }
+}  // namespace
+
+KernelWork spmv_work(const ProblemShape& s) {
+  // values + column indices + row pointers, the input vector once, the output once.
+  const double nnz = static_cast<double>(s.nnz);
+  return {"spmv", 1, 2 * nnz, nnz * (real(s) + 4) + (n(s) + 1) * 4 + 2 * n(s) * real(s)};
+}
+KernelWork dot_work(const ProblemShape& s, bool same_vector) {
+  return {"dot", 1, 2 * n(s), (same_vector ? 1 : 2) * n(s) * real(s)};
+}
+KernelWork dot2_work(const ProblemShape& s) { return {"dot2", 1, 4 * n(s), 2 * n(s) * real(s)}; }
+KernelWork axpy_work(const ProblemShape& s) { return {"axpy", 1, 2 * n(s), 3 * n(s) * real(s)}; }
+KernelWork xpay_work(const ProblemShape& s) { return {"xpay", 1, 2 * n(s), 3 * n(s) * real(s)}; }
+KernelWork three_term_update_work(const ProblemShape& s) {
+  // reads x, x_prev, r, r_prev, w; writes x_prev, r_prev; 5 FLOPs per output element.
+  return {"three_term_update", 1, 10 * n(s), 7 * n(s) * real(s)};
+}
+KernelWork cg_update_work(const ProblemShape& s) {
+  // reads r, w, p, s, x; writes p, s, x, r; 2 FLOPs for each of the four updates.
+  return {"cg_update", 1, 8 * n(s), 9 * n(s) * real(s)};
+}
+
+KernelWork kernel_work(const std::string& kernel, const ProblemShape& s) {
+  if (kernel == "spmv") return spmv_work(s);
+  if (kernel == "dot") return dot_work(s, false);
+  if (kernel == "dot2") return dot2_work(s);
+  if (kernel == "axpy") return axpy_work(s);
+  if (kernel == "xpay") return xpay_work(s);
+  if (kernel == "three_term_update") return three_term_update_work(s);
+  if (kernel == "cg_update") return cg_update_work(s);
+  if (kernel == "scale") return {"scale", 1, n(s), 2 * n(s) * real(s)};
+  if (kernel == "copy") return {"copy", 1, 0, 2 * n(s) * real(s)};
+  if (kernel == "fill") return {"fill", 1, 0, n(s) * real(s)};
+  return {kernel, 1, 0, 0};
+}
+
+std::vector<KernelWork> iteration_work(Variant v, const ProblemShape& s) {
+  switch (v) {
+    case Variant::classic: {
+      // dot is called for p.Ap (two vectors) and r.r (one vector): one row, averaged per call.
+      KernelWork dot = dot_work(s, false);
+      dot.calls = 2;
+      dot.bytes = (dot_work(s, false).bytes + dot_work(s, true).bytes) / 2;
+      KernelWork axpy = axpy_work(s);
+      axpy.calls = 2;
+      return {spmv_work(s), dot, axpy, xpay_work(s)};
+    }
+    case Variant::form1: return {spmv_work(s), dot2_work(s), three_term_update_work(s)};
+    case Variant::form2: return {spmv_work(s), dot2_work(s), cg_update_work(s)};
+  }
+  return {};
+}
+
+Work total(const std::vector<KernelWork>& kernels) {
+  Work w;
+  for (const auto& k : kernels) {
+    w.flops += k.calls * k.flops;
+    w.bytes += k.calls * k.bytes;
+  }
+  return w;
+}
+
+const std::vector<TunableRange>& tunables() {
+  static const std::vector<TunableRange> t = {
+      {"work_group_size", 32, 1024, true},
+      {"work_groups_per_cu", 1, 64, false},
+  };
+  return t;
+}
+
+}  // namespace gpubench::cg

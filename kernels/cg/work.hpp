@@ -1,0 +1,62 @@
+// The work each CG kernel must do, declared once: FLOPs and the fewest bytes it must move
+// through device memory (every input read once, every output written once), as functions of
+// the problem. GFLOP/s, GB/s and every roofline figure are computed from these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/precision.hpp"
+
+namespace gpubench::cg {
+
+enum class Variant { classic, form1, form2 };
+
+inline constexpr Variant all_variants[] = {Variant::classic, Variant::form1, Variant::form2};
+const char* to_string(Variant v);
+Variant parse_variant(const std::string& s);  // UsageError listing the valid names
+
+struct KernelWork {
+  std::string kernel;
+  double calls = 0;  // per CG iteration
+  double flops = 0;  // per call
+  double bytes = 0;  // per call, minimum
+};
+
+struct ProblemShape {
+  std::int64_t rows = 0;
+  std::int64_t nnz = 0;
+  Precision precision = Precision::f64;
+};
+
+KernelWork spmv_work(const ProblemShape& s);
+KernelWork dot_work(const ProblemShape& s, bool same_vector);
+KernelWork dot2_work(const ProblemShape& s);
+KernelWork axpy_work(const ProblemShape& s);
+KernelWork xpay_work(const ProblemShape& s);
+KernelWork three_term_update_work(const ProblemShape& s);
+KernelWork cg_update_work(const ProblemShape& s);
+
+// Per-call work of any CG kernel by its profile name ("scale", "copy", "fill" included); for a
+// variant's own kernels prefer iteration_work, which knows e.g. that classic's dots differ.
+KernelWork kernel_work(const std::string& kernel, const ProblemShape& s);
+
+// The kernels one iteration of `v` launches, with their call counts.
+std::vector<KernelWork> iteration_work(Variant v, const ProblemShape& s);
+
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+Work total(const std::vector<KernelWork>& kernels);
+
+// Tunable launch parameters and their legal ranges (read by the sweeper and the tuning db).
+struct TunableRange {
+  std::string name;
+  int min, max;
+  bool power_of_two;
+};
+const std::vector<TunableRange>& tunables();
+
+}  // namespace gpubench::cg
