@@ -1,6 +1,10 @@
 #include "kernels/cg/operations.hpp"
 
+#include <cstdio>
 #include <map>
+#include <utility>
+
+#include "bench/errors.hpp"
 
 namespace gpubench::cg {
 
@@ -9,13 +13,46 @@ std::map<std::string, OperationsFactory>& factories() {
   static std::map<std::string, OperationsFactory> f;
   return f;
 }
+std::string gigabytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", static_cast<double>(bytes) / 1e9);
+  return text;
+}
 }  // namespace
 
-std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int vectors) {
-  const std::uint64_t real = bytes_of(p);
-  const auto rows = static_cast<std::uint64_t>(a.rows);
+void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision) {
+  if (precision == Precision::f64 && !device.fp64)
+    throw DeviceError("device " + device.label() + " has no fp64 support: use --precision f32");
+  const std::uint64_t needed = device_bytes_needed(a, precision, max_cg_vectors);
+  if (needed > device.global_mem_bytes)
+    throw DeviceError("problem needs " + gigabytes(needed) + " of device memory (matrix and " +
+                      std::to_string(max_cg_vectors) + " vectors in " + to_string(precision) + ") but device " +
+                      device.label() + " has " + gigabytes(device.global_mem_bytes));
+  const std::uint64_t real = bytes_of(precision);
   const auto nnz = static_cast<std::uint64_t>(a.nnz());
-  return (rows + 1) * 4 + nnz * (4 + real) + static_cast<std::uint64_t>(vectors) * rows * real;
+  const auto rows = static_cast<std::uint64_t>(a.rows);
+  const std::pair<const char*, std::uint64_t> arrays[] = {{"matrix values", nnz * real},
+                                                          {"column indices", nnz * 4},
+                                                          {"row pointers", (rows + 1) * 4},
+                                                          {"a vector", rows * real}};
+  for (const auto& [what, bytes] : arrays)
+    if (bytes > device.max_alloc_bytes)
+      throw DeviceError("the problem's " + std::string(what) + " need one buffer of " + gigabytes(bytes) +
+                        " but device " + device.label() + " allows at most " + gigabytes(device.max_alloc_bytes) +
+                        " per buffer");
+}
+
+void check_launch(const LaunchConfig& launch) {
+  if (launch.work_group_size < 1)
+    throw UsageError("work_group_size " + std::to_string(launch.work_group_size) + " is invalid (must be >= 1)");
+  if (launch.work_groups_per_cu < 1)
+    throw UsageError("work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " is invalid (must be >= 1)");
+}
+
+std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors) {
+  const std::uint64_t real = bytes_of(p);
+  const auto n = static_cast<std::uint64_t>(rows);
+  return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * n * real;
 }
 
 void register_operations(const std::string& backend, OperationsFactory factory) {

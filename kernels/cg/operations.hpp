@@ -74,7 +74,19 @@ class Operations {
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors.
-std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int vectors);
+std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors);
+inline std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int vectors) {
+  return device_bytes_needed(a.rows, a.nnz(), p, vectors);
+}
+// The vectors the widest CG variant needs, plus one for NAS CG's residual: what a factory plans for.
+inline constexpr int max_cg_vectors = 8;
+
+// Refuse, before anything is allocated, what `device` (as described) cannot run: f64 without
+// fp64, too little global memory for the matrix and max_cg_vectors vectors, an array larger
+// than one buffer may be (DeviceError); launch parameters below 1 (UsageError). Every
+// factory calls both, so every backend refuses the same cases with the same messages.
+void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision);
+void check_launch(const LaunchConfig& launch);
 
 // Each API registers how to make its Operations for a device (GPUBENCH_REGISTER_CG_OPERATIONS in
 // its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <new>
@@ -78,6 +79,12 @@ class CgPoint final : public Point {
       const double calls = static_cast<double>(k.calls) / profiled_iterations_;
       rows.push_back({k.kernel, calls, k.seconds / profiled_iterations_, per_call.flops * calls, per_call.bytes * calls});
     }
+    // The variant's own kernels first, in the order an iteration launches them.
+    auto rank = [&](const KernelRow& r) {
+      auto it = std::find_if(declared.begin(), declared.end(), [&](const KernelWork& w) { return w.kernel == r.kernel; });
+      return it - declared.begin();
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const KernelRow& x, const KernelRow& y) { return rank(x) < rank(y); });
     return rows;
   }
 
@@ -154,6 +161,60 @@ class CgPoint final : public Point {
   int profiled_iterations_ = 1;
 };
 
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
+  return buf;
+}
+
+// Generated problems have a known size: check it against the host and every device before
+// generating anything, so an impossible size is an error, never an allocation failure.
+void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>& devices,
+                          const std::vector<Precision>& precisions) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return;
+  const std::string kind = spec.substr(0, colon);
+  if (kind != "poisson2d" && kind != "poisson3d") return;
+  std::int64_t n = 0;
+  try {
+    std::size_t used = 0;
+    n = std::stoll(spec.substr(colon + 1), &used);
+    if (used != spec.size() - colon - 1) return;  // make_problem reports the malformed spec
+  } catch (const std::exception&) {
+    return;
+  }
+  if (n < 1 || n > 3'000'000) return;  // make_problem reports the out-of-range size
+  const double nd = static_cast<double>(n);
+  const double rows = kind == "poisson2d" ? nd * nd : nd * nd * nd;
+  const double nnz = kind == "poisson2d" ? 5 * nd * nd - 4 * nd : 7 * nd * nd * nd - 6 * nd * nd;
+  if (rows > 2147483647.0 || nnz > 2147483647.0) return;  // make_problem reports the int32 limit
+  const auto rows_i = static_cast<std::int64_t>(rows), nnz_i = static_cast<std::int64_t>(nnz);
+  // Host: the CSR in double, b, and the reference's five vectors.
+  const double host_bytes = nnz * 12 + rows * 4 + 6 * rows * 8;
+  std::uint64_t available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    if (key == "MemAvailable:") {
+      meminfo >> available;
+      available *= 1024;
+      break;
+    }
+  }
+  if (available > 0 && host_bytes > static_cast<double>(available))
+    throw InputError("problem " + spec + " (" + std::to_string(rows_i) + " rows, " + std::to_string(nnz_i) +
+                     " nonzeros) needs " + gigabytes(host_bytes) + " of host memory; " +
+                     gigabytes(static_cast<double>(available)) + " is available");
+  for (const auto& d : devices) {
+    for (Precision p : precisions) {
+      const auto need = device_bytes_needed(rows_i, nnz_i, p, max_cg_vectors);
+      if (d.global_mem_bytes > 0 && need > d.global_mem_bytes)
+        throw DeviceError("problem " + spec + " in " + to_string(p) + " needs " + gigabytes(static_cast<double>(need)) +
+                          " of device memory; " + d.label() + " has " +
+                          gigabytes(static_cast<double>(d.global_mem_bytes)));
+    }
+  }
+}
+
 class CgSuite final : public Suite {
  public:
   std::string name() const override { return "cg"; }
@@ -169,8 +230,21 @@ class CgSuite final : public Suite {
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
     if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
 
-    auto shared = std::make_shared<SharedProblem>();
+    // Devices first: an unknown device, or a generated problem too large for one, is reported
+    // before anything is generated or allocated.
+    std::vector<DeviceInfo> devices;
+    for (const auto& backend : options.backends) {
+      try {
+        devices.push_back(find_device(backend, options.device));
+      } catch (const DeviceError& e) {
+        if (options.backends.size() == 1) throw;
+        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+      }
+    }
     const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    check_generated_size(spec, devices, options.precisions);
+
+    auto shared = std::make_shared<SharedProblem>();
     try {
       shared->problem = make_problem(spec);
     } catch (const std::bad_alloc&) {
@@ -189,27 +263,19 @@ class CgSuite final : public Suite {
     const StopRule rule{options.iterations, options.tolerance};
     const LaunchConfig launch;
     std::vector<std::unique_ptr<Point>> points;
-    for (const auto& backend : options.backends) {
-      DeviceInfo device;
-      try {
-        device = find_device(backend, options.device);
-      } catch (const DeviceError& e) {
-        if (options.backends.size() == 1) throw;
-        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
-        continue;
-      }
+    for (const DeviceInfo& device : devices) {
       for (Variant v : variants) {
         for (Precision p : options.precisions) {
           PointId id;
           id.suite = name();
           id.problem = shared->problem.name;
-          id.backend = backend;
+          id.backend = device.backend;
           id.variant = to_string(v);
           id.device = device;
           id.precision = p;
           id.params = {{"work_group_size", launch.work_group_size}, {"work_groups_per_cu", launch.work_groups_per_cu}};
           if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
-          id.params["max_iterations"] = rule.iterations;
+          if (!shared->npb) id.params["max_iterations"] = rule.iterations;
           points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, launch));
         }
       }

@@ -1,0 +1,229 @@
+// The OpenCL backend: device discovery, a context with its profiling queue, buffers, programs
+// (built once per context and options), kernels, launches and event timing. Knows nothing about
+// any suite. Every OpenCL call is checked; a failure throws DeviceError naming the call and the
+// error code's name ("clCreateBuffer failed: CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)").
+#pragma once
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backends/device.hpp"
+
+namespace gpubench::opencl {
+
+// "CL_INVALID_VALUE" for -30; "unknown OpenCL error" for a code outside the table.
+std::string_view error_name(cl_int code);
+
+// Throws DeviceError "<call> failed[ <detail>]: <NAME> (<code>)" unless `status` is CL_SUCCESS.
+void check(cl_int status, std::string_view call, std::string_view detail = {});
+
+// Every OpenCL device of every platform, numbered 0..N-1 in platform order, then device order.
+// No platform at all (CL_PLATFORM_NOT_FOUND_KHR) is an empty list, not an error.
+std::vector<DeviceInfo> list_devices();
+
+namespace detail {
+template <typename T>
+struct HandleTraits;
+// clang-format off
+template <> struct HandleTraits<cl_context> {
+  static cl_int retain(cl_context h) { return clRetainContext(h); }
+  static cl_int release(cl_context h) { return clReleaseContext(h); }
+};
+template <> struct HandleTraits<cl_command_queue> {
+  static cl_int retain(cl_command_queue h) { return clRetainCommandQueue(h); }
+  static cl_int release(cl_command_queue h) { return clReleaseCommandQueue(h); }
+};
+template <> struct HandleTraits<cl_mem> {
+  static cl_int retain(cl_mem h) { return clRetainMemObject(h); }
+  static cl_int release(cl_mem h) { return clReleaseMemObject(h); }
+};
+template <> struct HandleTraits<cl_program> {
+  static cl_int retain(cl_program h) { return clRetainProgram(h); }
+  static cl_int release(cl_program h) { return clReleaseProgram(h); }
+};
+template <> struct HandleTraits<cl_kernel> {
+  static cl_int retain(cl_kernel h) { return clRetainKernel(h); }
+  static cl_int release(cl_kernel h) { return clReleaseKernel(h); }
+};
+template <> struct HandleTraits<cl_event> {
+  static cl_int retain(cl_event h) { return clRetainEvent(h); }
+  static cl_int release(cl_event h) { return clReleaseEvent(h); }
+};
+// clang-format on
+}  // namespace detail
+
+// Owns one reference to an OpenCL object; copying retains, destruction releases.
+template <typename T>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(T h) : h_(h) {}  // adopts a reference the caller owned (a clCreate* result)
+  Handle(const Handle& other) : h_(other.h_) {
+    if (h_) detail::HandleTraits<T>::retain(h_);
+  }
+  Handle(Handle&& other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
+  Handle& operator=(Handle other) noexcept {
+    std::swap(h_, other.h_);
+    return *this;
+  }
+  ~Handle() { reset(); }
+
+  T get() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  void reset() noexcept {
+    // A release failure in a destructor cannot be reported; the object is lost either way.
+    if (h_) detail::HandleTraits<T>::release(h_);
+    h_ = nullptr;
+  }
+
+ private:
+  T h_ = nullptr;
+};
+
+// A device buffer and its size.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Handle<cl_mem> mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
+  cl_mem get() const { return mem_.get(); }
+  std::size_t bytes() const { return bytes_; }
+  explicit operator bool() const { return static_cast<bool>(mem_); }
+
+ private:
+  Handle<cl_mem> mem_;
+  std::size_t bytes_ = 0;
+};
+
+// A command's event. The profiling accessors wait for the command to complete first; they need
+// a queue created with profiling enabled (Context's queue is).
+class Event {
+ public:
+  Event() = default;
+  explicit Event(Handle<cl_event> e) : event_(std::move(e)) {}
+  cl_event get() const { return event_.get(); }
+  explicit operator bool() const { return static_cast<bool>(event_); }
+
+  void wait() const;
+  std::uint64_t start_ns() const;  // CL_PROFILING_COMMAND_START
+  std::uint64_t end_ns() const;    // CL_PROFILING_COMMAND_END
+  double seconds() const;          // (END - START) in seconds
+
+ private:
+  std::uint64_t profiling(cl_profiling_info what, const char* name) const;
+  Handle<cl_event> event_;
+};
+
+// `LocalMemory{bytes}` as a kernel argument: a __local buffer of that size.
+struct LocalMemory {
+  std::size_t bytes;
+};
+
+class Kernel {
+ public:
+  Kernel() = default;
+  Kernel(Handle<cl_kernel> kernel, std::string name) : kernel_(std::move(kernel)), name_(std::move(name)) {}
+  cl_kernel get() const { return kernel_.get(); }
+  const std::string& name() const { return name_; }
+
+  void set_arg(cl_uint index, const Buffer& buffer) const;
+  void set_arg(cl_uint index, LocalMemory local) const;
+  template <typename T>
+  requires std::is_arithmetic_v<T>
+  void set_arg(cl_uint index, T value) const { set_arg_bytes(index, sizeof(T), &value); }
+  // Sets arguments 0, 1, 2 ... in order.
+  template <typename... Args>
+  void set_args(const Args&... args) const {
+    cl_uint index = 0;
+    (set_arg(index++, args), ...);
+  }
+
+  // CL_KERNEL_WORK_GROUP_SIZE on `device`: the largest work-group this kernel can run with.
+  std::size_t max_work_group_size(cl_device_id device) const;
+
+ private:
+  void set_arg_bytes(cl_uint index, std::size_t size, const void* value) const;
+  Handle<cl_kernel> kernel_;
+  std::string name_;
+};
+
+class Program {
+ public:
+  Program() = default;
+  explicit Program(Handle<cl_program> program) : program_(std::move(program)) {}
+  cl_program get() const { return program_.get(); }
+  // Throws DeviceError naming the kernel (CL_INVALID_KERNEL_NAME for a kernel not in it).
+  Kernel kernel(const std::string& name) const;
+
+ private:
+  Handle<cl_program> program_;
+};
+
+// One device opened for work: its context, one in-order queue with profiling enabled, and the
+// programs built on it.
+class Context {
+ public:
+  // Opens device `index` of list_devices(); throws DeviceError listing the valid indices.
+  explicit Context(int index);
+  Context(Context&&) = default;
+  Context& operator=(Context&&) = default;
+  ~Context();
+
+  const DeviceInfo& info() const { return info_; }
+  cl_device_id device() const { return device_; }
+  cl_context context() const { return context_.get(); }
+  cl_command_queue queue() const { return queue_.get(); }
+
+  // The program built from kernel_source(path) with `options`, built on first use and kept:
+  // each (path, options) is built once per context. A build failure throws DeviceError with the
+  // options and the full build log.
+  const Program& program(std::string_view path, const std::string& options);
+  // Builds `source` now, uncached. `what` names the source in messages.
+  Program build_program(std::string_view source, const std::string& options, std::string_view what = "<source>") const;
+
+  Buffer create_buffer(std::size_t bytes, cl_mem_flags flags = CL_MEM_READ_WRITE) const;
+
+  // Transfers. `blocking` returns once the host memory may be reused (write) or read (read).
+  Event write(const Buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0,
+              bool blocking = true) const;
+  Event read(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset = 0, bool blocking = true) const;
+  template <typename T>
+  Event write(const Buffer& dst, std::span<const T> src) const {
+    return write(dst, src.data(), src.size_bytes());
+  }
+  template <typename T>
+  Event read(const Buffer& src, std::span<T> dst) const {
+    return read(src, dst.data(), dst.size_bytes());
+  }
+  Event copy(const Buffer& src, const Buffer& dst, std::size_t bytes) const;
+  // Fills `bytes` of `dst` (a multiple of pattern_size) with the pattern repeated.
+  Event fill(const Buffer& dst, const void* pattern, std::size_t pattern_size, std::size_t bytes) const;
+
+  // 1-D launch; global must be a multiple of local (OpenCL 1.2).
+  Event launch(const Kernel& kernel, std::size_t global, std::size_t local) const;
+  // N-D launch (1 to 3 dimensions); an empty `local` lets the implementation choose.
+  Event launch(const Kernel& kernel, std::span<const std::size_t> global, std::span<const std::size_t> local) const;
+
+  void flush() const;
+  void finish() const;
+
+ private:
+  DeviceInfo info_;
+  cl_device_id device_ = nullptr;  // not reference-counted for root devices
+  Handle<cl_context> context_;
+  Handle<cl_command_queue> queue_;
+  std::map<std::pair<std::string, std::string>, Program> programs_;
+};
+
+}  // namespace gpubench::opencl

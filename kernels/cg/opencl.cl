@@ -1,0 +1,126 @@
+// The CG operations in OpenCL C 1.2. One source for both precisions: the host builds it with
+// -DREAL=float or -DREAL=double. Indices are uint: n < 2^31 and the grid is < 2^31, so i + stride
+// never wraps.
+//
+// The grid-stride kernels run on any grid; the host sizes it as compute units x work-groups per
+// CU x work-group size. The reductions work for any work-group size, not only powers of two.
+#ifndef REAL
+#error "build with -DREAL=float or -DREAL=double"
+#endif
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// out = A in: CSR, one work-item per row (launched over rows rounded up to the work-group size).
+__kernel void spmv(const uint rows, __global const int* restrict row_ptr, __global const int* restrict col_idx,
+                   __global const REAL* restrict values, __global const REAL* restrict in,
+                   __global REAL* restrict out) {
+  const uint row = get_global_id(0);
+  if (row >= rows) return;
+  const int end = row_ptr[row + 1];
+  REAL sum = 0;
+  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  out[row] = sum;
+}
+
+// Sums scratch[0 .. local size) into scratch[0]. Every work-item of the group must call it, after
+// writing its own entry. Halving with the odd one out carried keeps it right for any size.
+void reduce_local(__local REAL* scratch) {
+  const uint lid = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint active = get_local_size(0); active > 1;) {
+    const uint upper = (active + 1) / 2;  // entries [upper, active) fold onto [0, active - upper)
+    if (lid < active - upper) scratch[lid] += scratch[lid + upper];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    active = upper;
+  }
+}
+
+// The same for two arrays at once (one barrier per step for both).
+void reduce_local2(__local REAL* a, __local REAL* b) {
+  const uint lid = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint active = get_local_size(0); active > 1;) {
+    const uint upper = (active + 1) / 2;  // entries [upper, active) fold onto [0, active - upper)
+    if (lid < active - upper) {
+      a[lid] += a[lid + upper];
+      b[lid] += b[lid + upper];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    active = upper;
+  }
+}
+
+// partials[group] = this group's share of sum a_i b_i. The host adds the partials in double.
+// (Not named "dot": that is an OpenCL C built-in, and a kernel may not overload it.)
+__kernel void dot_partials(const uint n, __global const REAL* restrict a, __global const REAL* restrict b,
+                  __global REAL* restrict partials, __local REAL* scratch) {
+  REAL sum = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) sum += a[i] * b[i];
+  scratch[get_local_id(0)] = sum;
+  reduce_local(scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = scratch[0];
+}
+
+// partials[group] = share of r.r, partials[groups + group] = share of w.r.
+__kernel void dot2_partials(const uint n, __global const REAL* restrict r, __global const REAL* restrict w,
+                   __global REAL* restrict partials, __local REAL* scratch_rr, __local REAL* scratch_wr) {
+  REAL rr = 0;
+  REAL wr = 0;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const REAL ri = r[i];
+    rr += ri * ri;
+    wr += w[i] * ri;
+  }
+  scratch_rr[get_local_id(0)] = rr;
+  scratch_wr[get_local_id(0)] = wr;
+  reduce_local2(scratch_rr, scratch_wr);
+  if (get_local_id(0) == 0) {
+    partials[get_group_id(0)] = scratch_rr[0];
+    partials[get_num_groups(0) + get_group_id(0)] = scratch_wr[0];
+  }
+}
+
+// y = y + alpha x
+__kernel void axpy(const uint n, const REAL alpha, __global const REAL* restrict x, __global REAL* restrict y) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] += alpha * x[i];
+}
+
+// y = x + beta y
+__kernel void xpay(const uint n, __global const REAL* restrict x, const REAL beta, __global REAL* restrict y) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = x[i] + beta * y[i];
+}
+
+// y = alpha x
+__kernel void scale(const uint n, const REAL alpha, __global const REAL* restrict x, __global REAL* restrict y) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] = alpha * x[i];
+}
+
+// Saad's three-term update:
+//   x_prev = rho (x + gamma r) + (1 - rho) x_prev
+//   r_prev = rho (r - gamma w) + (1 - rho) r_prev
+__kernel void three_term_update(const uint n, const REAL rho, const REAL gamma, __global const REAL* restrict x,
+                                __global REAL* restrict x_prev, __global const REAL* restrict r,
+                                __global REAL* restrict r_prev, __global const REAL* restrict w) {
+  const REAL keep = (REAL)1 - rho;
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const REAL ri = r[i];
+    x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
+    r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
+  }
+}
+
+// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
+__kernel void cg_update(const uint n, const REAL alpha, const REAL beta, __global REAL* restrict r,
+                        __global const REAL* restrict w, __global REAL* restrict p, __global REAL* restrict s,
+                        __global REAL* restrict x) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const REAL pi = r[i] + beta * p[i];
+    const REAL si = w[i] + beta * s[i];
+    p[i] = pi;
+    s[i] = si;
+    x[i] += alpha * pi;
+    r[i] -= alpha * si;
+  }
+}

@@ -1,0 +1,246 @@
+// The CG operations on OpenCL: kernels in kernels/cg/opencl.cl, built once per precision
+// (-DREAL=float / -DREAL=double). Dot products end on the host: each work-group writes one
+// partial sum, the host reads them back and adds them in double.
+#include "backends/opencl/opencl.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bench/errors.hpp"
+#include "kernels/cg/operations.hpp"
+
+namespace gpubench::cg {
+
+namespace {
+
+template <typename T>
+class OpenclOperations final : public Operations {
+ public:
+  OpenclOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
+      : context_(device.index), rows_(a.rows) {
+    if (std::is_same_v<T, double> && !context_.info().fp64)
+      throw DeviceError("device " + context_.info().label() + " has no fp64 support: use --precision f32");
+    const auto& program =
+        context_.program("cg/opencl.cl", std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float");
+    spmv_ = program.kernel("spmv");
+    dot_ = program.kernel("dot_partials");
+    dot2_ = program.kernel("dot2_partials");
+    axpy_ = program.kernel("axpy");
+    xpay_ = program.kernel("xpay");
+    scale_ = program.kernel("scale");
+    three_term_ = program.kernel("three_term_update");
+    cg_update_ = program.kernel("cg_update");
+
+    // One work-group size for all kernels: the requested one, within the device's maximum and
+    // dot2's local scratch. Not within each kernel's CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's driver
+    // answers 256 for every kernel here on an H100 yet runs them right at 1024, and a sweep must
+    // be able to reach the sizes the hardware takes. A size a kernel truly cannot run fails at
+    // launch with a DeviceError naming the kernel and the sizes.
+    std::size_t limit = context_.info().max_work_group_size;
+    limit = std::min<std::size_t>(limit, context_.info().local_mem_bytes / (2 * sizeof(T)));
+    limit = std::max<std::size_t>(limit, 1);
+    work_group_size_ = static_cast<std::size_t>(launch.work_group_size);
+    if (work_group_size_ > limit) {
+      std::cerr << "gpubench: note: work_group_size " << work_group_size_ << " exceeds the largest "
+                << context_.info().label() << " runs the CG kernels with (" << limit << "); using " << limit << "\n";
+      work_group_size_ = limit;
+    }
+    groups_ = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
+              static_cast<std::size_t>(launch.work_groups_per_cu);
+
+    row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
+    col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
+    std::vector<T> values(a.values.size());
+    std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+    values_ = upload_array(std::span<const T>(values));
+    partials_ = context_.create_buffer(2 * groups_ * sizeof(T));
+    host_partials_.resize(2 * groups_);
+    staging_.resize(static_cast<std::size_t>(rows_));
+  }
+
+  void allocate_vectors(int count) override {
+    vectors_.clear();
+    for (int i = 0; i < count; ++i) {
+      vectors_.push_back(context_.create_buffer(vector_bytes()));
+      const T zero = 0;
+      context_.fill(vectors_.back(), &zero, sizeof zero, vector_bytes());
+    }
+    context_.finish();
+  }
+
+  void upload(Slot v, std::span<const double> values) override {
+    check_length(values.size(), "upload");
+    std::transform(values.begin(), values.end(), staging_.begin(), [](double x) { return static_cast<T>(x); });
+    context_.write(vector(v), staging_.data(), vector_bytes());
+  }
+
+  void download(Slot v, std::span<double> values) override {
+    check_length(values.size(), "download");
+    context_.read(vector(v), staging_.data(), vector_bytes());
+    std::transform(staging_.begin(), staging_.end(), values.begin(), [](T x) { return static_cast<double>(x); });
+  }
+
+  void fill_zero(Slot v) override {
+    const T zero = 0;
+    record("fill", context_.fill(vector(v), &zero, sizeof zero, vector_bytes()));
+  }
+
+  void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
+
+  void spmv(Slot in, Slot out) override {
+    const std::size_t global =
+        (static_cast<std::size_t>(rows_) + work_group_size_ - 1) / work_group_size_ * work_group_size_;
+    spmv_.set_args(n(), row_ptr_, col_idx_, values_, vector(in), vector(out));
+    record("spmv", context_.launch(spmv_, global, work_group_size_));
+  }
+
+  double dot(Slot a, Slot b) override {
+    run("dot", dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{work_group_size_ * sizeof(T)});
+    context_.read(partials_, host_partials_.data(), groups_ * sizeof(T));
+    double sum = 0;
+    for (std::size_t g = 0; g < groups_; ++g) sum += static_cast<double>(host_partials_[g]);
+    return sum;
+  }
+
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    const opencl::LocalMemory scratch{work_group_size_ * sizeof(T)};
+    run("dot2", dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
+    context_.read(partials_, host_partials_.data(), 2 * groups_ * sizeof(T));
+    std::array<double, 2> sums{0, 0};
+    for (std::size_t g = 0; g < groups_; ++g) {
+      sums[0] += static_cast<double>(host_partials_[g]);
+      sums[1] += static_cast<double>(host_partials_[groups_ + g]);
+    }
+    return sums;
+  }
+
+  void axpy(double alpha, Slot x, Slot y) override { run("axpy", axpy_, n(), real(alpha), vector(x), vector(y)); }
+
+  void xpay(Slot x, double beta, Slot y) override { run("xpay", xpay_, n(), vector(x), real(beta), vector(y)); }
+
+  void scale(double alpha, Slot x, Slot y) override { run("scale", scale_, n(), real(alpha), vector(x), vector(y)); }
+
+  void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    run("three_term_update", three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
+        vector(r_prev), vector(w));
+  }
+
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    run("cg_update", cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
+  }
+
+  void start_timer() override {
+    timing_ = true;
+    timer_first_ = {};
+    timer_last_ = {};
+  }
+
+  double stop_timer() override {
+    timing_ = false;
+    context_.finish();
+    if (!timer_first_) return 0;
+    const auto start = timer_first_.start_ns();
+    const auto end = timer_last_.end_ns();
+    timer_first_ = {};
+    timer_last_ = {};
+    return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+  }
+
+  void set_profiling(bool on) override { profiling_ = on; }
+
+  std::vector<KernelProfile> take_profile() override {
+    context_.finish();
+    std::vector<KernelProfile> profile;
+    for (const auto& launch : profiled_) {
+      // Named references, not structured bindings: clang before 16 cannot capture those in a lambda.
+      const std::string& kernel = launch.first;
+      const opencl::Event& event = launch.second;
+      auto it =
+          std::find_if(profile.begin(), profile.end(), [&](const KernelProfile& p) { return p.kernel == kernel; });
+      if (it == profile.end()) it = profile.insert(profile.end(), KernelProfile{kernel, 0.0, 0});
+      it->seconds += event.seconds();
+      ++it->calls;
+    }
+    profiled_.clear();
+    return profile;
+  }
+
+  int rows() const override { return rows_; }
+
+ private:
+  std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
+  cl_uint n() const { return static_cast<cl_uint>(rows_); }
+  static T real(double x) { return static_cast<T>(x); }
+
+  template <typename U>
+  opencl::Buffer upload_array(std::span<const U> host) {
+    // A zero-size buffer is invalid in OpenCL; an empty array still gets one element.
+    auto buffer = context_.create_buffer(std::max<std::size_t>(host.size_bytes(), sizeof(U)), CL_MEM_READ_ONLY);
+    if (!host.empty()) context_.write(buffer, host.data(), host.size_bytes());
+    return buffer;
+  }
+
+  const opencl::Buffer& vector(Slot v) const {
+    if (v < 0 || v >= static_cast<int>(vectors_.size()))
+      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
+                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    return vectors_[static_cast<std::size_t>(v)];
+  }
+
+  void check_length(std::size_t length, const char* what) const {
+    if (length != static_cast<std::size_t>(rows_))
+      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
+                                          " values into a CG vector of " + std::to_string(rows_));
+  }
+
+  // A grid-stride kernel on compute units x work-groups per CU work-groups.
+  template <typename... Args>
+  void run(const char* name, const opencl::Kernel& kernel, const Args&... args) {
+    kernel.set_args(args...);
+    record(name, context_.launch(kernel, groups_ * work_group_size_, work_group_size_));
+  }
+
+  void record(const char* name, opencl::Event event) {
+    if (timing_) {
+      if (!timer_first_) timer_first_ = event;
+      timer_last_ = event;
+    }
+    if (profiling_) profiled_.emplace_back(name, std::move(event));
+  }
+
+  opencl::Context context_;
+  int rows_;
+  opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;
+  std::size_t work_group_size_ = 0;
+  std::size_t groups_ = 0;
+  opencl::Buffer row_ptr_, col_idx_, values_, partials_;
+  std::vector<opencl::Buffer> vectors_;
+  std::vector<T> host_partials_;
+  std::vector<T> staging_;
+
+  bool timing_ = false;
+  opencl::Event timer_first_, timer_last_;
+  bool profiling_ = false;
+  std::vector<std::pair<std::string, opencl::Event>> profiled_;
+};
+
+std::unique_ptr<Operations> make_opencl_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
+                                                   const LaunchConfig& launch) {
+  check_launch(launch);
+  check_device_can_run(device, a, precision);
+  if (a.rows < 1) throw InputError("the CG matrix has no rows");
+  if (precision == Precision::f64) return std::make_unique<OpenclOperations<double>>(device, a, launch);
+  return std::make_unique<OpenclOperations<float>>(device, a, launch);
+}
+
+}  // namespace
+
+}  // namespace gpubench::cg
+
+GPUBENCH_REGISTER_CG_OPERATIONS("opencl", gpubench::cg::make_opencl_operations);

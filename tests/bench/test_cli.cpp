@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include "bench/cli.hpp"
+#include "bench/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+using testing::HasSubstr;
+
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse_cli(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Cli, Defaults) {
+  const CliOptions o = parse_cli({});
+  EXPECT_EQ(o.run.suite, "cg");
+  EXPECT_EQ(o.run.iterations, 100);
+  EXPECT_EQ(o.run.repetitions, 5);
+  ASSERT_EQ(o.run.precisions.size(), 1u);
+  EXPECT_EQ(o.run.precisions[0], Precision::f64);
+  EXPECT_TRUE(o.run.variants.empty());  // all
+  EXPECT_FALSE(o.run.backends.empty());
+  EXPECT_EQ(o.format, Format::table);
+}
+
+TEST(Cli, ParsesEveryOption) {
+  const CliOptions o = parse_cli({"--suite", "cg", "--backend", "openmp", "--device", "0", "--problem", "poisson3d:8",
+                                  "--precision", "all", "--variant", "form1,form2", "--iterations", "7",
+                                  "--repetitions=3", "--format", "json", "--out", "/tmp/x.json"});
+  EXPECT_EQ(o.run.backends, std::vector<std::string>{"openmp"});
+  EXPECT_EQ(o.run.device, 0);
+  EXPECT_EQ(o.run.problem, "poisson3d:8");
+  EXPECT_EQ(o.run.precisions.size(), 2u);
+  EXPECT_EQ(o.run.variants, (std::vector<std::string>{"form1", "form2"}));
+  EXPECT_EQ(o.run.iterations, 7);
+  EXPECT_EQ(o.run.repetitions, 3);
+  EXPECT_EQ(o.format, Format::json);
+  EXPECT_EQ(o.out, "/tmp/x.json");
+}
+
+TEST(Cli, ToleranceRaisesTheIterationCap) {
+  const CliOptions o = parse_cli({"--tolerance", "1e-8"});
+  EXPECT_DOUBLE_EQ(o.run.tolerance, 1e-8);
+  EXPECT_EQ(o.run.iterations, 20000);
+  EXPECT_EQ(parse_cli({"--tolerance", "1e-8", "--iterations", "50"}).run.iterations, 50);
+}
+
+TEST(Cli, UnknownValuesListTheValidOnes) {
+  EXPECT_THAT(usage_error({"--backend", "metal"}), HasSubstr("valid in this build: "));
+  EXPECT_THAT(usage_error({"--backend", "metal"}), HasSubstr("openmp"));
+  EXPECT_THAT(usage_error({"--suite", "nbody"}), HasSubstr("valid: cg"));
+  EXPECT_THAT(usage_error({"--precision", "f16"}), HasSubstr("valid: f32, f64"));
+  EXPECT_THAT(usage_error({"--format", "xml"}), HasSubstr("valid: table, json, csv"));
+  EXPECT_THAT(usage_error({"--frobnicate"}), HasSubstr("unknown option '--frobnicate'"));
+}
+
+TEST(Cli, BadNumbersAreRejected) {
+  EXPECT_THAT(usage_error({"--iterations", "ten"}), HasSubstr("--iterations needs a number, got 'ten'"));
+  EXPECT_THAT(usage_error({"--iterations", "0"}), HasSubstr("at least 1"));
+  EXPECT_THAT(usage_error({"--repetitions", "3x"}), HasSubstr("needs a number"));
+  EXPECT_THAT(usage_error({"--tolerance", "2"}), HasSubstr("(0, 1)"));
+  EXPECT_THAT(usage_error({"--device", "-1"}), HasSubstr("at least 0"));
+  EXPECT_THAT(usage_error({"--problem"}), HasSubstr("--problem needs a value"));
+}
+
+TEST(Cli, DeviceNeedsOneBackend) {
+  EXPECT_THAT(usage_error({"--backend", "all", "--device", "0"}), HasSubstr("single --backend"));
+}
+
+}  // namespace
+}  // namespace gpubench

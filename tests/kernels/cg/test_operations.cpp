@@ -1,0 +1,454 @@
+// Every CG operations implementation in this build, in both precisions, against a host double
+// computation on random data and a random sparse SPD matrix.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+#include "kernels/cg/operations.hpp"
+
+namespace gpubench::cg {
+namespace {
+
+// Not a multiple of any work-group size the tests use, so every kernel has a partial last group.
+constexpr int test_rows = 3001;
+constexpr int slots = 8;
+
+// Symmetric, strictly diagonally dominant with a positive diagonal (so SPD), rows of 1 to ~50
+// entries: a few random columns anywhere plus a short band, values of both signs.
+CsrMatrix random_spd_matrix(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::uniform_int_distribution<int> column(0, n - 1);
+  std::uniform_int_distribution<int> spread(0, 20);
+  std::vector<std::map<int, double>> rows(static_cast<std::size_t>(n));
+  auto add = [&](int i, int j, double v) {
+    rows[static_cast<std::size_t>(i)][j] += v;
+    rows[static_cast<std::size_t>(j)][i] += v;
+  };
+  for (int i = 0; i < n; ++i) {
+    const int scattered = spread(rng) < 3 ? 0 : spread(rng);  // some rows get none
+    for (int k = 0; k < scattered; ++k) {
+      const int j = column(rng);
+      if (j != i) add(i, j, value(rng));
+    }
+    if (i + 1 < n && spread(rng) < 10) add(i, i + 1, value(rng));
+  }
+  CsrMatrix a;
+  a.rows = a.cols = n;
+  a.row_ptr.push_back(0);
+  for (int i = 0; i < n; ++i) {
+    auto& row = rows[static_cast<std::size_t>(i)];
+    double off_diagonal = 0;
+    for (const auto& [j, v] : row) off_diagonal += std::abs(v);
+    row[i] = off_diagonal + 1.0 + std::abs(value(rng));
+    for (const auto& [j, v] : row) {
+      a.col_idx.push_back(j);
+      a.values.push_back(v);
+    }
+    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
+  }
+  return a;
+}
+
+const CsrMatrix& test_matrix() {
+  static const CsrMatrix a = random_spd_matrix(test_rows, 12345);
+  return a;
+}
+
+std::vector<double> random_vector(unsigned seed, double low = -1.0, double high = 1.0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(low, high);
+  std::vector<double> v(test_rows);
+  for (double& x : v) x = value(rng);
+  return v;
+}
+
+std::vector<double> host_spmv(const CsrMatrix& a, const std::vector<double>& x) {
+  std::vector<double> y(static_cast<std::size_t>(a.rows));
+  for (std::size_t i = 0; i < y.size(); ++i)
+    for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      y[i] +=
+          a.values[static_cast<std::size_t>(k)] * x[static_cast<std::size_t>(a.col_idx[static_cast<std::size_t>(k)])];
+  return y;
+}
+
+// max |got - want| / max |want|.
+::testing::AssertionResult close(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "sizes " << got.size() << " and " << want.size();
+  double error = 0;
+  double scale = 0;
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    scale = std::max(scale, std::abs(want[i]));
+    if (std::abs(got[i] - want[i]) > error) {
+      error = std::abs(got[i] - want[i]);
+      worst = i;
+    }
+  }
+  if (error <= tolerance * scale) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "relative error " << error / scale << " > " << tolerance << " (entry "
+                                       << worst << ": " << got[worst] << " vs " << want[worst] << ")";
+}
+
+// A sum is right within `tolerance` of the sum of its terms' magnitudes.
+::testing::AssertionResult close_sum(double got, double want, double magnitude, double tolerance) {
+  if (std::abs(got - want) <= tolerance * magnitude) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << got << " vs " << want << ": error " << std::abs(got - want) / magnitude
+                                       << " of the terms' magnitude > " << tolerance;
+}
+
+struct Case {
+  std::string backend;
+  Precision precision;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.backend << " " << to_string(c.precision); }
+
+std::vector<Case> cases() {
+  std::vector<Case> result;
+  for (const Backend& b : backends())
+    if (find_operations(b.name) != nullptr)
+      for (Precision p : {Precision::f32, Precision::f64}) result.push_back({b.name, p});
+  return result;
+}
+
+class CgOperations : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    const Case& c = GetParam();
+    if (find_backend(c.backend).devices().empty()) GTEST_SKIP() << "backend " << c.backend << " has no device here";
+    device_ = find_device(c.backend, -1);
+    if (c.precision == Precision::f64 && !device_.fp64) GTEST_SKIP() << device_.label() << " has no fp64 support";
+    tolerance_ = c.precision == Precision::f32 ? 1e-5 : 1e-12;
+    ops_ = &shared(c);
+    ops_->allocate_vectors(slots);
+    ops_->stop_timer();
+    ops_->set_profiling(false);
+    ops_->take_profile();
+  }
+
+  // One Operations per backend and precision for the whole suite: building kernels is slow.
+  static Operations& shared(const Case& c) {
+    auto& made = instances()[{c.backend, c.precision}];
+    if (!made) made = make(c, find_device(c.backend, -1), LaunchConfig{});
+    return *made;
+  }
+  static void TearDownTestSuite() { instances().clear(); }
+
+  static std::unique_ptr<Operations> make(const Case& c, const DeviceInfo& device, const LaunchConfig& launch) {
+    return (*find_operations(c.backend))(device, test_matrix(), c.precision, launch);
+  }
+
+  std::vector<double> put(Slot v, const std::vector<double>& values) {
+    ops_->upload(v, values);
+    return rounded(values);
+  }
+  std::vector<double> get(Slot v) {
+    std::vector<double> values(test_rows);
+    ops_->download(v, values);
+    return values;
+  }
+  // The values as the device holds them in this precision.
+  std::vector<double> rounded(std::vector<double> values) const {
+    if (GetParam().precision == Precision::f32)
+      for (double& x : values) x = static_cast<double>(static_cast<float>(x));
+    return values;
+  }
+
+  DeviceInfo device_;
+  double tolerance_ = 0;
+  Operations* ops_ = nullptr;
+
+ private:
+  static std::map<std::pair<std::string, Precision>, std::unique_ptr<Operations>>& instances() {
+    static std::map<std::pair<std::string, Precision>, std::unique_ptr<Operations>> m;
+    return m;
+  }
+};
+
+TEST_P(CgOperations, RowsAndZeroFilledVectors) {
+  ASSERT_EQ(ops_->rows(), test_rows);
+  for (Slot v = 0; v < slots; ++v) EXPECT_EQ(get(v), std::vector<double>(test_rows, 0.0)) << "slot " << v;
+}
+
+TEST_P(CgOperations, UploadDownloadRoundTrip) {
+  const auto x = random_vector(1, -1e3, 1e3);
+  const auto y = random_vector(2);
+  put(3, x);
+  put(5, y);
+  EXPECT_EQ(get(3), rounded(x));  // exactly: one conversion each way
+  EXPECT_EQ(get(5), rounded(y));
+}
+
+TEST_P(CgOperations, Spmv) {
+  const auto x = put(0, random_vector(3));
+  ops_->spmv(0, 1);
+  EXPECT_TRUE(close(get(1), host_spmv(test_matrix(), x), tolerance_));
+  // Again with other data in other slots: nothing stale.
+  const auto z = put(6, random_vector(4, 0.5, 2.0));
+  ops_->spmv(6, 2);
+  EXPECT_TRUE(close(get(2), host_spmv(test_matrix(), z), tolerance_));
+}
+
+TEST_P(CgOperations, Dot) {
+  const auto a = put(0, random_vector(5));
+  const auto b = put(1, random_vector(6));
+  double ab = 0, aa = 0, magnitude = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    magnitude += std::abs(a[i] * b[i]);
+  }
+  EXPECT_TRUE(close_sum(ops_->dot(0, 1), ab, magnitude, tolerance_));
+  EXPECT_TRUE(close_sum(ops_->dot(1, 0), ab, magnitude, tolerance_));
+  EXPECT_TRUE(close_sum(ops_->dot(0, 0), aa, aa, tolerance_));  // a == b
+  EXPECT_EQ(ops_->dot(2, 3), 0.0);
+}
+
+TEST_P(CgOperations, Dot2) {
+  const auto r = put(2, random_vector(7));
+  const auto w = put(4, random_vector(8));
+  double rr = 0, wr = 0, magnitude = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    rr += r[i] * r[i];
+    wr += w[i] * r[i];
+    magnitude += std::abs(w[i] * r[i]);
+  }
+  const auto [got_rr, got_wr] = ops_->dot2(2, 4);
+  EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance_));
+  EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance_));
+  EXPECT_EQ(get(2), r);  // inputs untouched
+  EXPECT_EQ(get(4), w);
+}
+
+TEST_P(CgOperations, Axpy) {
+  const auto x = put(0, random_vector(9));
+  auto y = put(1, random_vector(10));
+  const double alpha = -0.7321;
+  ops_->axpy(alpha, 0, 1);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] += alpha * x[i];
+  EXPECT_TRUE(close(get(1), y, tolerance_));
+  EXPECT_EQ(get(0), x);
+}
+
+TEST_P(CgOperations, Xpay) {
+  const auto x = put(0, random_vector(11));
+  auto y = put(1, random_vector(12));
+  const double beta = 1.3717;
+  ops_->xpay(0, beta, 1);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[i] + beta * y[i];
+  EXPECT_TRUE(close(get(1), y, tolerance_));
+}
+
+TEST_P(CgOperations, Scale) {
+  const auto x = put(0, random_vector(13));
+  put(1, random_vector(14));
+  const double alpha = 2.918;
+  ops_->scale(alpha, 0, 1);
+  std::vector<double> y(x.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = alpha * x[i];
+  EXPECT_TRUE(close(get(1), y, tolerance_));
+}
+
+TEST_P(CgOperations, ThreeTermUpdate) {
+  const auto x = put(0, random_vector(15));
+  auto x_prev = put(1, random_vector(16));
+  const auto r = put(2, random_vector(17));
+  auto r_prev = put(3, random_vector(18));
+  const auto w = put(4, random_vector(19));
+  const double rho = 1.234, gamma = 0.567;
+  ops_->three_term_update(rho, gamma, 0, 1, 2, 3, 4);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x_prev[i] = rho * (x[i] + gamma * r[i]) + (1 - rho) * x_prev[i];
+    r_prev[i] = rho * (r[i] - gamma * w[i]) + (1 - rho) * r_prev[i];
+  }
+  EXPECT_TRUE(close(get(1), x_prev, tolerance_));
+  EXPECT_TRUE(close(get(3), r_prev, tolerance_));
+  EXPECT_EQ(get(0), x);
+  EXPECT_EQ(get(2), r);
+  EXPECT_EQ(get(4), w);
+}
+
+TEST_P(CgOperations, CgUpdate) {
+  auto r = put(0, random_vector(20));
+  const auto w = put(1, random_vector(21));
+  auto p = put(2, random_vector(22));
+  auto s = put(3, random_vector(23));
+  auto x = put(4, random_vector(24));
+  const double alpha = 0.4321, beta = -0.8765;
+  ops_->cg_update(alpha, beta, 0, 1, 2, 3, 4);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    p[i] = r[i] + beta * p[i];
+    s[i] = w[i] + beta * s[i];
+    x[i] = x[i] + alpha * p[i];
+    r[i] = r[i] - alpha * s[i];
+  }
+  EXPECT_TRUE(close(get(2), p, tolerance_));
+  EXPECT_TRUE(close(get(3), s, tolerance_));
+  EXPECT_TRUE(close(get(4), x, tolerance_));
+  EXPECT_TRUE(close(get(0), r, tolerance_));
+  EXPECT_EQ(get(1), w);
+}
+
+TEST_P(CgOperations, CopyAndFillZero) {
+  const auto x = put(5, random_vector(25));
+  put(6, random_vector(26));
+  ops_->copy(5, 6);
+  EXPECT_EQ(get(6), x);
+  EXPECT_EQ(get(5), x);
+  ops_->fill_zero(5);
+  EXPECT_EQ(get(5), std::vector<double>(test_rows, 0.0));
+  EXPECT_EQ(get(6), x);
+}
+
+TEST_P(CgOperations, LaunchConfigsGiveTheSameResults) {
+  const auto a = random_vector(27);
+  const auto b = random_vector(28);
+  ops_->upload(0, a);
+  ops_->upload(1, b);
+  const double reference = ops_->dot(0, 1);
+  ops_->spmv(0, 2);
+  const auto reference_spmv = get(2);
+  double magnitude = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) magnitude += std::abs(a[i] * b[i]);
+
+  // Every size and grid, a size that is not a power of two (for the reductions), a large one, and
+  // one beyond any device's maximum (clamped to it).
+  const LaunchConfig configs[] = {{64, 1}, {128, 4}, {256, 16}, {64, 16}, {256, 1}, {96, 3}, {1024, 2}, {1 << 20, 1}};
+  for (const LaunchConfig& launch : configs) {
+    SCOPED_TRACE("work_group_size " + std::to_string(launch.work_group_size) + ", work_groups_per_cu " +
+                 std::to_string(launch.work_groups_per_cu));
+    auto ops = make(GetParam(), device_, launch);
+    ops->allocate_vectors(3);
+    ops->upload(0, a);
+    ops->upload(1, b);
+    EXPECT_TRUE(close_sum(ops->dot(0, 1), reference, magnitude, tolerance_));
+    EXPECT_TRUE(close_sum(ops->dot2(0, 1)[1], reference, magnitude, tolerance_));
+    ops->spmv(0, 2);
+    std::vector<double> y(test_rows);
+    ops->download(2, y);
+    EXPECT_TRUE(close(y, reference_spmv, tolerance_));
+  }
+}
+
+TEST_P(CgOperations, TimerSpansTheKernels) {
+  put(0, random_vector(29));
+  put(1, random_vector(30));
+  ops_->start_timer();
+  EXPECT_EQ(ops_->stop_timer(), 0.0);  // nothing launched
+
+  ops_->start_timer();
+  ops_->spmv(0, 2);
+  ops_->dot(2, 0);
+  ops_->axpy(0.5, 2, 1);
+  const double seconds = ops_->stop_timer();
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_LT(seconds, 60.0);
+}
+
+TEST_P(CgOperations, ProfileCountsEveryLaunchPerKernel) {
+  put(0, random_vector(31));
+  put(1, random_vector(32));
+  ops_->spmv(0, 2);  // before profiling: not counted
+  ops_->set_profiling(true);
+  for (int i = 0; i < 3; ++i) ops_->spmv(0, 2);
+  ops_->dot(0, 1);
+  ops_->dot(2, 2);
+  ops_->dot2(0, 1);
+  ops_->axpy(0.1, 0, 1);
+  ops_->xpay(0, 0.2, 1);
+  ops_->scale(0.3, 0, 3);
+  ops_->three_term_update(1.1, 0.2, 0, 1, 2, 3, 4);
+  ops_->cg_update(0.1, 0.2, 0, 1, 2, 3, 4);
+  ops_->copy(0, 5);
+  ops_->fill_zero(6);
+  ops_->set_profiling(false);
+  ops_->axpy(0.1, 0, 1);  // after: not counted
+
+  const std::map<std::string, long> expected = {
+      {"spmv", 3},      {"dot", 2},  {"dot2", 1}, {"axpy", 1}, {"xpay", 1}, {"scale", 1}, {"three_term_update", 1},
+      {"cg_update", 1}, {"copy", 1}, {"fill", 1}};
+  std::map<std::string, long> calls;
+  double total = 0;
+  for (const KernelProfile& k : ops_->take_profile()) {
+    EXPECT_EQ(calls.count(k.kernel), 0u) << k.kernel << " listed twice";
+    calls[k.kernel] = k.calls;
+    EXPECT_GE(k.seconds, 0.0) << k.kernel;
+    total += k.seconds;
+  }
+  EXPECT_EQ(calls, expected);
+  EXPECT_GT(total, 0.0);
+  EXPECT_TRUE(ops_->take_profile().empty());  // taking clears
+}
+
+TEST_P(CgOperations, FactoryRefusesWhatTheDeviceCannotHold) {
+  // A copy of the device with little memory, and an index that does not exist: the factory must
+  // refuse from the description alone, before it opens or allocates anything.
+  DeviceInfo small = device_;
+  small.index = 9999;
+  small.global_mem_bytes = 1000;
+  const std::uint64_t needed = device_bytes_needed(test_matrix(), GetParam().precision, max_cg_vectors);
+  try {
+    make(GetParam(), small, LaunchConfig{});
+    FAIL() << "no DeviceError for a device with 1000 bytes";
+  } catch (const DeviceError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("GB"), std::string::npos) << message;
+    EXPECT_NE(message.find(small.name), std::string::npos) << message;
+    char needed_gb[32];
+    std::snprintf(needed_gb, sizeof needed_gb, "%.3g GB", static_cast<double>(needed) / 1e9);
+    EXPECT_NE(message.find(needed_gb), std::string::npos) << message << " (wanted " << needed_gb << ")";
+  }
+
+  DeviceInfo small_buffers = device_;
+  small_buffers.index = 9999;
+  small_buffers.max_alloc_bytes = 4096;
+  try {
+    make(GetParam(), small_buffers, LaunchConfig{});
+    FAIL() << "no DeviceError for a device with 4 kB buffers";
+  } catch (const DeviceError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("4.1e-06 GB"), std::string::npos) << message;
+    EXPECT_NE(message.find("per buffer"), std::string::npos) << message;
+  }
+
+  if (GetParam().precision == Precision::f64) {
+    DeviceInfo no_fp64 = device_;
+    no_fp64.index = 9999;
+    no_fp64.fp64 = false;
+    try {
+      make(GetParam(), no_fp64, LaunchConfig{});
+      FAIL() << "no DeviceError for f64 on a device without fp64";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("has no fp64 support: use --precision f32"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_P(CgOperations, FactoryRefusesInvalidLaunchConfigs) {
+  EXPECT_THROW(make(GetParam(), device_, LaunchConfig{0, 8}), UsageError);
+  EXPECT_THROW(make(GetParam(), device_, LaunchConfig{256, 0}), UsageError);
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.backend + "_" + to_string(info.param.precision);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, CgOperations, ::testing::ValuesIn(cases()), case_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CgOperations);
+
+}  // namespace
+}  // namespace gpubench::cg

@@ -1,0 +1,537 @@
+// Tests of the CG problem generators, the Matrix Market reader, the CG suitability check and
+// the command-line problem names.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/errors.hpp"
+#include "kernels/cg/problems.hpp"
+
+namespace gpubench::cg {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string matrix_path(const std::string& name) {
+  return std::string(GPUBENCH_MATRIX_DIR) + "/" + name;
+}
+
+std::string data_path(const std::string& name) {
+  return std::string(GPUBENCH_TEST_DATA) + "/" + name;
+}
+
+// The message of the InputError that `f` throws, or a test failure if it throws none.
+template <typename F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+std::vector<std::vector<double>> dense(const CsrMatrix& a) {
+  std::vector<std::vector<double>> d(static_cast<std::size_t>(a.rows),
+                                     std::vector<double>(static_cast<std::size_t>(a.cols), 0.0));
+  for (std::size_t r = 0; r < d.size(); ++r) {
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      d[r][static_cast<std::size_t>(a.col_idx[static_cast<std::size_t>(k)])] +=
+          a.values[static_cast<std::size_t>(k)];
+    }
+  }
+  return d;
+}
+
+// CSR invariants every producer must keep: sizes agree, row_ptr starts at 0 and never
+// decreases, columns in range and strictly ascending within each row.
+void expect_well_formed(const CsrMatrix& a) {
+  ASSERT_EQ(a.row_ptr.size(), static_cast<std::size_t>(a.rows) + 1);
+  ASSERT_EQ(a.row_ptr.front(), 0);
+  ASSERT_EQ(a.row_ptr.back(), a.nnz());
+  ASSERT_EQ(a.values.size(), a.col_idx.size());
+  for (std::size_t r = 0; r < static_cast<std::size_t>(a.rows); ++r) {
+    ASSERT_LE(a.row_ptr[r], a.row_ptr[r + 1]) << "row " << r;
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const auto c = a.col_idx[static_cast<std::size_t>(k)];
+      ASSERT_GE(c, 0);
+      ASSERT_LT(c, a.cols);
+      if (k > a.row_ptr[r]) {
+        ASSERT_LT(a.col_idx[static_cast<std::size_t>(k) - 1], c) << "row " << r;
+      }
+    }
+  }
+}
+
+double entry(const CsrMatrix& a, int row, int col) {
+  for (auto k = a.row_ptr[static_cast<std::size_t>(row)];
+       k < a.row_ptr[static_cast<std::size_t>(row) + 1]; ++k) {
+    if (a.col_idx[static_cast<std::size_t>(k)] == col) return a.values[static_cast<std::size_t>(k)];
+  }
+  return 0.0;
+}
+
+std::vector<double> times_ones(const CsrMatrix& a) {
+  std::vector<double> y(static_cast<std::size_t>(a.rows), 0.0);
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      y[r] += a.values[static_cast<std::size_t>(k)];
+    }
+  }
+  return y;
+}
+
+CsrMatrix csr(std::int32_t rows, std::int32_t cols, std::vector<std::int32_t> row_ptr,
+              std::vector<std::int32_t> col_idx, std::vector<double> values) {
+  CsrMatrix a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr = std::move(row_ptr);
+  a.col_idx = std::move(col_idx);
+  a.values = std::move(values);
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Poisson generators
+
+TEST(Poisson2d, TinyGridEntryByEntry) {
+  const CsrMatrix a = poisson2d(3);
+  expect_well_formed(a);
+  // Grid points numbered x-fastest: point (x, y) is row 3*y + x.
+  const std::vector<std::vector<double>> expected = {
+      {4, -1, 0, -1, 0, 0, 0, 0, 0},    //
+      {-1, 4, -1, 0, -1, 0, 0, 0, 0},   //
+      {0, -1, 4, 0, 0, -1, 0, 0, 0},    //
+      {-1, 0, 0, 4, -1, 0, -1, 0, 0},   //
+      {0, -1, 0, -1, 4, -1, 0, -1, 0},  //
+      {0, 0, -1, 0, -1, 4, 0, 0, -1},   //
+      {0, 0, 0, -1, 0, 0, 4, -1, 0},    //
+      {0, 0, 0, 0, -1, 0, -1, 4, -1},   //
+      {0, 0, 0, 0, 0, -1, 0, -1, 4},
+  };
+  EXPECT_EQ(dense(a), expected);
+  EXPECT_EQ(a.nnz(), 33);
+}
+
+TEST(Poisson2d, SizesAndNonzeros) {
+  for (int n : {1, 2, 5, 64, 257}) {
+    SCOPED_TRACE(n);
+    const CsrMatrix a = poisson2d(n);
+    expect_well_formed(a);
+    EXPECT_EQ(a.rows, n * n);
+    EXPECT_EQ(a.cols, n * n);
+    EXPECT_EQ(a.nnz(), 5LL * n * n - 4LL * n);
+  }
+}
+
+TEST(Poisson2d, InteriorRowsSumToZeroBoundaryRowsArePositive) {
+  const int n = 17;
+  const CsrMatrix a = poisson2d(n);
+  const std::vector<double> sums = times_ones(a);
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) {
+      const int missing = (x == 0) + (x == n - 1) + (y == 0) + (y == n - 1);
+      EXPECT_EQ(sums[static_cast<std::size_t>(y * n + x)], missing) << "x " << x << " y " << y;
+    }
+  }
+}
+
+TEST(Poisson2d, IsSymmetricAndPassesTheCgCheck) {
+  const CsrMatrix a = poisson2d(20);
+  for (int r = 0; r < a.rows; ++r) {
+    for (auto k = a.row_ptr[static_cast<std::size_t>(r)];
+         k < a.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
+      const int c = a.col_idx[static_cast<std::size_t>(k)];
+      EXPECT_EQ(entry(a, c, r), a.values[static_cast<std::size_t>(k)]);
+    }
+  }
+  EXPECT_NO_THROW(check_cg_matrix(a, "poisson2d:20"));
+}
+
+TEST(Poisson2d, LargeGridBuildsQuickly) {
+  const auto start = std::chrono::steady_clock::now();
+  const CsrMatrix a = poisson2d(4096);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RecordProperty("poisson2d_4096_seconds", std::to_string(seconds));
+  EXPECT_EQ(a.rows, 4096 * 4096);
+  EXPECT_EQ(a.nnz(), 5LL * 4096 * 4096 - 4LL * 4096);
+  EXPECT_EQ(a.row_ptr.back(), a.nnz());
+  // Row 0 holds columns 0, 1, 4096; row 1 holds 0, 1, 2, 4097.
+  EXPECT_EQ(a.col_idx[2], 4096);
+  EXPECT_EQ(a.col_idx[6], 4097);
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+  // About 0.9 s on an idle core, most of it page faults of the 1 GB it fills; the bound leaves
+  // room for a loaded machine but catches an assembly that sorts or reallocates per entry.
+  EXPECT_LT(seconds, 4.0) << "poisson2d(4096) should build in about a second";
+#endif
+}
+
+TEST(Poisson3d, TinyGridEntryByEntry) {
+  const CsrMatrix a = poisson3d(2);
+  expect_well_formed(a);
+  // Point (x, y, z) is row 4*z + 2*y + x; on a 2-grid every point has exactly 3 neighbours.
+  std::vector<std::vector<double>> expected(8, std::vector<double>(8, 0.0));
+  for (std::size_t r = 0; r < 8; ++r) {
+    expected[r][r] = 6;
+    for (std::size_t bit : {1u, 2u, 4u}) expected[r][r ^ bit] = -1;
+  }
+  EXPECT_EQ(dense(a), expected);
+}
+
+TEST(Poisson3d, SizesNonzerosAndRowSums) {
+  for (int n : {1, 2, 3, 10, 33}) {
+    SCOPED_TRACE(n);
+    const CsrMatrix a = poisson3d(n);
+    expect_well_formed(a);
+    EXPECT_EQ(a.rows, n * n * n);
+    EXPECT_EQ(a.nnz(), 7LL * n * n * n - 6LL * n * n);
+    const std::vector<double> sums = times_ones(a);
+    for (int z = 0; z < n; ++z) {
+      for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+          const int missing =
+              (x == 0) + (x == n - 1) + (y == 0) + (y == n - 1) + (z == 0) + (z == n - 1);
+          ASSERT_EQ(sums[static_cast<std::size_t>((z * n + y) * n + x)], missing);
+        }
+      }
+    }
+    EXPECT_NO_THROW(check_cg_matrix(a, "poisson3d"));
+  }
+}
+
+TEST(Poisson, RejectsGridSizesBelowOne) {
+  EXPECT_THAT(input_error_of([] { poisson2d(0); }), HasSubstr("at least 1"));
+  EXPECT_THAT(input_error_of([] { poisson2d(-5); }), HasSubstr("at least 1"));
+  EXPECT_THAT(input_error_of([] { poisson3d(0); }), HasSubstr("at least 1"));
+}
+
+TEST(Poisson, RejectsSizesBeyondInt32BeforeAllocating) {
+  // 46341^2 rows > 2^31 - 1.
+  EXPECT_THAT(input_error_of([] { poisson2d(46341); }),
+              AllOf(HasSubstr("46341"), HasSubstr("rows"), HasSubstr("2147483647")));
+  // Rows fit (429 million) but 5 n^2 - 4 n nonzeros do not.
+  EXPECT_THAT(input_error_of([] { poisson2d(20725); }),
+              AllOf(HasSubstr("2147545225 nonzeros"), HasSubstr("2147483647")));
+  EXPECT_THAT(input_error_of([] { poisson3d(1291); }),
+              AllOf(HasSubstr("1291"), HasSubstr("rows"), HasSubstr("2147483647")));
+  EXPECT_THAT(input_error_of([] { poisson3d(700); }),
+              AllOf(HasSubstr("nonzeros"), HasSubstr("2147483647")));
+  EXPECT_THAT(input_error_of([] { poisson3d(std::numeric_limits<int>::max()); }),
+              HasSubstr("rows"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix Market reader on real matrices
+
+// Stored entries and stored diagonal entries of a Matrix Market file, counted independently of
+// the reader, to check its expansion of symmetric files.
+struct StoredCounts {
+  long entries = 0;
+  long diagonal = 0;
+};
+
+StoredCounts count_stored(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  StoredCounts counts;
+  bool size_seen = false;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '%') continue;
+    if (!size_seen) {
+      size_seen = true;
+      continue;
+    }
+    std::istringstream fields(line);
+    long i = 0;
+    long j = 0;
+    fields >> i >> j;
+    ++counts.entries;
+    counts.diagonal += i == j;
+  }
+  return counts;
+}
+
+TEST(ReadMatrixMarket, Bus1138SymmetricLowerTriangleIsExpanded) {
+  const std::string path = matrix_path("1138_bus.mtx");
+  const StoredCounts stored = count_stored(path);
+  ASSERT_EQ(stored.entries, 2596);
+  ASSERT_EQ(stored.diagonal, 1138);
+
+  const CsrMatrix a = read_matrix_market(path);
+  expect_well_formed(a);
+  EXPECT_EQ(a.rows, 1138);
+  EXPECT_EQ(a.cols, 1138);
+  EXPECT_EQ(a.nnz(), 2 * stored.entries - stored.diagonal);
+  EXPECT_EQ(a.nnz(), 4054);
+  EXPECT_EQ(entry(a, 0, 0), 1474.779);   // "1 1 1474.779"
+  EXPECT_EQ(entry(a, 4, 0), -9.017133);  // "5 1 -9.017133", and its mirror
+  EXPECT_EQ(entry(a, 0, 4), -9.017133);
+  EXPECT_EQ(entry(a, 3, 26), -.4755112);  // "27 4 -.4755112": no digit before the point
+  EXPECT_NO_THROW(check_cg_matrix(a, path));
+}
+
+TEST(ReadMatrixMarket, Ani4General) {
+  const std::string path = matrix_path("ani4.mtx");
+  const CsrMatrix a = read_matrix_market(path);
+  expect_well_formed(a);
+  EXPECT_EQ(a.rows, 3081);
+  EXPECT_EQ(a.cols, 3081);
+  EXPECT_EQ(a.nnz(), count_stored(path).entries);
+  EXPECT_EQ(a.nnz(), 20971);
+  EXPECT_EQ(entry(a, 2, 0), -0.4995004995004995);
+  EXPECT_NO_THROW(check_cg_matrix(a, path));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix Market reader on small valid files
+
+TEST(ReadMatrixMarket, SymmetricExpansionDoesNotDoubleTheDiagonal) {
+  // Also: comment and blank lines before the size line and between entries, "+5.0", "-2e0".
+  const CsrMatrix a = read_matrix_market(data_path("symmetric_lower.mtx"));
+  expect_well_formed(a);
+  const std::vector<std::vector<double>> expected = {{4, -1, 0}, {-1, 4, -2}, {0, -2, 5}};
+  EXPECT_EQ(dense(a), expected);
+  EXPECT_EQ(a.nnz(), 7);
+}
+
+TEST(ReadMatrixMarket, SymmetricUpperTriangleIsAcceptedToo) {
+  const CsrMatrix a = read_matrix_market(data_path("symmetric_upper.mtx"));
+  const std::vector<std::vector<double>> expected = {{4, -1, 0}, {-1, 4, -2}, {0, -2, 5}};
+  EXPECT_EQ(dense(a), expected);
+}
+
+TEST(ReadMatrixMarket, PatternEntriesAreOne) {
+  const CsrMatrix a = read_matrix_market(data_path("pattern_symmetric.mtx"));
+  expect_well_formed(a);
+  const std::vector<std::vector<double>> expected = {{1, 1, 0}, {1, 1, 0}, {0, 0, 1}};
+  EXPECT_EQ(dense(a), expected);
+}
+
+TEST(ReadMatrixMarket, IntegerField) {
+  const CsrMatrix a = read_matrix_market(data_path("integer_general.mtx"));
+  expect_well_formed(a);
+  const std::vector<std::vector<double>> expected = {{3, -1}, {-1, 7}};
+  EXPECT_EQ(dense(a), expected);
+}
+
+TEST(ReadMatrixMarket, DuplicatesAreSummedAndColumnsSorted) {
+  const CsrMatrix a = read_matrix_market(data_path("duplicates.mtx"));
+  expect_well_formed(a);
+  EXPECT_EQ(a.nnz(), 4);
+  EXPECT_EQ(a.row_ptr, (std::vector<std::int32_t>{0, 2, 4}));
+  EXPECT_EQ(a.col_idx, (std::vector<std::int32_t>{0, 1, 0, 1}));
+  EXPECT_EQ(a.values, (std::vector<double>{2.0, -1.0, -1.0, 3.0}));
+}
+
+TEST(ReadMatrixMarket, WindowsLineEnds) {
+  const CsrMatrix a = read_matrix_market(data_path("crlf.mtx"));
+  const std::vector<std::vector<double>> expected = {{1, 0}, {0, 2}};
+  EXPECT_EQ(dense(a), expected);
+}
+
+TEST(ReadMatrixMarket, MissingFileNamesThePath) {
+  const std::string path = data_path("no_such_file.mtx");
+  EXPECT_THAT(input_error_of([&] { read_matrix_market(path); }),
+              AllOf(HasSubstr(path), HasSubstr("cannot open")));
+}
+
+TEST(ReadMatrixMarket, DirectoryIsRejected) {
+  EXPECT_THAT(input_error_of([] { read_matrix_market(GPUBENCH_TEST_DATA); }),
+              HasSubstr("directory"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix Market reader on malformed files: each error names the file, the line and the problem.
+
+struct MalformedFile {
+  const char* file;
+  int line;
+  const char* says;  // a part of the message that says what is wrong
+};
+
+void PrintTo(const MalformedFile& m, std::ostream* os) { *os << m.file; }
+
+class MalformedMatrixMarket : public ::testing::TestWithParam<MalformedFile> {};
+
+TEST_P(MalformedMatrixMarket, ThrowsInputErrorWithFileLineAndReason) {
+  const MalformedFile& m = GetParam();
+  const std::string path = data_path(m.file);
+  EXPECT_THAT(
+      input_error_of([&] { read_matrix_market(path); }),
+      AllOf(HasSubstr(path), HasSubstr("line " + std::to_string(m.line) + ":"), HasSubstr(m.says)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TestData, MalformedMatrixMarket,
+    ::testing::Values(
+        MalformedFile{"empty_file.mtx", 1, "the file is empty"},
+        MalformedFile{"missing_banner.mtx", 1, "expected the banner"},
+        MalformedFile{"banner_typo.mtx", 1, "expected the banner"},
+        MalformedFile{"banner_too_short.mtx", 1, "too few words"},
+        MalformedFile{"banner_too_long.mtx", 1, "too many words"},
+        MalformedFile{"banner_not_matrix.mtx", 1, "unsupported object 'vector'"},
+        MalformedFile{"array_format.mtx", 1, "unsupported format 'array'"},
+        MalformedFile{"complex_field.mtx", 1, "unsupported field 'complex'"},
+        MalformedFile{"hermitian.mtx", 1, "unsupported symmetry 'hermitian'"},
+        MalformedFile{"skew_symmetric.mtx", 1, "unsupported symmetry 'skew-symmetric'"},
+        MalformedFile{"unknown_symmetry.mtx", 1, "unsupported symmetry 'symmetrical'"},
+        MalformedFile{"no_size_line.mtx", 5, "ends before the size line"},
+        MalformedFile{"size_line_short.mtx", 3, "missing entry count"},
+        MalformedFile{"size_line_junk.mtx", 2, "column count 'x' is not a non-negative integer"},
+        MalformedFile{"size_line_extra.mtx", 2, "expected the size line"},
+        MalformedFile{"size_line_negative.mtx", 2, "row count '-3'"},
+        MalformedFile{"zero_rows.mtx", 2, "empty (0 x 0"},
+        MalformedFile{"zero_entries.mtx", 3, "empty (3 x 3, 0 entries)"},
+        MalformedFile{"huge_entry_count.mtx", 5, "ends after 2 entries, but 999999999999"},
+        MalformedFile{"value_not_number.mtx", 4, "value 'abc' is not a number"},
+        MalformedFile{"value_trailing_junk.mtx", 5, "value '1.0x' is not a number"},
+        MalformedFile{"value_missing.mtx", 5, "missing value"},
+        MalformedFile{"value_nan.mtx", 3, "value 'nan' is not finite"},
+        MalformedFile{"integer_fraction.mtx", 4, "value '1.5' is not an integer"},
+        MalformedFile{"extra_field.mtx", 3, "too many fields"},
+        MalformedFile{"index_not_integer.mtx", 4, "row index '2.5' is not an integer"},
+        MalformedFile{"column_missing.mtx", 4, "missing column index"},
+        MalformedFile{"row_out_of_range.mtx", 5, "row index 4 is outside 1..3"},
+        MalformedFile{"column_zero.mtx", 4, "column index 0 is outside 1..3"},
+        MalformedFile{"too_few_entries.mtx", 6, "ends after 3 entries, but 4 were declared"},
+        MalformedFile{"too_many_entries.mtx", 5, "more entries than the 2 declared on line 2"},
+        MalformedFile{"symmetric_both_triangles.mtx", 6,
+                      "below the diagonal, but line 4's is above"}),
+    [](const ::testing::TestParamInfo<MalformedFile>& file_info) {
+      std::string name = file_info.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name) {
+        if (c == '-') c = '_';
+      }
+      return name;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// check_cg_matrix
+
+TEST(CheckCgMatrix, RejectsNonSquare) {
+  const CsrMatrix a = read_matrix_market(data_path("nonsquare.mtx"));
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(a, "nonsquare.mtx"); }),
+              HasSubstr("nonsquare.mtx is 3 x 5: CG needs a square matrix"));
+}
+
+TEST(CheckCgMatrix, RejectsEmpty) {
+  const CsrMatrix empty = csr(0, 0, {0}, {}, {});
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(empty, "m"); }), HasSubstr("m is empty"));
+  const CsrMatrix no_entries = csr(2, 2, {0, 0, 0}, {}, {});
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(no_entries, "m"); }), HasSubstr("empty"));
+}
+
+TEST(CheckCgMatrix, RejectsNonSymmetricNamingTheFirstEntry) {
+  const CsrMatrix a = read_matrix_market(data_path("nonsymmetric.mtx"));
+  EXPECT_THAT(
+      input_error_of([&] { check_cg_matrix(a, "nonsymmetric.mtx"); }),
+      AllOf(HasSubstr("not symmetric"), HasSubstr("a(1, 2) = -1 but a(2, 1) = -1.0000001")));
+}
+
+TEST(CheckCgMatrix, MissingMirrorCountsAsZero) {
+  const CsrMatrix a = read_matrix_market(data_path("missing_mirror.mtx"));
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(a, "missing_mirror.mtx"); }),
+              HasSubstr("a(3, 1) = -1 but a(1, 3) = 0 (not stored)"));
+}
+
+TEST(CheckCgMatrix, AcceptsAsymmetryWithinRounding) {
+  const double x = 0.1;
+  const double y = std::nextafter(0.1, 1.0);  // one ulp apart: about 1.4e-17 relative
+  const CsrMatrix a = csr(2, 2, {0, 2, 4}, {0, 1, 0, 1}, {1.0, x, y, 1.0});
+  EXPECT_NO_THROW(check_cg_matrix(a, "m"));
+  const CsrMatrix b = csr(2, 2, {0, 2, 4}, {0, 1, 0, 1}, {1.0, 0.1, 0.1 * (1 + 1e-11), 1.0});
+  EXPECT_THROW(check_cg_matrix(b, "m"), InputError);
+}
+
+TEST(CheckCgMatrix, ExplicitZeroMatchesMissingEntry) {
+  const CsrMatrix a = csr(2, 2, {0, 2, 3}, {0, 1, 1}, {1.0, 0.0, 1.0});
+  EXPECT_NO_THROW(check_cg_matrix(a, "m"));
+}
+
+TEST(CheckCgMatrix, RejectsMalformedCsr) {
+  const CsrMatrix unsorted = csr(2, 2, {0, 2, 4}, {1, 0, 0, 1}, {1.0, 1.0, 1.0, 1.0});
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(unsorted, "m"); }), HasSubstr("malformed CSR"));
+  const CsrMatrix short_row_ptr = csr(2, 2, {0, 2}, {0, 1}, {1.0, 1.0});
+  EXPECT_THAT(input_error_of([&] { check_cg_matrix(short_row_ptr, "m"); }),
+              HasSubstr("malformed CSR"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// make_problem
+
+TEST(MakeProblem, Poisson2d) {
+  const Problem p = make_problem("poisson2d:8");
+  EXPECT_EQ(p.name, "poisson2d:8");
+  EXPECT_EQ(p.a.rows, 64);
+  EXPECT_EQ(p.b, times_ones(p.a));  // the exact solution is all ones
+}
+
+TEST(MakeProblem, Poisson3d) {
+  const Problem p = make_problem("poisson3d:5");
+  EXPECT_EQ(p.name, "poisson3d:5");
+  EXPECT_EQ(p.a.rows, 125);
+  EXPECT_EQ(p.b, times_ones(p.a));
+}
+
+TEST(MakeProblem, MatrixMarketFile) {
+  const Problem p = make_problem("mtx:" + matrix_path("1138_bus.mtx"));
+  EXPECT_EQ(p.name, "mtx:1138_bus.mtx");
+  EXPECT_EQ(p.a.rows, 1138);
+  EXPECT_EQ(p.a.nnz(), 4054);
+  EXPECT_EQ(p.b, times_ones(p.a));
+}
+
+TEST(MakeProblem, NpbClass) {
+  const Problem p = make_problem("npb:S");
+  EXPECT_EQ(p.name, "npb:S");
+  EXPECT_EQ(p.a.rows, 1400);
+  EXPECT_EQ(p.b, std::vector<double>(1400, 1.0));
+}
+
+TEST(MakeProblem, MatrixMarketFileMustSuitCg) {
+  EXPECT_THAT(input_error_of([] { make_problem("mtx:" + data_path("nonsquare.mtx")); }),
+              AllOf(HasSubstr("nonsquare.mtx"), HasSubstr("3 x 5: CG needs a square matrix")));
+  EXPECT_THAT(input_error_of([] { make_problem("mtx:" + data_path("nonsymmetric.mtx")); }),
+              AllOf(HasSubstr("nonsymmetric.mtx"), HasSubstr("a(1, 2)")));
+  EXPECT_THAT(input_error_of([] { make_problem("mtx:" + data_path("row_out_of_range.mtx")); }),
+              HasSubstr("line 5"));
+  EXPECT_THAT(input_error_of([] { make_problem("mtx:"); }), HasSubstr("empty"));
+}
+
+TEST(MakeProblem, BadGridSizeNamesTheSpec) {
+  for (const char* spec : {"poisson2d:abc", "poisson2d:8x", "poisson2d:", "poisson2d:0",
+                           "poisson2d:-3", "poisson3d: 4", "poisson3d:99999999999"}) {
+    SCOPED_TRACE(spec);
+    EXPECT_THAT(input_error_of([&] { make_problem(spec); }),
+                AllOf(HasSubstr(std::string("'") + spec + "'"), HasSubstr("positive integer")));
+  }
+}
+
+TEST(MakeProblem, UnknownKindListsTheValidForms) {
+  for (const char* spec : {"laplace:5", "poisson2d", "", "POISSON2D:4", "npb"}) {
+    SCOPED_TRACE(spec);
+    EXPECT_THAT(input_error_of([&] { make_problem(spec); }),
+                HasSubstr("poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C"));
+  }
+}
+
+TEST(MakeProblem, UnknownNpbClassListsTheClasses) {
+  EXPECT_THAT(input_error_of([] { make_problem("npb:D"); }),
+              AllOf(HasSubstr("npb:D"), HasSubstr("S, W, A, B, C")));
+}
+
+}  // namespace
+}  // namespace gpubench::cg
