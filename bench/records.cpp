@@ -50,9 +50,10 @@ void write_csv(const RunReport& report, std::ostream& out) {
          "repetition_index,real_time_ms,gflops,gbps,verified,kernels_ms_per_iteration,error_message\n";
   for (const auto& b : report.benchmarks) {
     std::string kernels;
-    for (const auto& k : b["kernels"])
-      kernels += (kernels.empty() ? "" : ";") + k["kernel"].get<std::string>() + ":" +
-                 fixed(k["ms_per_iteration"].get<double>(), 6);
+    for (const auto& k : b["kernels"]) {
+      if (!kernels.empty()) kernels += ';';
+      kernels += k["kernel"].get<std::string>() + ":" + fixed(k["ms_per_iteration"].get<double>(), 6);
+    }
     auto num = [&](const char* key) { return b.contains(key) ? fixed(b[key].get<double>(), 6) : std::string(); };
     out << csv_quote(b["name"].get<std::string>()) << "," << b["suite"].get<std::string>() << ","
         << csv_quote(b["problem"].get<std::string>()) << "," << b["backend"].get<std::string>() << ","
@@ -80,11 +81,11 @@ void write_table(const RunReport& report, std::ostream& out) {
       base = p.median_seconds_per_iteration;
       break;
     }
-  out << col("backend", 10) << col("device", 28) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
+  out << col("backend", 10) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
       << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("speedup", 9, true) << "  verified\n";
   for (const auto& p : report.points) {
     const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
-    out << col(backend, 10) << col(p.id.device.name, 27) << " " << col(p.id.variant, 9)
+    out << col(backend, 10) << col(p.id.device.name, 31) << " " << col(p.id.variant, 9)
         << col(to_string(p.id.precision), 5);
     if (p.failed || p.median_seconds_per_iteration <= 0) {
       out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 9, true) << "  FAILED\n";

@@ -413,7 +413,10 @@ Event Context::launch(const Kernel& kernel, std::span<const std::size_t> global,
   if (status != CL_SUCCESS) {
     auto sizes = [](std::span<const std::size_t> s) {
       std::string text;
-      for (std::size_t v : s) text += (text.empty() ? "" : "x") + std::to_string(v);
+      for (std::size_t v : s) {
+        if (!text.empty()) text += 'x';
+        text += std::to_string(v);
+      }
       return text.empty() ? std::string("auto") : text;
     };
     check(status, "clEnqueueNDRangeKernel",

@@ -25,6 +25,10 @@ struct Case {
   Variant variant;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.backend << "/" << to_string(c.precision) << "/" << to_string(c.variant);
+}
+
 std::vector<Case> cases() {
   std::vector<Case> c;
   for (const auto& b : backends())
