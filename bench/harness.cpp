@@ -157,8 +157,10 @@ nlohmann::json device_json(const DeviceInfo& d) {
 
 }  // namespace
 
-RunReport run_points(std::vector<std::unique_ptr<Point>>& points, int repetitions, std::ostream& log) {
+RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
+  auto& points = plan.points;
   RunReport report;
+  report.unavailable = plan.unavailable;
   report.points.resize(points.size());
   std::vector<PointState> states(points.size());
   std::map<std::string, std::size_t> by_name;
@@ -206,6 +208,7 @@ RunReport run_points(std::vector<std::unique_ptr<Point>>& points, int repetition
     devices.push_back(device_json(p.id.device));
   }
   report.context["devices"] = devices;
+  report.context["unavailable"] = report.unavailable;
 
   report.benchmarks = nlohmann::json::array();
   for (const auto& run : collector.runs) {

@@ -29,10 +29,11 @@ struct RunReport {
   nlohmann::json context;              // Google Benchmark's context block, with gpubench's fields
   nlohmann::json benchmarks;           // Google Benchmark entries (iterations and aggregates)
   std::vector<PointResult> points;
+  std::vector<std::string> unavailable;  // from the plan: asked for, not runnable here
   bool any_failed() const;
 };
 
 // Progress goes to `log` (stderr in the CLI). Never throws for a point's failure: it is recorded.
-RunReport run_points(std::vector<std::unique_ptr<Point>>& points, int repetitions, std::ostream& log);
+RunReport run_plan(Plan& plan, int repetitions, std::ostream& log);
 
 }  // namespace gpubench

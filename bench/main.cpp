@@ -21,8 +21,13 @@ int run(const std::vector<std::string>& args) {
   if (options.list_devices) return list_devices(std::cout) ? 0 : static_cast<int>(ExitCode::device);
 
   auto suite = make_suite(options.run.suite);
-  auto points = suite->plan(options.run);
-  const RunReport report = run_points(points, options.run.repetitions, std::cerr);
+  Plan plan = suite->plan(options.run);
+  if (plan.points.empty()) {
+    std::string why;
+    for (const auto& u : plan.unavailable) why += "\n  " + u;
+    throw UsageError("nothing to run:" + (why.empty() ? std::string(" no backend has a device") : why));
+  }
+  const RunReport report = run_plan(plan, options.run.repetitions, std::cerr);
 
   std::ostringstream formatted;
   if (options.format == Format::json) write_json(report, formatted);

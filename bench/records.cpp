@@ -113,6 +113,10 @@ void write_table(const RunReport& report, std::ostream& out) {
           << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true) << "\n";
     }
   }
+  if (!report.unavailable.empty()) {
+    out << "\nunavailable here (not run):\n";
+    for (const auto& u : report.unavailable) out << "  " << u << "\n";
+  }
   bool header = false;
   for (const auto& p : report.points) {
     if (!p.failed) continue;

@@ -74,6 +74,13 @@ class Point {
   PointId id_;
 };
 
+// What a suite plans: the points to run, and the combinations asked for that this build or
+// machine cannot run ("vendor on openmp: no vendor library"), which are listed, not failed.
+struct Plan {
+  std::vector<std::unique_ptr<Point>> points;
+  std::vector<std::string> unavailable;
+};
+
 class Suite {
  public:
   virtual ~Suite() = default;
@@ -82,7 +89,7 @@ class Suite {
   virtual std::vector<std::string> variants() const = 0;
   // Throws UsageError / InputError for options it cannot honour. Points that cannot run on a
   // device are still planned: their prepare() throws, and they are reported as failed.
-  virtual std::vector<std::unique_ptr<Point>> plan(const RunOptions& options) = 0;
+  virtual Plan plan(const RunOptions& options) = 0;
 };
 
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);

@@ -5,12 +5,17 @@
 #include <utility>
 
 #include "bench/errors.hpp"
+#include "kernels/cg/solver.hpp"
 
 namespace gpubench::cg {
 
 namespace {
-std::map<std::string, OperationsFactory>& factories() {
-  static std::map<std::string, OperationsFactory> f;
+struct Registered {
+  OperationsFactory factory;
+  std::string vendor;
+};
+std::map<std::string, Registered>& factories() {
+  static std::map<std::string, Registered> f;
   return f;
 }
 std::string gigabytes(std::uint64_t bytes) {
@@ -49,19 +54,26 @@ void check_launch(const LaunchConfig& launch) {
     throw UsageError("work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " is invalid (must be >= 1)");
 }
 
+std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }
+
 std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors) {
   const std::uint64_t real = bytes_of(p);
   const auto n = static_cast<std::uint64_t>(rows);
   return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * n * real;
 }
 
-void register_operations(const std::string& backend, OperationsFactory factory) {
-  factories()[backend] = std::move(factory);
+void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor) {
+  factories()[backend] = {std::move(factory), std::move(vendor)};
 }
 
 const OperationsFactory* find_operations(const std::string& backend) {
   auto it = factories().find(backend);
-  return it == factories().end() ? nullptr : &it->second;
+  return it == factories().end() ? nullptr : &it->second.factory;
+}
+
+std::string vendor_library(const std::string& backend) {
+  auto it = factories().find(backend);
+  return it == factories().end() ? std::string() : it->second.vendor;
 }
 
 }  // namespace gpubench::cg

@@ -20,6 +20,7 @@
 namespace gpubench::cg {
 
 using Slot = int;
+class Solver;
 
 // Launch parameters of the CG kernels, tunable (see work.hpp for their legal ranges).
 struct LaunchConfig {
@@ -71,6 +72,10 @@ class Operations {
   virtual std::vector<KernelProfile> take_profile() = 0;
 
   virtual int rows() const = 0;
+
+  // The backend's library CG ("vendor" variant) working on these vectors, or nullptr when the
+  // backend has none. Its solution and b use the same slots as the other solvers.
+  virtual std::unique_ptr<Solver> make_vendor_solver();
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors.
@@ -94,20 +99,25 @@ void check_launch(const LaunchConfig& launch);
 using OperationsFactory = std::function<std::unique_ptr<Operations>(
     const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch)>;
 
-void register_operations(const std::string& backend, OperationsFactory factory);
+// `vendor`: what the backend's vendor variant is built from ("cuSPARSE SpMV + cuBLAS"), empty
+// when it has none.
+void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor = {});
 // nullptr when `backend` has no CG implementation in this build.
 const OperationsFactory* find_operations(const std::string& backend);
+// Empty when `backend` has no vendor CG.
+std::string vendor_library(const std::string& backend);
 
 namespace detail {
 struct OperationsRegistrar {
-  OperationsRegistrar(const std::string& backend, OperationsFactory f) {
-    register_operations(backend, std::move(f));
+  OperationsRegistrar(const std::string& backend, OperationsFactory f, std::string vendor = {}) {
+    register_operations(backend, std::move(f), std::move(vendor));
   }
 };
 }  // namespace detail
 
 }  // namespace gpubench::cg
 
-#define GPUBENCH_REGISTER_CG_OPERATIONS(backend, factory)                                   \
+// GPUBENCH_REGISTER_CG_OPERATIONS("cuda", make_cuda_operations [, "cuSPARSE SpMV + cuBLAS"])
+#define GPUBENCH_REGISTER_CG_OPERATIONS(...)                                                  \
   static const ::gpubench::cg::detail::OperationsRegistrar GPUBENCH_CONCAT(gpubench_cg_ops_, \
-                                                                           __LINE__){backend, factory}
+                                                                           __LINE__){__VA_ARGS__}

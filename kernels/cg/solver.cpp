@@ -130,11 +130,16 @@ class ChronopoulosGearCg final : public Solver {
 
 }  // namespace
 
+int Solver::run_whole(Operations&, const StopRule&) {
+  throw Error(ExitCode::internal, "run_whole() called on a solver that steps");
+}
+
 std::unique_ptr<Solver> make_solver(Variant v) {
   switch (v) {
     case Variant::classic: return std::make_unique<ClassicCg>();
     case Variant::form1: return std::make_unique<ThreeTermCg>();
     case Variant::form2: return std::make_unique<ChronopoulosGearCg>();
+    case Variant::vendor: break;  // the backend's own: Operations::make_vendor_solver()
   }
   throw Error(ExitCode::internal, "make_solver: unknown variant");
 }
@@ -146,8 +151,9 @@ SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double 
   solver.start(ops);
   if (per_kernel) ops.set_profiling(true);
   ops.start_timer();
+  if (solver.whole_solve()) result.iterations = solver.run_whole(ops, rule);
   // An exactly zero residual has nothing left to do (and would divide by zero).
-  while (result.iterations < rule.iterations && solver.residual_sq() > 0) {
+  while (!solver.whole_solve() && result.iterations < rule.iterations && solver.residual_sq() > 0) {
     // The residual a variant knows may lag its iterate (form1): confirm on the current one.
     if (rule.tolerance > 0 && solver.residual_sq() <= stop_sq && solver.final_residual_sq(ops) <= stop_sq) break;
     solver.step(ops);
@@ -169,7 +175,10 @@ NpbResult npb_benchmark(Operations& ops, Solver& solver, const NpbClass& c) {
   for (int it = 0; it < c.niter; ++it) {
     // conj_grad: 25 iterations solving A z = x from z = 0, then ||x - A z||.
     solver.start(ops);
-    for (int k = 0; k < npb_cg_iterations; ++k) solver.step(ops);
+    if (solver.whole_solve())
+      solver.run_whole(ops, StopRule{npb_cg_iterations, 0});
+    else
+      for (int k = 0; k < npb_cg_iterations; ++k) solver.step(ops);
     const Slot z = solver.solution();
     ops.spmv(z, scratch);
     ops.axpy(-1.0, x, scratch);

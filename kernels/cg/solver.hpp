@@ -10,6 +10,11 @@
 
 namespace gpubench::cg {
 
+struct StopRule {
+  int iterations = 100;    // fixed count, or the cap when tolerance > 0
+  double tolerance = 0;    // relative residual ||r|| / ||b||; 0: run exactly `iterations`
+};
+
 // One variant's state. Slot 0 holds b (uploaded by the caller), the solution starts at x = 0.
 class Solver {
  public:
@@ -20,16 +25,18 @@ class Solver {
   virtual double residual_sq() const = 0;          // ||r||^2 as the recurrence knows it
   virtual double final_residual_sq(Operations& ops) = 0;  // ||r||^2 of the current iterate
   virtual Slot solution() const = 0;
+
+  // A library CG that cannot be stepped (ViennaCL's cg) runs a whole solve in one call:
+  // solve() and npb_benchmark() call run_whole() after start() instead of step(). It returns
+  // the iterations done; residual_sq() is then its final residual.
+  virtual bool whole_solve() const { return false; }
+  virtual int run_whole(Operations& ops, const StopRule& rule);
 };
 
 std::unique_ptr<Solver> make_solver(Variant v);
 
 inline constexpr Slot rhs_slot = 0;
 
-struct StopRule {
-  int iterations = 100;    // fixed count, or the cap when tolerance > 0
-  double tolerance = 0;    // relative residual ||r|| / ||b||; 0: run exactly `iterations`
-};
 
 struct SolveResult {
   int iterations = 0;

@@ -52,8 +52,9 @@ class CgPoint final : public Point {
   void prepare() override {
     const OperationsFactory* factory = find_operations(id().backend);
     if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
-    solver_ = make_solver(variant_);
     ops_ = (*factory)(id().device, problem_->problem.a, id().precision, launch_);
+    solver_ = variant_ == Variant::vendor ? ops_->make_vendor_solver() : make_solver(variant_);
+    if (!solver_) throw DeviceError("backend '" + id().backend + "' has no vendor CG");
     ops_->allocate_vectors(solver_->vectors() + (problem_->npb ? 1 : 0));
     ops_->upload(rhs_slot, problem_->problem.b);
     // Warm-up: builds programs, touches every buffer, launches every kernel once.
@@ -222,13 +223,17 @@ class CgSuite final : public Suite {
   std::vector<std::string> variants() const override {
     std::vector<std::string> v;
     for (Variant x : all_variants) v.push_back(to_string(x));
+    v.push_back(to_string(Variant::vendor));
     return v;
   }
 
-  std::vector<std::unique_ptr<Point>> plan(const RunOptions& options) override {
+  Plan plan(const RunOptions& options) override {
     std::vector<Variant> variants;
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    if (variants.empty()) {
+      variants.assign(std::begin(all_variants), std::end(all_variants));
+      variants.push_back(Variant::vendor);
+    }
 
     // Devices first: an unknown device, or a generated problem too large for one, is reported
     // before anything is generated or allocated.
@@ -262,9 +267,13 @@ class CgSuite final : public Suite {
 
     const StopRule rule{options.iterations, options.tolerance};
     const LaunchConfig launch;
-    std::vector<std::unique_ptr<Point>> points;
+    Plan plan;
     for (const DeviceInfo& device : devices) {
       for (Variant v : variants) {
+        if (v == Variant::vendor && vendor_library(device.backend).empty()) {
+          plan.unavailable.push_back("vendor on " + device.backend + ": this backend has no vendor CG library");
+          continue;
+        }
         for (Precision p : options.precisions) {
           PointId id;
           id.suite = name();
@@ -276,11 +285,12 @@ class CgSuite final : public Suite {
           id.params = {{"work_group_size", launch.work_group_size}, {"work_groups_per_cu", launch.work_groups_per_cu}};
           if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
           if (!shared->npb) id.params["max_iterations"] = rule.iterations;
-          points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, launch));
+          if (v == Variant::vendor) id.params["library"] = vendor_library(device.backend);
+          plan.points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, launch));
         }
       }
     }
-    return points;
+    return plan;
   }
 };
 

@@ -9,6 +9,7 @@ const char* to_string(Variant v) {
     case Variant::classic: return "classic";
     case Variant::form1: return "form1";
     case Variant::form2: return "form2";
+    case Variant::vendor: return "vendor";
   }
   return "?";
 }
@@ -16,7 +17,8 @@ const char* to_string(Variant v) {
 Variant parse_variant(const std::string& s) {
   for (Variant v : all_variants)
     if (s == to_string(v)) return v;
-  throw UsageError("unknown CG variant '" + s + "' (valid: classic, form1, form2, all)");
+  if (s == "vendor") return Variant::vendor;
+  throw UsageError("unknown CG variant '" + s + "' (valid: classic, form1, form2, vendor, all)");
 }
 
 namespace {
@@ -60,6 +62,7 @@ KernelWork kernel_work(const std::string& kernel, const ProblemShape& s) {
 
 std::vector<KernelWork> iteration_work(Variant v, const ProblemShape& s) {
   switch (v) {
+    case Variant::vendor:  // a library's textbook CG must do at least what ours does
     case Variant::classic: {
       // dot is called for p.Ap (two vectors) and r.r (one vector): one row, averaged per call.
       KernelWork dot = dot_work(s, false);

@@ -11,7 +11,9 @@
 
 namespace gpubench::cg {
 
-enum class Variant { classic, form1, form2 };
+// classic, form1, form2: this project's algorithm (solver.cpp) on each API's operations.
+// vendor: the backend's library CG (cuSPARSE + cuBLAS, ViennaCL's cg), where it has one.
+enum class Variant { classic, form1, form2, vendor };
 
 inline constexpr Variant all_variants[] = {Variant::classic, Variant::form1, Variant::form2};
 const char* to_string(Variant v);
