@@ -24,6 +24,31 @@ __kernel void spmv(const uint rows, __global const int* restrict row_ptr, __glob
   out[row] = sum;
 }
 
+// out = A in: CSR, `lanes` work-items per row (a power of two dividing the work-group size),
+// for rows long enough that one work-item per row would leave the loads uncoalesced and the
+// rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). Lanes stride through the row
+// together, then fold their sums in local memory.
+__kernel void spmv_vector(const uint rows, const uint lanes, __global const int* restrict row_ptr,
+                          __global const int* restrict col_idx, __global const REAL* restrict values,
+                          __global const REAL* restrict in, __global REAL* restrict out,
+                          __local REAL* scratch) {
+  const uint lid = get_local_id(0);
+  const uint lane = lid & (lanes - 1);
+  const uint row = get_global_id(0) / lanes;
+  REAL sum = 0;
+  if (row < rows) {
+    const int end = row_ptr[row + 1];
+    for (int k = row_ptr[row] + (int)lane; k < end; k += (int)lanes) sum += values[k] * in[col_idx[k]];
+  }
+  scratch[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint half_lanes = lanes / 2; half_lanes > 0; half_lanes /= 2) {
+    if (lane < half_lanes) scratch[lid] += scratch[lid + half_lanes];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lane == 0 && row < rows) out[row] = scratch[lid];
+}
+
 // Sums scratch[0 .. local size) into scratch[0]. Every work-item of the group must call it, after
 // writing its own entry. Halving with the odd one out carried keeps it right for any size.
 void reduce_local(__local REAL* scratch) {

@@ -29,6 +29,7 @@ class OpenclOperations final : public Operations {
     const auto& program =
         context_.program("cg/opencl.cl", std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float");
     spmv_ = program.kernel("spmv");
+    spmv_vector_ = program.kernel("spmv_vector");
     dot_ = program.kernel("dot_partials");
     dot2_ = program.kernel("dot2_partials");
     axpy_ = program.kernel("axpy");
@@ -51,6 +52,7 @@ class OpenclOperations final : public Operations {
                 << context_.info().label() << " runs the CG kernels with (" << limit << "); using " << limit << "\n";
       work_group_size_ = limit;
     }
+    spmv_lanes_ = spmv_lanes(a, work_group_size_);
     groups_ = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
               static_cast<std::size_t>(launch.work_groups_per_cu);
 
@@ -94,10 +96,16 @@ class OpenclOperations final : public Operations {
   void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
 
   void spmv(Slot in, Slot out) override {
-    const std::size_t global =
-        (static_cast<std::size_t>(rows_) + work_group_size_ - 1) / work_group_size_ * work_group_size_;
-    spmv_.set_args(n(), row_ptr_, col_idx_, values_, vector(in), vector(out));
-    record("spmv", context_.launch(spmv_, global, work_group_size_));
+    const std::size_t items = static_cast<std::size_t>(rows_) * spmv_lanes_;
+    const std::size_t global = (items + work_group_size_ - 1) / work_group_size_ * work_group_size_;
+    if (spmv_lanes_ == 1) {
+      spmv_.set_args(n(), row_ptr_, col_idx_, values_, vector(in), vector(out));
+      record("spmv", context_.launch(spmv_, global, work_group_size_));
+      return;
+    }
+    spmv_vector_.set_args(n(), static_cast<cl_uint>(spmv_lanes_), row_ptr_, col_idx_, values_, vector(in),
+                          vector(out), opencl::LocalMemory{work_group_size_ * sizeof(T)});
+    record("spmv", context_.launch(spmv_vector_, global, work_group_size_));
   }
 
   double dot(Slot a, Slot b) override {
@@ -216,6 +224,16 @@ class OpenclOperations final : public Operations {
 
   opencl::Context context_;
   int rows_;
+  // Work-items per matrix row: 1 (one per row) for short rows, more for long ones.
+  static std::size_t spmv_lanes(const CsrMatrix& a, std::size_t work_group_size) {
+    const double per_row = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0;
+    std::size_t lanes = per_row >= 64 ? 32 : per_row >= 32 ? 16 : per_row >= 16 ? 8 : per_row >= 12 ? 4 : 1;
+    while (lanes > 1 && work_group_size % lanes != 0) lanes /= 2;  // whole rows per work-group
+    return lanes;
+  }
+
+  std::size_t spmv_lanes_ = 1;
+  opencl::Kernel spmv_vector_;
   opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;
   std::size_t work_group_size_ = 0;
   std::size_t groups_ = 0;
