@@ -63,6 +63,8 @@ std::string usage() {
          "  --repetitions R       timed repetitions per point (default 5)\n"
          "  --format F            table, json (Google Benchmark layout) or csv (default table)\n"
          "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
+         "  --baseline B[:D]:V    the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic\n"
+         "                        (speedup = baseline time / row time; default: the first row)\n"
          "  --help                this text\n"
          "\n"
          "Exit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
@@ -109,6 +111,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       else if (f == "csv") o.format = Format::csv;
       else throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
     } else if (key == "--out") o.out = next();
+    else if (key == "--baseline") o.baseline = next();
     else throw UsageError("unknown option '" + arg + "' (see --help)");
   }
   if (o.help || o.list_devices) return o;

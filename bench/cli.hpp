@@ -14,7 +14,7 @@ struct CliOptions {
   RunOptions run;
   Format format = Format::table;
   std::string out;  // empty: stdout
-  std::string baseline;  // not yet: speedups are against the first row
+  std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row
   bool list_devices = false;
   bool help = false;
 };

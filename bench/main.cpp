@@ -22,6 +22,9 @@ int run(const std::vector<std::string>& args) {
 
   auto suite = make_suite(options.run.suite);
   Plan plan = suite->plan(options.run);
+  std::vector<PointId> planned;
+  for (const auto& p : plan.points) planned.push_back(p->id());
+  check_baseline(options.baseline, planned);
   if (plan.points.empty()) {
     std::string why;
     for (const auto& u : plan.unavailable) why += "\n  " + u;
@@ -32,12 +35,12 @@ int run(const std::vector<std::string>& args) {
   std::ostringstream formatted;
   if (options.format == Format::json) write_json(report, formatted);
   if (options.format == Format::csv) write_csv(report, formatted);
-  if (options.format == Format::table) write_table(report, formatted);
+  if (options.format == Format::table) write_table(report, formatted, options.baseline);
   if (options.out.empty()) {
     std::cout << formatted.str();
   } else {
     write_file_atomically(options.out, formatted.str());
-    if (options.format != Format::table) write_table(report, std::cout);
+    if (options.format != Format::table) write_table(report, std::cout, options.baseline);
     std::cerr << "gpubench: wrote " << options.out << "\n";
   }
   return report.any_failed() ? static_cast<int>(ExitCode::point_failed) : 0;

@@ -39,7 +39,66 @@ std::string summary_of(const PointResult& p) {
   return "";
 }
 
+struct BaselineSpec {
+  std::string backend, variant;
+  int device = -1;  // any
+  bool matches(const PointId& id) const {
+    return id.backend == backend && id.variant == variant && (device < 0 || id.device.index == device);
+  }
+};
+
+BaselineSpec parse_baseline(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+  BaselineSpec spec;
+  if (parts.size() == 2) {
+    spec.backend = parts[0];
+    spec.variant = parts[1];
+  } else if (parts.size() == 3) {
+    spec.backend = parts[0];
+    spec.variant = parts[2];
+    try {
+      std::size_t used = 0;
+      spec.device = std::stoi(parts[1], &used);
+      if (used != parts[1].size() || spec.device < 0) throw std::invalid_argument("device");
+    } catch (const std::exception&) {
+      throw UsageError("--baseline " + text + ": the device in BACKEND:DEVICE:VARIANT must be an index, got '" +
+                       parts[1] + "'");
+    }
+  }
+  if (spec.backend.empty() || spec.variant.empty())
+    throw UsageError("--baseline " + text + " is not BACKEND[:DEVICE]:VARIANT (e.g. cuda:vendor, opencl:1:classic)");
+  return spec;
+}
+
+// The time each row's speedup divides: the baseline row of the same precision if there is
+// one, else the first verified baseline row; 0 when the baseline did not verify.
+double baseline_time(const RunReport& report, const std::string& baseline, const PointResult& row) {
+  const PointResult* any = nullptr;
+  for (const auto& p : report.points) {
+    if (p.failed || p.median_seconds_per_iteration <= 0) continue;
+    if (baseline.empty()) return p.median_seconds_per_iteration;  // the first verified row
+    if (!parse_baseline(baseline).matches(p.id)) continue;
+    if (p.id.precision == row.id.precision) return p.median_seconds_per_iteration;
+    if (!any) any = &p;
+  }
+  return any ? any->median_seconds_per_iteration : 0;
+}
+
 }  // namespace
+
+void check_baseline(const std::string& baseline, const std::vector<PointId>& points) {
+  if (baseline.empty()) return;
+  const BaselineSpec spec = parse_baseline(baseline);
+  std::string valid;
+  for (const auto& id : points) {
+    if (spec.matches(id)) return;
+    const std::string row = id.backend + ":" + std::to_string(id.device.index) + ":" + id.variant;
+    if (valid.find(row) == std::string::npos) valid += (valid.empty() ? "" : ", ") + row;
+  }
+  throw UsageError("--baseline " + baseline + " matches no planned row (planned: " + valid + ")");
+}
 
 void write_json(const RunReport& report, std::ostream& out) {
   out << nlohmann::json{{"context", report.context}, {"benchmarks", report.benchmarks}}.dump(2) << "\n";
@@ -67,20 +126,15 @@ void write_csv(const RunReport& report, std::ostream& out) {
   }
 }
 
-void write_table(const RunReport& report, std::ostream& out) {
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline) {
   if (report.points.empty()) {
     out << "no points were planned\n";
     return;
   }
   const PointResult& first = report.points.front();
   out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
-      << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions, device events)\n\n";
-  double base = 0;
-  for (const auto& p : report.points)
-    if (!p.failed && p.median_seconds_per_iteration > 0) {
-      base = p.median_seconds_per_iteration;
-      break;
-    }
+      << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
+      << (baseline.empty() ? std::string("the first row") : baseline) << ")\n\n";
   out << col("backend", 10) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
       << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("speedup", 9, true) << "  verified\n";
   for (const auto& p : report.points) {
@@ -92,8 +146,9 @@ void write_table(const RunReport& report, std::ostream& out) {
       continue;
     }
     const double t = p.median_seconds_per_iteration;
+    const double base = baseline_time(report, baseline, p);
     out << col(fixed(t * 1e3, 4), 11, true) << col(fixed(p.gflops(), 2), 10, true) << col(fixed(p.gbps(), 1), 10, true)
-        << col(fixed(base / t, 2) + "x", 9, true) << "  yes";
+        << col(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
     if (const std::string s = summary_of(p); !s.empty()) out << "  " << s;
     out << "\n";
   }

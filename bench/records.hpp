@@ -12,7 +12,12 @@ void write_json(const RunReport& report, std::ostream& out);
 void write_csv(const RunReport& report, std::ostream& out);
 // One row per point with speedup against the first verified row, then each point's per-kernel
 // breakdown, then the failures with their reasons.
-void write_table(const RunReport& report, std::ostream& out);
+// `baseline` ("BACKEND[:DEVICE]:VARIANT", empty for the first verified row) picks the row each
+// speedup divides; with several precisions, the baseline of the row's own precision.
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline = {});
+
+// Throws UsageError when `baseline` is malformed or matches none of `points` (listing those).
+void check_baseline(const std::string& baseline, const std::vector<PointId>& points);
 
 // Writes through a temporary file and a rename, so a failure never leaves half a file behind.
 // Throws InputError naming the path when it cannot be written.

@@ -70,6 +70,11 @@ TEST(Cli, BadNumbersAreRejected) {
   EXPECT_THAT(usage_error({"--problem"}), HasSubstr("--problem needs a value"));
 }
 
+TEST(Cli, Baseline) {
+  EXPECT_EQ(parse_cli({"--baseline", "cuda:vendor"}).baseline, "cuda:vendor");
+  EXPECT_THAT(usage_error({"--baseline"}), HasSubstr("--baseline needs a value"));
+}
+
 TEST(Cli, DeviceNeedsOneBackend) {
   EXPECT_THAT(usage_error({"--backend", "all", "--device", "0"}), HasSubstr("single --backend"));
 }

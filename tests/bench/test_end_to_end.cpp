@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -123,6 +124,18 @@ TEST(EndToEnd, CsvIsFlatWithAHeader) {
   EXPECT_THAT(r.output, HasSubstr("cg/poisson2d:16/openmp:0/form2/f64"));
 }
 
+TEST(EndToEnd, BaselineRowHasSpeedupOne) {
+  const Result r = gpubench("--backend openmp --variant classic,form2 --problem poisson2d:24 --iterations 5 "
+                            "--repetitions 1 --baseline openmp:0:form2 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("speedup against openmp:0:form2"));
+  std::string form2_row;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("openmp:0", 0) == 0 && line.find(" form2 ") != std::string::npos) form2_row = line;
+  EXPECT_THAT(form2_row, HasSubstr(" 1.00x"));
+}
+
 TEST(EndToEnd, ListDevicesShowsTheFactsThatMatter) {
   const Result r = gpubench("--list-devices");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -164,6 +177,9 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
       {"--problem npb:Q --backend openmp", 3, "S"},
       {"--backend openmp --device 7", 4, "no device 7"},
       {"--backend openmp --problem poisson2d:30000", 3, "nonzeros"},
+      {"--backend openmp --problem poisson2d:8 --baseline nosuch:vendor", 2, "matches no planned row"},
+      {"--backend openmp --problem poisson2d:8 --baseline openmp:x:classic", 2, "must be an index"},
+      {"--backend openmp --variant vendor --problem poisson2d:8", 2, "no vendor CG library"},
   };
   for (const auto& b : bad) {
     const Result r = gpubench(b.args);
