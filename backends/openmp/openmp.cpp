@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/openmp/openmp.hpp"
 #include "backends/registry.hpp"
 
 namespace gpubench::openmp {
@@ -76,6 +77,8 @@ std::string openmp_version() {
   }
 }
 
+}  // namespace
+
 std::vector<DeviceInfo> host_devices() {
   DeviceInfo info;
   info.backend = "openmp";
@@ -100,8 +103,6 @@ std::vector<DeviceInfo> host_devices() {
   info.fp64 = true;
   return {info};
 }
-
-}  // namespace
 
 }  // namespace gpubench::openmp
 

@@ -9,8 +9,6 @@
 
 namespace gpubench::cg {
 
-namespace {
-
 // A zero or non-finite denominator is a breakdown: going on would print numbers computed from
 // NaN. Negative ones are legitimate: NAS CG's matrix is shifted indefinite, and CG still works.
 double checked_ratio(double num, double den, const char* what) {
@@ -19,6 +17,8 @@ double checked_ratio(double num, double den, const char* what) {
                             " (singular or indefinite matrix, or the iteration diverged)");
   return num / den;
 }
+
+namespace {
 
 class ClassicCg final : public Solver {
   enum : Slot { b = rhs_slot, x, r, p, ap, count };

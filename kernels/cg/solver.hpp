@@ -35,6 +35,11 @@ class Solver {
 
 std::unique_ptr<Solver> make_solver(Variant v);
 
+// num / den for a CG coefficient; a zero or non-finite denominator (or numerator) throws
+// VerificationError naming `what`: a breakdown is never printed as a number. Every solver, the
+// library ones included, uses this one rule.
+double checked_ratio(double num, double den, const char* what);
+
 inline constexpr Slot rhs_slot = 0;
 
 

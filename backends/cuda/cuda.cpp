@@ -1,0 +1,262 @@
+#include "backends/cuda/cuda.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+
+namespace gpubench::cuda {
+
+namespace {
+
+std::string failure(std::string_view call, std::string_view detail, const std::string& text) {
+  std::string message(call);
+  message += " failed";
+  if (!detail.empty()) {
+    message += ' ';
+    message += detail;
+  }
+  message += ": ";
+  message += text;
+  return message;
+}
+
+std::string described(const char* name, int code, const char* description) {
+  std::string text = name ? name : "unknown status";
+  text += " (" + std::to_string(code) + ")";
+  if (description && *description && std::string_view(description) != std::string_view(name ? name : "")) {
+    text += ": ";
+    text += description;
+  }
+  return text;
+}
+
+// CUDA encodes versions as 1000 * major + 10 * minor: 13000 is "13.0".
+std::string version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// The kernel driver's version ("580.65.06"), as NVIDIA's OpenCL driver reports it, when the
+// driver publishes it; empty otherwise.
+std::string kernel_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."
+  std::istringstream words(line);
+  std::string word, previous;
+  while (words >> word) {
+    if (previous == "Module") return word;
+    previous = word;
+  }
+  return {};
+}
+
+// What cudaGetDeviceCount answers on a machine with no usable CUDA device: no driver, an older
+// driver than the runtime, only the driver's stub library, no device, or every device busy or
+// excluded. These make an empty list.
+bool means_no_device(cudaError_t status) {
+  switch (status) {
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorStubLibrary:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int device_count() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (means_no_device(status)) {
+    static_cast<void>(cudaGetLastError());  // not a failure of anything that follows
+    return 0;
+  }
+  check(status, "cudaGetDeviceCount");
+  return count;
+}
+
+DeviceInfo describe(int index) {
+  cudaDeviceProp props{};
+  check(cudaGetDeviceProperties(&props, index), "cudaGetDeviceProperties", "for device " + std::to_string(index));
+  int runtime = 0;
+  int driver = 0;
+  check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+  check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+
+  DeviceInfo info;
+  info.backend = "cuda";
+  info.index = index;
+  info.api = "CUDA runtime " + version_text(runtime);
+  info.platform = "CUDA driver " + version_text(driver);
+  info.vendor = "NVIDIA";
+  info.name = props.name;
+  const std::string kernel_driver = kernel_driver_version();
+  info.driver = kernel_driver.empty() ? version_text(driver) : kernel_driver;
+  info.type = "gpu";
+  info.compute_units = props.multiProcessorCount;
+  info.max_work_group_size = static_cast<std::size_t>(props.maxThreadsPerBlock);
+  info.global_mem_bytes = props.totalGlobalMem;
+  info.max_alloc_bytes = props.totalGlobalMem;  // CUDA sets no per-allocation limit below it
+  info.local_mem_bytes = props.sharedMemPerBlock;
+  info.fp64 = true;  // every CUDA device has double precision
+  return info;
+}
+
+}  // namespace
+
+std::string error_text(cudaError_t code) {
+  return described(cudaGetErrorName(code), static_cast<int>(code), cudaGetErrorString(code));
+}
+
+std::string error_text(cublasStatus_t status) {
+  return described(cublasGetStatusName(status), static_cast<int>(status), cublasGetStatusString(status));
+}
+
+std::string error_text(cusparseStatus_t status) {
+  return described(cusparseGetErrorName(status), static_cast<int>(status), cusparseGetErrorString(status));
+}
+
+void check(cudaError_t status, std::string_view call, std::string_view detail) {
+  if (status == cudaSuccess) return;
+  static_cast<void>(cudaGetLastError());
+  throw DeviceError(failure(call, detail, error_text(status)));
+}
+
+void check(cublasStatus_t status, std::string_view call, std::string_view detail) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw DeviceError(failure(call, detail, error_text(status)));
+}
+
+void check(cusparseStatus_t status, std::string_view call, std::string_view detail) {
+  if (status == CUSPARSE_STATUS_SUCCESS) return;
+  throw DeviceError(failure(call, detail, error_text(status)));
+}
+
+void check_launch(std::string_view kernel, unsigned grid, unsigned block) {
+  const cudaError_t status = cudaGetLastError();
+  if (status == cudaSuccess) return;
+  throw DeviceError(failure("kernel launch",
+                            "for kernel '" + std::string(kernel) + "' (grid " + std::to_string(grid) + ", block " +
+                                std::to_string(block) + ")",
+                            error_text(status)));
+}
+
+std::vector<DeviceInfo> list_devices() {
+  const int count = device_count();
+  std::vector<DeviceInfo> result;
+  result.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) result.push_back(describe(i));
+  return result;
+}
+
+DeviceInfo open_device(int index) {
+  const int count = device_count();
+  if (count == 0) throw DeviceError("backend 'cuda' found no devices on this machine");
+  if (index < 0 || index >= count) {
+    std::string valid;
+    for (int i = 0; i < count; ++i) valid += "\n  " + describe(i).label();
+    throw DeviceError("no device " + std::to_string(index) + " on backend 'cuda' (valid: 0.." +
+                      std::to_string(count - 1) + "):" + valid);
+  }
+  DeviceInfo info = describe(index);
+  check(cudaSetDevice(index), "cudaSetDevice", "for " + info.label());
+  return info;
+}
+
+namespace detail {
+
+void* device_allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc", "for " + std::to_string(bytes) + " bytes");
+  return p;
+}
+
+void device_free(void* p) noexcept {
+  if (p) static_cast<void>(cudaFree(p));
+}
+
+void* pinned_allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  check(cudaMallocHost(&p, bytes), "cudaMallocHost", "for " + std::to_string(bytes) + " bytes");
+  return p;
+}
+
+void pinned_free(void* p) noexcept {
+  if (p) static_cast<void>(cudaFreeHost(p));
+}
+
+}  // namespace detail
+
+Stream::Stream() {
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  stream_ = detail::Unique<cudaStream_t, cudaStreamDestroy>(stream);
+}
+
+void Stream::synchronize() const { check(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize"); }
+
+Event::Event() {
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreate(&event), "cudaEventCreate");
+  event_ = detail::Unique<cudaEvent_t, cudaEventDestroy>(event);
+}
+
+void Event::record(const Stream& stream) const {
+  check(cudaEventRecord(event_.get(), stream.get()), "cudaEventRecord");
+}
+
+void Event::synchronize() const { check(cudaEventSynchronize(event_.get()), "cudaEventSynchronize"); }
+
+double Event::seconds_between(const Event& start, const Event& end) {
+  float milliseconds = 0;
+  check(cudaEventElapsedTime(&milliseconds, start.get(), end.get()), "cudaEventElapsedTime");
+  return milliseconds > 0 ? static_cast<double>(milliseconds) * 1e-3 : 0.0;
+}
+
+BlasHandle::BlasHandle(const Stream& stream) {
+  cublasHandle_t handle = nullptr;
+  check(cublasCreate(&handle), "cublasCreate");
+  handle_ = detail::Unique<cublasHandle_t, cublasDestroy>(handle);
+  check(cublasSetStream(handle, stream.get()), "cublasSetStream");
+  check(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+}
+
+SparseHandle::SparseHandle(const Stream& stream) {
+  cusparseHandle_t handle = nullptr;
+  check(cusparseCreate(&handle), "cusparseCreate");
+  handle_ = detail::Unique<cusparseHandle_t, cusparseDestroy>(handle);
+  check(cusparseSetStream(handle, stream.get()), "cusparseSetStream");
+  check(cusparseSetPointerMode(handle, CUSPARSE_POINTER_MODE_HOST), "cusparseSetPointerMode");
+}
+
+SparseCsr::SparseCsr(std::int64_t rows, std::int64_t nnz, std::int32_t* row_ptr, std::int32_t* col_idx, void* values,
+                     cudaDataType value_type) {
+  cusparseSpMatDescr_t descr = nullptr;
+  check(cusparseCreateCsr(&descr, rows, rows, nnz, row_ptr, col_idx, values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_BASE_ZERO, value_type),
+        "cusparseCreateCsr", "for " + std::to_string(rows) + " rows and " + std::to_string(nnz) + " nonzeros");
+  descr_ = detail::Unique<cusparseSpMatDescr_t, cusparseDestroySpMat>(descr);
+}
+
+DenseVector::DenseVector(std::int64_t size, void* values, cudaDataType value_type) {
+  cusparseDnVecDescr_t descr = nullptr;
+  check(cusparseCreateDnVec(&descr, size, values, value_type), "cusparseCreateDnVec",
+        "for " + std::to_string(size) + " entries");
+  descr_ = detail::Unique<cusparseDnVecDescr_t, cusparseDestroyDnVec>(descr);
+}
+
+void DenseVector::set_values(void* values) const {
+  check(cusparseDnVecSetValues(descr_.get(), values), "cusparseDnVecSetValues");
+}
+
+}  // namespace gpubench::cuda
+
+GPUBENCH_REGISTER_BACKEND(.name = "cuda", .devices = gpubench::cuda::list_devices, .order = 12);

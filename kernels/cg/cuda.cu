@@ -1,0 +1,698 @@
+// The CG operations on CUDA, with the kernels of kernels/cg/opencl.cl written once more in CUDA C++
+// (templated on the precision) so that OpenCL and CUDA run the same work: dot products end on the
+// host (one partial per block, summed in double), the vector updates are grid-stride loops over
+// SMs x blocks per SM blocks, copy and fill are runtime copies and memsets. SpMV has two kernels,
+// chosen once per matrix by its average row length as OpenCL chooses them: one thread per row for
+// short rows (stencils), 4 to 32 threads per row for long ones (NAS CG: a warp per row), where a
+// thread per row would read its row's values uncoalesced and leave most of the bandwidth unused.
+//
+// The vendor variant (make_vendor_solver) is textbook CG built only from library calls on the same
+// vectors: cusparseSpMV, cublas<t>dot, cublas<t>axpy and cublas<t>scal.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/cuda.hpp"
+#include "bench/errors.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/solver.hpp"
+
+namespace gpubench::cg {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels. Indices are unsigned: n < 2^31 and grid x block < 2^31, so i + stride never wraps.
+
+constexpr unsigned warp_size = 32;
+constexpr unsigned full_warp = 0xffffffffu;
+
+// Threads per matrix row in SpMV, by the average row length, as the OpenCL implementation chooses
+// them (kernels/cg/opencl.cpp): 1 (spmv_row_per_thread) for short rows, 4 to 32 (spmv_vector)
+// for longer ones.
+unsigned spmv_lanes(const CsrMatrix& a) {
+  const double per_row = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0;
+  return per_row >= 64 ? 32 : per_row >= 32 ? 16 : per_row >= 16 ? 8 : per_row >= 12 ? 4 : 1;
+}
+
+namespace kernels {
+
+// out = A in: CSR, one thread per row (launched over rows rounded up to the block size).
+template <typename T>
+__global__ void spmv_row_per_thread(unsigned rows, const std::int32_t* __restrict__ row_ptr,
+                                    const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
+                                    const T* __restrict__ in, T* __restrict__ out) {
+  const unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const std::int32_t end = row_ptr[row + 1];
+  T sum = 0;
+  for (std::int32_t k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  out[row] = sum;
+}
+
+// out = A in: CSR, `lanes` threads per row (4, 8, 16 or 32: a power of two dividing the warp, and
+// the block size a multiple of 32), for rows long enough that one thread per row would leave the
+// loads uncoalesced and the rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). The lanes
+// stride through the row together, then fold their sums with shuffles. One row per group of lanes,
+// no early exit: every thread of the warp takes part in the shuffles. Indices in 64 bits: rows x
+// lanes may exceed 2^32.
+template <typename T>
+__global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* __restrict__ row_ptr,
+                            const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
+                            const T* __restrict__ in, T* __restrict__ out) {
+  const std::uint64_t thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t row = thread / lanes;
+  const unsigned lane = threadIdx.x & (lanes - 1);
+  T sum = 0;
+  if (row < rows) {
+    const std::int32_t end = row_ptr[row + 1];
+    for (std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane); k < end;
+         k += static_cast<std::int32_t>(lanes))
+      sum += values[k] * in[col_idx[k]];
+  }
+  for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
+  if (lane == 0 && row < rows) out[row] = sum;
+}
+
+// The block's dynamic shared memory, as reals (the launch sizes it).
+template <typename T>
+__device__ T* shared_scratch() {
+  extern __shared__ __align__(sizeof(double)) unsigned char shared_bytes[];
+  return reinterpret_cast<T*>(shared_bytes);
+}
+
+// Sums scratch[0 .. blockDim.x) into scratch[0]. Every thread of the block must call it, after
+// writing its own entry. Halving with the odd one out carried keeps it right for any block size.
+template <typename T>
+__device__ void reduce_block(T* scratch) {
+  const unsigned tid = threadIdx.x;
+  __syncthreads();
+  for (unsigned active = blockDim.x; active > 1;) {
+    const unsigned upper = (active + 1) / 2;  // entries [upper, active) fold onto [0, active - upper)
+    if (tid < active - upper) scratch[tid] += scratch[tid + upper];
+    __syncthreads();
+    active = upper;
+  }
+}
+
+// The same for two arrays at once (one barrier per step for both).
+template <typename T>
+__device__ void reduce_block2(T* a, T* b) {
+  const unsigned tid = threadIdx.x;
+  __syncthreads();
+  for (unsigned active = blockDim.x; active > 1;) {
+    const unsigned upper = (active + 1) / 2;
+    if (tid < active - upper) {
+      a[tid] += a[tid + upper];
+      b[tid] += b[tid + upper];
+    }
+    __syncthreads();
+    active = upper;
+  }
+}
+
+// partials[block] = this block's share of sum a_i b_i. The host adds the partials in double.
+template <typename T>
+__global__ void dot_partials(unsigned n, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ partials) {
+  T* scratch = shared_scratch<T>();
+  T sum = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
+  scratch[threadIdx.x] = sum;
+  reduce_block(scratch);
+  if (threadIdx.x == 0) partials[blockIdx.x] = scratch[0];
+}
+
+// partials[block] = share of r.r, partials[blocks + block] = share of w.r.
+template <typename T>
+__global__ void dot2_partials(unsigned n, const T* __restrict__ r, const T* __restrict__ w, T* __restrict__ partials) {
+  T* scratch_rr = shared_scratch<T>();
+  T* scratch_wr = scratch_rr + blockDim.x;
+  T rr = 0;
+  T wr = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T ri = r[i];
+    rr += ri * ri;
+    wr += w[i] * ri;
+  }
+  scratch_rr[threadIdx.x] = rr;
+  scratch_wr[threadIdx.x] = wr;
+  reduce_block2(scratch_rr, scratch_wr);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = scratch_rr[0];
+    partials[gridDim.x + blockIdx.x] = scratch_wr[0];
+  }
+}
+
+// y = y + alpha x
+template <typename T>
+__global__ void axpy(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] += alpha * x[i];
+}
+
+// y = x + beta y
+template <typename T>
+__global__ void xpay(unsigned n, const T* __restrict__ x, T beta, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    y[i] = x[i] + beta * y[i];
+}
+
+// y = alpha x
+template <typename T>
+__global__ void scale(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = alpha * x[i];
+}
+
+// Saad's three-term update:
+//   x_prev = rho (x + gamma r) + (1 - rho) x_prev
+//   r_prev = rho (r - gamma w) + (1 - rho) r_prev
+template <typename T>
+__global__ void three_term_update(unsigned n, T rho, T gamma, const T* __restrict__ x, T* __restrict__ x_prev,
+                                  const T* __restrict__ r, T* __restrict__ r_prev, const T* __restrict__ w) {
+  const T keep = T(1) - rho;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T ri = r[i];
+    x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
+    r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
+  }
+}
+
+// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
+template <typename T>
+__global__ void cg_update(unsigned n, T alpha, T beta, T* __restrict__ r, const T* __restrict__ w, T* __restrict__ p,
+                          T* __restrict__ s, T* __restrict__ x) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T pi = r[i] + beta * p[i];
+    const T si = w[i] + beta * s[i];
+    p[i] = pi;
+    s[i] = si;
+    x[i] += alpha * pi;
+    r[i] -= alpha * si;
+  }
+}
+
+}  // namespace kernels
+
+// ---------------------------------------------------------------------------------------------
+// Host side.
+
+template <typename T>
+constexpr cudaDataType cuda_type = std::is_same_v<T, double> ? CUDA_R_64F : CUDA_R_32F;
+
+// The largest block every one of this precision's kernels can be launched with on the current
+// device (registers may hold some below the device's maxThreadsPerBlock).
+template <typename T>
+int largest_block() {
+  const void* const all[] = {reinterpret_cast<const void*>(&kernels::spmv_row_per_thread<T>),
+                             reinterpret_cast<const void*>(&kernels::spmv_vector<T>),
+                             reinterpret_cast<const void*>(&kernels::dot_partials<T>),
+                             reinterpret_cast<const void*>(&kernels::dot2_partials<T>),
+                             reinterpret_cast<const void*>(&kernels::axpy<T>),
+                             reinterpret_cast<const void*>(&kernels::xpay<T>),
+                             reinterpret_cast<const void*>(&kernels::scale<T>),
+                             reinterpret_cast<const void*>(&kernels::three_term_update<T>),
+                             reinterpret_cast<const void*>(&kernels::cg_update<T>)};
+  int limit = 1 << 30;
+  for (const void* kernel : all) {
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    limit = std::min(limit, attributes.maxThreadsPerBlock);
+  }
+  return limit;
+}
+
+template <typename T>
+class CudaOperations;
+
+// Textbook CG from library calls alone (vendor variant), on the vectors of the CudaOperations that
+// made it: slot 0 b, then x, r, p, Ap.
+template <typename T>
+class LibraryCg final : public Solver {
+  enum : Slot { b = rhs_slot, x, r, p, ap, count };
+
+ public:
+  explicit LibraryCg(CudaOperations<T>& owner) : owner_(&owner) {}
+  int vectors() const override { return count; }
+  void start(Operations& ops) override {
+    auto& cuda = owned(ops);
+    cuda.prepare_library_spmv(p, ap);
+    cuda.fill_zero(x);
+    cuda.copy(b, r);
+    cuda.copy(r, p);
+    rr_ = cuda.library_dot(r, r);
+  }
+  void step(Operations& ops) override {
+    auto& cuda = owned(ops);
+    cuda.library_spmv(p, ap);
+    const double alpha = checked_ratio(rr_, cuda.library_dot(p, ap), "p.Ap");
+    cuda.library_axpy(alpha, p, x);
+    cuda.library_axpy(-alpha, ap, r);
+    const double rr_new = cuda.library_dot(r, r);
+    const double beta = rr_new / rr_;
+    cuda.library_scal(beta, p);  // p = r + beta p, as a library writes it: p = beta p; p += r
+    cuda.library_axpy(1.0, r, p);
+    rr_ = rr_new;
+  }
+  double residual_sq() const override { return rr_; }
+  double final_residual_sq(Operations&) override { return rr_; }
+  Slot solution() const override { return x; }
+
+ private:
+  CudaOperations<T>& owned(Operations& ops) const {
+    if (&ops != static_cast<Operations*>(owner_))
+      throw Error(ExitCode::internal, "the CUDA vendor CG runs only on the Operations that made it");
+    return *owner_;
+  }
+
+  CudaOperations<T>* owner_;
+  double rr_ = 0;
+};
+
+template <typename T>
+class CudaOperations final : public Operations {
+ public:
+  CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
+      : info_(cuda::open_device(device.index)), rows_(a.rows), nnz_(a.nnz()) {
+    // One block size for all kernels: the requested one, within what every kernel can launch with
+    // and dot2's shared scratch (two arrays of the block size).
+    std::size_t limit = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
+    limit = std::min<std::size_t>(limit, info_.local_mem_bytes / (2 * sizeof(T)));
+    limit = std::max<std::size_t>(limit, 1);
+    block_ = static_cast<std::size_t>(launch.work_group_size);
+    if (block_ > limit) {
+      std::cerr << "gpubench: note: work_group_size " << block_ << " exceeds the largest " << info_.label()
+                << " runs the CG kernels with (" << limit << "); using " << limit << "\n";
+      block_ = limit;
+    }
+    // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
+    warp_block_ = std::max<std::size_t>(block_ / warp_size * warp_size, warp_size);
+    blocks_ = static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
+              static_cast<std::size_t>(launch.work_groups_per_cu);
+    spmv_lanes_ = spmv_lanes(a);
+
+    row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
+    col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
+    std::vector<T> values(a.values.size());
+    std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+    values_ = upload_array(std::span<const T>(values));
+    partials_ = cuda::DeviceBuffer<T>(2 * blocks_);
+    host_partials_ = cuda::PinnedBuffer<T>(2 * blocks_);
+    staging_.resize(static_cast<std::size_t>(rows_));
+    stream_.synchronize();  // the uploads read `values`, which goes out of scope
+  }
+
+  ~CudaOperations() override {
+    // Let queued work finish before its buffers go; an error here cannot be reported.
+    static_cast<void>(cudaStreamSynchronize(stream_.get()));
+  }
+
+  CudaOperations(const CudaOperations&) = delete;
+  CudaOperations& operator=(const CudaOperations&) = delete;
+
+  void allocate_vectors(int count) override {
+    stream_.synchronize();
+    vectors_.clear();
+    for (int i = 0; i < count; ++i) {
+      vectors_.emplace_back(static_cast<std::size_t>(rows_));
+      cuda::check(cudaMemsetAsync(vectors_.back().data(), 0, vector_bytes(), stream_.get()), "cudaMemsetAsync");
+    }
+    stream_.synchronize();
+  }
+
+  void upload(Slot v, std::span<const double> values) override {
+    check_length(values.size(), "upload");
+    std::transform(values.begin(), values.end(), staging_.begin(), [](double x) { return static_cast<T>(x); });
+    cuda::check(cudaMemcpyAsync(vector(v), staging_.data(), vector_bytes(), cudaMemcpyHostToDevice, stream_.get()),
+                "cudaMemcpyAsync", "(upload to slot " + std::to_string(v) + ")");
+    stream_.synchronize();  // staging_ may be reused at once
+  }
+
+  void download(Slot v, std::span<double> values) override {
+    check_length(values.size(), "download");
+    cuda::check(cudaMemcpyAsync(staging_.data(), vector(v), vector_bytes(), cudaMemcpyDeviceToHost, stream_.get()),
+                "cudaMemcpyAsync", "(download from slot " + std::to_string(v) + ")");
+    stream_.synchronize();
+    std::transform(staging_.begin(), staging_.end(), values.begin(), [](T x) { return static_cast<double>(x); });
+  }
+
+  void fill_zero(Slot v) override {
+    T* y = vector(v);
+    enqueue("fill", [&] {
+      cuda::check(cudaMemsetAsync(y, 0, vector_bytes(), stream_.get()), "cudaMemsetAsync", "(fill_zero)");
+    });
+  }
+
+  void copy(Slot src, Slot dst) override {
+    const T* x = vector(src);
+    T* y = vector(dst);
+    enqueue("copy", [&] {
+      cuda::check(cudaMemcpyAsync(y, x, vector_bytes(), cudaMemcpyDeviceToDevice, stream_.get()), "cudaMemcpyAsync",
+                  "(copy)");
+    });
+  }
+
+  void spmv(Slot in, Slot out) override {
+    const T* x = vector(in);
+    T* y = vector(out);
+    if (spmv_lanes_ == 1) {
+      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + block_ - 1) / block_);
+      const auto block = static_cast<unsigned>(block_);
+      enqueue("spmv", [&] {
+        kernels::spmv_row_per_thread<T>
+            <<<grid, block, 0, stream_.get()>>>(n(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+        cuda::check_launch("spmv_row_per_thread", grid, block);
+      });
+      return;
+    }
+    const std::size_t threads = static_cast<std::size_t>(rows_) * spmv_lanes_;
+    const auto grid = static_cast<unsigned>((threads + warp_block_ - 1) / warp_block_);
+    const auto block = static_cast<unsigned>(warp_block_);
+    enqueue("spmv", [&] {
+      kernels::spmv_vector<T>
+          <<<grid, block, 0, stream_.get()>>>(n(), spmv_lanes_, row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+      cuda::check_launch("spmv_vector", grid, block);
+    });
+  }
+
+  double dot(Slot a, Slot b) override {
+    const T* x = vector(a);
+    const T* y = vector(b);
+    run("dot", "dot_partials", kernels::dot_partials<T>, block_ * sizeof(T), n(), x, y, partials_.data());
+    read_partials(blocks_);
+    double sum = 0;
+    for (std::size_t g = 0; g < blocks_; ++g) sum += static_cast<double>(host_partials_[g]);
+    return sum;
+  }
+
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    const T* rv = vector(r);
+    const T* wv = vector(w);
+    run("dot2", "dot2_partials", kernels::dot2_partials<T>, 2 * block_ * sizeof(T), n(), rv, wv, partials_.data());
+    read_partials(2 * blocks_);
+    std::array<double, 2> sums{0, 0};
+    for (std::size_t g = 0; g < blocks_; ++g) {
+      sums[0] += static_cast<double>(host_partials_[g]);
+      sums[1] += static_cast<double>(host_partials_[blocks_ + g]);
+    }
+    return sums;
+  }
+
+  void axpy(double alpha, Slot x, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("axpy", "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
+  }
+
+  void xpay(Slot x, double beta, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("xpay", "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
+  }
+
+  void scale(double alpha, Slot x, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("scale", "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
+  }
+
+  void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    const T* xv = vector(x);
+    T* xp = vector(x_prev);
+    const T* rv = vector(r);
+    T* rp = vector(r_prev);
+    const T* wv = vector(w);
+    run("three_term_update", "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
+        rv, rp, wv);
+  }
+
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    T* rv = vector(r);
+    const T* wv = vector(w);
+    T* pv = vector(p);
+    T* sv = vector(s);
+    T* xv = vector(x);
+    run("cg_update", "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+  }
+
+  void start_timer() override {
+    timing_ = true;
+    timer_started_ = false;
+  }
+
+  double stop_timer() override {
+    timing_ = false;
+    stream_.synchronize();
+    if (!timer_started_) return 0;
+    timer_started_ = false;
+    return cuda::Event::seconds_between(timer_start_, timer_end_);
+  }
+
+  void set_profiling(bool on) override { profiling_ = on; }
+
+  std::vector<KernelProfile> take_profile() override {
+    stream_.synchronize();
+    std::vector<KernelProfile> profile;
+    for (auto& launch : profiled_) {
+      auto it = std::find_if(profile.begin(), profile.end(),
+                             [&](const KernelProfile& k) { return k.kernel == launch.kernel; });
+      if (it == profile.end()) it = profile.insert(profile.end(), KernelProfile{launch.kernel, 0.0, 0});
+      it->seconds += cuda::Event::seconds_between(launch.start, launch.end);
+      ++it->calls;
+      spare_events_.push_back(std::move(launch.start));
+      spare_events_.push_back(std::move(launch.end));
+    }
+    profiled_.clear();
+    return profile;
+  }
+
+  int rows() const override { return rows_; }
+
+  std::unique_ptr<Solver> make_vendor_solver() override {
+    if (!library_) library_ = std::make_unique<Library>(stream_, rows_, nnz_, row_ptr_, col_idx_, values_);
+    return std::make_unique<LibraryCg<T>>(*this);
+  }
+
+  // The vendor variant's operations: library calls on these slots, timed and profiled like the
+  // kernels under the names whose work they do.
+
+  // Sizes and allocates cusparseSpMV's work buffer, once (outside any timed region: the solver's
+  // start() calls it).
+  void prepare_library_spmv(Slot in, Slot out) {
+    Library& lib = library();
+    if (lib.in) return;
+    lib.in.emplace(rows_, vector(in), cuda_type<T>);
+    lib.out.emplace(rows_, vector(out), cuda_type<T>);
+    const T one = 1;
+    const T zero = 0;
+    std::size_t bytes = 0;
+    cuda::check(cusparseSpMV_bufferSize(lib.sparse.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, lib.matrix.get(),
+                                        lib.in->get(), &zero, lib.out->get(), cuda_type<T>, spmv_algorithm, &bytes),
+                "cusparseSpMV_bufferSize");
+    lib.work = cuda::DeviceBuffer<unsigned char>(bytes);
+  }
+
+  void library_spmv(Slot in, Slot out) {
+    Library& lib = library();
+    prepare_library_spmv(in, out);
+    lib.in->set_values(vector(in));
+    lib.out->set_values(vector(out));
+    const T one = 1;
+    const T zero = 0;
+    enqueue("spmv", [&] {
+      cuda::check(cusparseSpMV(lib.sparse.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, lib.matrix.get(),
+                               lib.in->get(), &zero, lib.out->get(), cuda_type<T>, spmv_algorithm, lib.work.data()),
+                  "cusparseSpMV");
+    });
+  }
+
+  double library_dot(Slot a, Slot b) {
+    const cublasHandle_t blas = library().blas.get();
+    const T* x = vector(a);
+    const T* y = vector(b);
+    T result = 0;
+    enqueue("dot", [&] {
+      if constexpr (std::is_same_v<T, double>)
+        cuda::check(cublasDdot(blas, n_int(), x, 1, y, 1, &result), "cublasDdot");
+      else
+        cuda::check(cublasSdot(blas, n_int(), x, 1, y, 1, &result), "cublasSdot");
+    });
+    return static_cast<double>(result);  // host pointer mode: cuBLAS has waited for it
+  }
+
+  void library_axpy(double alpha, Slot x, Slot y) {
+    const cublasHandle_t blas = library().blas.get();
+    const T a = real(alpha);
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    enqueue("axpy", [&] {
+      if constexpr (std::is_same_v<T, double>)
+        cuda::check(cublasDaxpy(blas, n_int(), &a, xv, 1, yv, 1), "cublasDaxpy");
+      else
+        cuda::check(cublasSaxpy(blas, n_int(), &a, xv, 1, yv, 1), "cublasSaxpy");
+    });
+  }
+
+  void library_scal(double alpha, Slot x) {
+    const cublasHandle_t blas = library().blas.get();
+    const T a = real(alpha);
+    T* xv = vector(x);
+    enqueue("scale", [&] {
+      if constexpr (std::is_same_v<T, double>)
+        cuda::check(cublasDscal(blas, n_int(), &a, xv, 1), "cublasDscal");
+      else
+        cuda::check(cublasSscal(blas, n_int(), &a, xv, 1), "cublasSscal");
+    });
+  }
+
+ private:
+  static constexpr cusparseSpMVAlg_t spmv_algorithm = CUSPARSE_SPMV_CSR_ALG1;
+
+  // cuBLAS and cuSPARSE state of the vendor variant, made on its first use: the handles (bound to
+  // the stream) and the matrix's descriptor; then, once vectors exist (prepare_library_spmv), the
+  // vector descriptors and cusparseSpMV's work buffer, sized and allocated once.
+  struct Library {
+    Library(const cuda::Stream& stream, int rows, std::int64_t nnz, const cuda::DeviceBuffer<std::int32_t>& row_ptr,
+            const cuda::DeviceBuffer<std::int32_t>& col_idx, const cuda::DeviceBuffer<T>& values)
+        : blas(stream),
+          sparse(stream),
+          matrix(rows, nnz, row_ptr.data(), col_idx.data(), values.data(), cuda_type<T>) {}
+    cuda::BlasHandle blas;
+    cuda::SparseHandle sparse;
+    cuda::SparseCsr matrix;
+    std::optional<cuda::DenseVector> in, out;
+    cuda::DeviceBuffer<unsigned char> work;
+  };
+
+  struct ProfiledLaunch {
+    std::string kernel;
+    cuda::Event start, end;
+  };
+
+  Library& library() {
+    if (!library_) throw Error(ExitCode::internal, "CUDA library call before make_vendor_solver()");
+    return *library_;
+  }
+
+  std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
+  unsigned n() const { return static_cast<unsigned>(rows_); }
+  int n_int() const { return rows_; }
+  static T real(double x) { return static_cast<T>(x); }
+
+  template <typename U>
+  cuda::DeviceBuffer<U> upload_array(std::span<const U> host) {
+    // At least one element, so that no array's pointer is null (cuSPARSE refuses null arrays).
+    cuda::DeviceBuffer<U> buffer(std::max<std::size_t>(host.size(), 1));
+    if (!host.empty())
+      cuda::check(cudaMemcpyAsync(buffer.data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream_.get()),
+                  "cudaMemcpyAsync", "(matrix upload)");
+    return buffer;
+  }
+
+  T* vector(Slot v) const {
+    if (v < 0 || v >= static_cast<int>(vectors_.size()))
+      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
+                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    return vectors_[static_cast<std::size_t>(v)].data();
+  }
+
+  void check_length(std::size_t length, const char* what) const {
+    if (length != static_cast<std::size_t>(rows_))
+      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
+                                          " values into a CG vector of " + std::to_string(rows_));
+  }
+
+  void read_partials(std::size_t count) {
+    cuda::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(), count * sizeof(T), cudaMemcpyDeviceToHost,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(dot partials)");
+    stream_.synchronize();
+  }
+
+  // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
+  template <typename... Params, typename... Args>
+  void run(const char* profile_name, const char* kernel_name, void (*kernel)(Params...), std::size_t shared,
+           Args... args) {
+    const auto grid = static_cast<unsigned>(blocks_);
+    const auto block = static_cast<unsigned>(block_);
+    enqueue(profile_name, [&] {
+      kernel<<<grid, block, shared, stream_.get()>>>(args...);
+      cuda::check_launch(kernel_name, grid, block);
+    });
+  }
+
+  // Queues `body`'s work on the stream between the events that timing and profiling ask for.
+  template <typename Body>
+  void enqueue(const char* kernel, Body&& body) {
+    if (timing_ && !timer_started_) {
+      timer_start_.record(stream_);
+      timer_started_ = true;
+    }
+    if (profiling_) {
+      ProfiledLaunch launch{kernel, spare_event(), spare_event()};
+      launch.start.record(stream_);
+      body();
+      launch.end.record(stream_);
+      profiled_.push_back(std::move(launch));
+    } else {
+      body();
+    }
+    if (timing_) timer_end_.record(stream_);
+  }
+
+  cuda::Event spare_event() {
+    if (spare_events_.empty()) return cuda::Event();
+    cuda::Event e = std::move(spare_events_.back());
+    spare_events_.pop_back();
+    return e;
+  }
+
+  // Declaration order is destruction order reversed: the library state and the buffers go before
+  // the stream they were used on.
+  DeviceInfo info_;
+  int rows_;
+  std::int64_t nnz_;
+  cuda::Stream stream_;
+  cuda::Event timer_start_, timer_end_;
+  std::size_t block_ = 0;
+  std::size_t warp_block_ = 0;
+  std::size_t blocks_ = 0;
+  unsigned spmv_lanes_ = 1;
+  cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
+  cuda::DeviceBuffer<T> values_, partials_;
+  cuda::PinnedBuffer<T> host_partials_;
+  std::vector<cuda::DeviceBuffer<T>> vectors_;
+  std::vector<T> staging_;
+  std::unique_ptr<Library> library_;
+
+  bool timing_ = false;
+  bool timer_started_ = false;
+  bool profiling_ = false;
+  std::vector<ProfiledLaunch> profiled_;
+  std::vector<cuda::Event> spare_events_;
+};
+
+std::unique_ptr<Operations> make_cuda_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
+                                                 const LaunchConfig& launch) {
+  check_launch(launch);
+  check_device_can_run(device, a, precision);
+  if (a.rows < 1) throw InputError("the CG matrix has no rows");
+  if (precision == Precision::f64) return std::make_unique<CudaOperations<double>>(device, a, launch);
+  return std::make_unique<CudaOperations<float>>(device, a, launch);
+}
+
+}  // namespace
+
+}  // namespace gpubench::cg
+
+GPUBENCH_REGISTER_CG_OPERATIONS("cuda", gpubench::cg::make_cuda_operations,
+                                "cuSPARSE SpMV (CSR) + cuBLAS dot/axpy/scal");
