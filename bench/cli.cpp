@@ -57,7 +57,7 @@ std::string usage() {
          "  --list-devices        list every backend's devices and exit\n"
          "  --problem SPEC        poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C (default poisson2d:512)\n"
          "  --precision P         f32, f64 or all (default f64)\n"
-         "  --variant V[,V..]     classic, form1, form2 or all (default all)\n"
+         "  --variant V[,V..]     classic, form1, form2, vendor or all (default all)\n"
          "  --iterations K        CG iterations (default 100; with --tolerance, the cap, default 20000)\n"
          "  --tolerance T         solve to relative residual ||r||/||b|| <= T instead of a fixed count\n"
          "  --repetitions R       timed repetitions per point (default 5)\n"

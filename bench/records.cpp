@@ -135,11 +135,11 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
       << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
       << (baseline.empty() ? std::string("the first row") : baseline) << ")\n\n";
-  out << col("backend", 14) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
+  out << col("backend", 16) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
       << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("speedup", 9, true) << "  verified\n";
   for (const auto& p : report.points) {
     const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
-    out << col(backend, 14) << col(p.id.device.name, 31) << " " << col(p.id.variant, 9)
+    out << col(backend, 16) << col(p.id.device.name, 31) << " " << col(p.id.variant, 9)
         << col(to_string(p.id.precision), 5);
     if (p.failed || p.median_seconds_per_iteration <= 0) {
       out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 9, true) << "  FAILED\n";

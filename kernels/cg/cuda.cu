@@ -38,14 +38,6 @@ namespace {
 constexpr unsigned warp_size = 32;
 constexpr unsigned full_warp = 0xffffffffu;
 
-// Threads per matrix row in SpMV, by the average row length, as the OpenCL implementation chooses
-// them (kernels/cg/opencl.cpp): 1 (spmv_row_per_thread) for short rows, 4 to 32 (spmv_vector)
-// for longer ones.
-unsigned spmv_lanes(const CsrMatrix& a) {
-  const double per_row = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0;
-  return per_row >= 64 ? 32 : per_row >= 32 ? 16 : per_row >= 16 ? 8 : per_row >= 12 ? 4 : 1;
-}
-
 namespace kernels {
 
 // out = A in: CSR, one thread per row (launched over rows rounded up to the block size).
@@ -77,9 +69,20 @@ __global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* _
   T sum = 0;
   if (row < rows) {
     const std::int32_t end = row_ptr[row + 1];
-    for (std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane); k < end;
-         k += static_cast<std::int32_t>(lanes))
-      sum += values[k] * in[col_idx[k]];
+    const auto step = static_cast<std::int32_t>(lanes);
+    std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+    // Four independent gathers in flight per thread: the x gathers depend on the index loads, and
+    // one at a time leaves too few bytes in flight to cover the memory latency.
+    T sum1 = 0;
+    for (; k + 3 * step < end; k += 4 * step) {
+      const std::int32_t c0 = col_idx[k], c1 = col_idx[k + step], c2 = col_idx[k + 2 * step],
+                         c3 = col_idx[k + 3 * step];
+      const T v0 = values[k], v1 = values[k + step], v2 = values[k + 2 * step], v3 = values[k + 3 * step];
+      sum += v0 * in[c0] + v2 * in[c2];
+      sum1 += v1 * in[c1] + v3 * in[c3];
+    }
+    for (; k < end; k += step) sum += values[k] * in[col_idx[k]];
+    sum += sum1;
   }
   for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
   if (lane == 0 && row < rows) out[row] = sum;
@@ -298,7 +301,7 @@ class CudaOperations final : public Operations {
     warp_block_ = std::max<std::size_t>(block_ / warp_size * warp_size, warp_size);
     blocks_ = static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
               static_cast<std::size_t>(launch.work_groups_per_cu);
-    spmv_lanes_ = spmv_lanes(a);
+    spmv_lanes_ = spmv_lanes(a, warp_block_);
 
     row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
     col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));

@@ -38,7 +38,19 @@ __kernel void spmv_vector(const uint rows, const uint lanes, __global const int*
   REAL sum = 0;
   if (row < rows) {
     const int end = row_ptr[row + 1];
-    for (int k = row_ptr[row] + (int)lane; k < end; k += (int)lanes) sum += values[k] * in[col_idx[k]];
+    const int step = (int)lanes;
+    int k = row_ptr[row] + (int)lane;
+    // Four independent gathers in flight per work-item: the x gathers depend on the index loads,
+    // and one at a time leaves too few bytes in flight to cover the memory latency.
+    REAL sum1 = 0;
+    for (; k + 3 * step < end; k += 4 * step) {
+      const int c0 = col_idx[k], c1 = col_idx[k + step], c2 = col_idx[k + 2 * step], c3 = col_idx[k + 3 * step];
+      const REAL v0 = values[k], v1 = values[k + step], v2 = values[k + 2 * step], v3 = values[k + 3 * step];
+      sum += v0 * in[c0] + v2 * in[c2];
+      sum1 += v1 * in[c1] + v3 * in[c3];
+    }
+    for (; k < end; k += step) sum += values[k] * in[col_idx[k]];
+    sum += sum1;
   }
   scratch[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -224,14 +224,6 @@ class OpenclOperations final : public Operations {
 
   opencl::Context context_;
   int rows_;
-  // Work-items per matrix row: 1 (one per row) for short rows, more for long ones.
-  static std::size_t spmv_lanes(const CsrMatrix& a, std::size_t work_group_size) {
-    const double per_row = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0;
-    std::size_t lanes = per_row >= 64 ? 32 : per_row >= 32 ? 16 : per_row >= 16 ? 8 : per_row >= 12 ? 4 : 1;
-    while (lanes > 1 && work_group_size % lanes != 0) lanes /= 2;  // whole rows per work-group
-    return lanes;
-  }
-
   std::size_t spmv_lanes_ = 1;
   opencl::Kernel spmv_vector_;
   opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;

@@ -14,6 +14,7 @@
 
 #include "bench/errors.hpp"
 #include "kernels/cg/problems.hpp"
+#include "tests/test_paths.hpp"
 
 namespace gpubench::cg {
 namespace {
@@ -22,11 +23,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string matrix_path(const std::string& name) {
-  return std::string(GPUBENCH_MATRIX_DIR) + "/" + name;
+  return test::matrix_dir() + "/" + name;
 }
 
 std::string data_path(const std::string& name) {
-  return std::string(GPUBENCH_TEST_DATA) + "/" + name;
+  return test::test_data_dir() + "/" + name;
 }
 
 // The message of the InputError that `f` throws, or a test failure if it throws none.
@@ -348,7 +349,7 @@ TEST(ReadMatrixMarket, MissingFileNamesThePath) {
 }
 
 TEST(ReadMatrixMarket, DirectoryIsRejected) {
-  EXPECT_THAT(input_error_of([] { read_matrix_market(GPUBENCH_TEST_DATA); }),
+  EXPECT_THAT(input_error_of([] { read_matrix_market(test::test_data_dir()); }),
               HasSubstr("directory"));
 }
 
