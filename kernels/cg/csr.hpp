@@ -22,12 +22,15 @@ struct CsrMatrix {
 // Threads (work-items) per row in a CSR SpMV, by the average row length: 1 (one per row) for short
 // rows (Poisson: 5 or 7), 4 to 32 for longer ones (NAS CG: ~240), so that the loads of a row are
 // coalesced and rows of different length do not leave threads idle. Every backend with its own
-// SpMV uses this rule; `group` (the work-group size) must hold whole rows.
-inline unsigned spmv_lanes(const CsrMatrix& a, std::size_t group) {
-  const double per_row = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0;
+// SpMV uses this rule; `group` (the work-group size) must hold whole rows. per_row: the average
+// nonzeros per row.
+inline unsigned spmv_lanes(double per_row, std::size_t group) {
   unsigned lanes = per_row >= 64 ? 32 : per_row >= 32 ? 16 : per_row >= 16 ? 8 : per_row >= 12 ? 4 : 1;
   while (lanes > 1 && group % lanes != 0) lanes /= 2;
   return lanes;
+}
+inline unsigned spmv_lanes(const CsrMatrix& a, std::size_t group) {
+  return spmv_lanes(a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0, group);
 }
 
 // A problem: the matrix, the right-hand side, and a name for records ("poisson2d:4096").

@@ -88,6 +88,55 @@ __global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* _
   if (lane == 0 && row < rows) out[row] = sum;
 }
 
+// out = A in for matrices whose x fits in L2 but whose rows gather x at random (NAS CG: 150000
+// columns, ~240 nonzeros per row spread over all of them). Each gathered 8-byte x[j] costs a
+// 32-byte L2 sector, so the gathers, not the matrix stream, bound spmv_vector there. Here the
+// columns are cut into slabs that fit in shared memory; the matrix is stored slab by slab (within
+// a slab, CSR by row, column indices as 16-bit offsets into the slab). Each block owns a contiguous
+// run of rows; per slab it copies that slice of x into shared memory (coalesced), then its groups
+// of `lanes` threads sum their rows' entries of the slab, gathering from shared memory, and add
+// them to out. x is read from L2 once per block and slab instead of once per nonzero.
+template <typename T>
+__global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
+                           const std::int32_t* __restrict__ slab_row_ptr, const std::uint16_t* __restrict__ offsets,
+                           const T* __restrict__ values, const T* __restrict__ in, T* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* const slice = reinterpret_cast<T*>(shared_bytes);
+  const unsigned per_block = (rows + gridDim.x - 1) / gridDim.x;
+  const unsigned first = blockIdx.x * per_block;
+  const unsigned last = min(rows, first + per_block);
+  const unsigned groups = blockDim.x / lanes;
+  const unsigned group = threadIdx.x / lanes;
+  const unsigned lane = threadIdx.x & (lanes - 1);
+  const auto step = static_cast<std::int32_t>(lanes);
+  for (unsigned s = 0; s < slabs; ++s) {
+    const unsigned base = s * slab_width;
+    const unsigned width = min(slab_width, cols - base);
+    __syncthreads();  // the previous slab's gathers are done
+    for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
+    __syncthreads();
+    const std::int32_t* const row_ptr = slab_row_ptr + static_cast<std::size_t>(s) * (rows + 1);
+    // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
+    for (unsigned r0 = first; r0 < last; r0 += groups) {
+      const unsigned row = r0 + group;
+      T sum = 0, sum1 = 0;
+      if (row < last) {
+        const std::int32_t end = row_ptr[row + 1];
+        std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+        for (; k + 3 * step < end; k += 4 * step) {
+          const unsigned c0 = offsets[k], c1 = offsets[k + step], c2 = offsets[k + 2 * step], c3 = offsets[k + 3 * step];
+          sum += values[k] * slice[c0] + values[k + 2 * step] * slice[c2];
+          sum1 += values[k + step] * slice[c1] + values[k + 3 * step] * slice[c3];
+        }
+        for (; k < end; k += step) sum += values[k] * slice[offsets[k]];
+      }
+      sum += sum1;
+      for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
+      if (lane == 0 && row < last) out[row] = s == 0 ? sum : out[row] + sum;
+    }
+  }
+}
+
 // The block's dynamic shared memory, as reals (the launch sizes it).
 template <typename T>
 __device__ T* shared_scratch() {
@@ -302,6 +351,7 @@ class CudaOperations final : public Operations {
     blocks_ = static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
               static_cast<std::size_t>(launch.work_groups_per_cu);
     spmv_lanes_ = spmv_lanes(a, warp_block_);
+    plan_slabs(a);
 
     row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
     col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
@@ -374,6 +424,17 @@ class CudaOperations final : public Operations {
         kernels::spmv_row_per_thread<T>
             <<<grid, block, 0, stream_.get()>>>(n(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
         cuda::check_launch("spmv_row_per_thread", grid, block);
+      });
+      return;
+    }
+    if (slabs_ > 0) {
+      const auto grid = static_cast<unsigned>(slab_grid_);
+      const auto block = static_cast<unsigned>(slab_block_);
+      enqueue("spmv", [&] {
+        kernels::spmv_slabs<T><<<grid, block, slab_width_ * sizeof(T), stream_.get()>>>(
+            n(), n(), slab_lanes_, static_cast<unsigned>(slab_width_), static_cast<unsigned>(slabs_),
+            slab_row_ptr_.data(), slab_offsets_.data(), slab_values_.data(), x, y);
+        cuda::check_launch("spmv_slabs", grid, block);
       });
       return;
     }
@@ -621,6 +682,77 @@ class CudaOperations final : public Operations {
     stream_.synchronize();
   }
 
+  // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
+  // slab. It pays when x fits in shared memory in a few slabs and reloading it once per block and
+  // slab moves well under the bytes of the gathers it replaces (a 32-byte L2 sector per nonzero;
+  // the test below allows half of that): long
+  // rows over a moderate number of columns, as in NAS CG. Short-row matrices (Poisson) gather
+  // neighbours that share sectors anyway and keep spmv_row_per_thread.
+  void plan_slabs(const CsrMatrix& a) {
+    if (spmv_lanes_ == 1 || a.cols != a.rows) return;
+    int device = 0, per_block = 0, per_sm = 0;
+    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+    cuda::check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+                "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
+    // Two blocks per SM, each with half the shared memory: one copies its slice of x while the
+    // other gathers (measured on the H100, NAS CG class C: 0.275 ms per SpMV against 0.345 with one
+    // block per SM and 0.348 for spmv_vector).
+    constexpr std::size_t blocks_per_sm = 2;
+    // The runtime keeps 1 KiB of each block's shared memory for itself.
+    const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(per_block),
+                                                    static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024);
+    const std::size_t max_width = std::min<std::size_t>(bytes / sizeof(T), 1u << 16);  // 16-bit offsets
+    const auto cols = static_cast<std::size_t>(a.cols);
+    const std::size_t slabs = (cols + max_width - 1) / max_width;
+    const std::size_t grid = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
+    if (grid * cols * sizeof(T) > static_cast<std::size_t>(nnz_) * 16) return;
+
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernels::spmv_slabs<T>)),
+                "cudaFuncGetAttributes", "(spmv_slabs)");
+    slab_block_ = std::min<std::size_t>(1024, static_cast<std::size_t>(attributes.maxThreadsPerBlock)) / warp_size *
+                  warp_size;
+    slab_width_ = (cols + slabs - 1) / slabs;
+    cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(&kernels::spmv_slabs<T>),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(slab_width_ * sizeof(T))),
+                "cudaFuncSetAttribute", "(spmv_slabs shared memory " + std::to_string(slab_width_ * sizeof(T)) + " B)");
+    slab_lanes_ = spmv_lanes(static_cast<double>(nnz_) / (static_cast<double>(rows_) * static_cast<double>(slabs)),
+                             slab_block_);
+
+    // Slab-major CSR: per slab, rows + 1 offsets into one values/offsets array.
+    const auto rows = static_cast<std::size_t>(rows_);
+    std::vector<std::int32_t> row_ptr(slabs * (rows + 1), 0);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+        ++row_ptr[static_cast<std::size_t>(a.col_idx[k]) / slab_width_ * (rows + 1) + r + 1];
+    std::int32_t running = 0;
+    for (std::size_t s = 0; s < slabs; ++s) {
+      std::int32_t* p = row_ptr.data() + s * (rows + 1);
+      p[0] = running;
+      for (std::size_t r = 0; r < rows; ++r) p[r + 1] = running += p[r + 1];
+    }
+    std::vector<std::int32_t> next(row_ptr);  // where each (slab, row)'s next entry goes
+    std::vector<std::uint16_t> offsets(static_cast<std::size_t>(nnz_));
+    std::vector<T> values(static_cast<std::size_t>(nnz_));
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        const auto c = static_cast<std::size_t>(a.col_idx[k]);
+        const std::size_t s = c / slab_width_;
+        const auto at = static_cast<std::size_t>(next[s * (rows + 1) + r]++);
+        offsets[at] = static_cast<std::uint16_t>(c - s * slab_width_);
+        values[at] = static_cast<T>(a.values[k]);
+      }
+    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(row_ptr));
+    slab_offsets_ = upload_array(std::span<const std::uint16_t>(offsets));
+    slab_values_ = upload_array(std::span<const T>(values));
+    stream_.synchronize();  // the uploads read the vectors above
+    slab_grid_ = grid;
+    slabs_ = slabs;
+  }
+
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
   template <typename... Params, typename... Args>
   void run(const char* profile_name, const char* kernel_name, void (*kernel)(Params...), std::size_t shared,
@@ -671,6 +803,12 @@ class CudaOperations final : public Operations {
   std::size_t blocks_ = 0;
   unsigned spmv_lanes_ = 1;
   cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
+  // spmv_slabs (slabs_ > 0): the matrix slab by slab, and its launch.
+  std::size_t slabs_ = 0, slab_width_ = 0, slab_grid_ = 0, slab_block_ = 0;
+  unsigned slab_lanes_ = 0;
+  cuda::DeviceBuffer<std::int32_t> slab_row_ptr_;
+  cuda::DeviceBuffer<std::uint16_t> slab_offsets_;
+  cuda::DeviceBuffer<T> slab_values_;
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
   std::vector<cuda::DeviceBuffer<T>> vectors_;

@@ -308,6 +308,20 @@ TEST_F(CudaCg, SpmvShortAndLongRowsMatchTheHost) {
     for (const CsrMatrix* a : {&poisson, &thirteen, &hundred}) expect_spmv_matches(*a, Precision::f64, launch);
 }
 
+TEST_F(CudaCg, SpmvOfLongRowsOverManyColumnsMatchesTheHost) {
+  // Long random rows over more columns than one shared-memory slab holds (NAS CG's shape): the
+  // slab-by-slab SpMV, with x cut into 3 (f64) or 2 (f32) slabs on an H100 (it runs there when
+  // nonzeros per column >= the SM count: about 165 here), and ragged rows so that some rows have no
+  // entry in a slab.
+  const CsrMatrix wide = matrix_with_rows(70001, {250, 300, 270, 0, 3}, 5);
+  for (Precision p : {Precision::f32, Precision::f64}) {
+    expect_spmv_matches(wide, p);
+    expect_spmv_matches(wide, p, LaunchConfig{96, 3});
+  }
+  const CsrMatrix npb_a = make_problem("npb:A").a;
+  expect_spmv_matches(npb_a, Precision::f64);
+}
+
 struct VendorRun {
   SolveResult result;
   Verdict verdict;
