@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/build_info.hpp"
 #include "bench/errors.hpp"
 
 namespace gpubench {
@@ -198,7 +199,7 @@ RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
 
   report.context = collector.context;
   report.context["gpubench_version"] = GPUBENCH_VERSION;
-  report.context["gpubench_commit"] = GPUBENCH_COMMIT;
+  report.context["gpubench_commit"] = build_commit;
   nlohmann::json devices = nlohmann::json::array();
   std::vector<std::string> seen;
   for (const auto& p : report.points) {
