@@ -310,7 +310,7 @@ TEST_F(CudaCg, SpmvShortAndLongRowsMatchTheHost) {
 
 TEST_F(CudaCg, SpmvOfLongRowsOverManyColumnsMatchesTheHost) {
   // Long random rows over more columns than one shared-memory slab holds (NAS CG's shape): the
-  // slab-by-slab SpMV, with x cut into 3 (f64) or 2 (f32) slabs on an H100 (it runs there when
+  // slab-by-slab SpMV, with x cut into 5 (f64) or 3 (f32) slabs on an H100 (it runs there when
   // nonzeros per column >= the SM count: about 165 here), and ragged rows so that some rows have no
   // entry in a slab.
   const CsrMatrix wide = matrix_with_rows(70001, {250, 300, 270, 0, 3}, 5);
