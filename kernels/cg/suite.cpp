@@ -238,12 +238,14 @@ class CgSuite final : public Suite {
     // Devices first: an unknown device, or a generated problem too large for one, is reported
     // before anything is generated or allocated.
     std::vector<DeviceInfo> devices;
+    std::vector<std::string> skipped;  // backends without the device: listed with the results
     for (const auto& backend : options.backends) {
       try {
         devices.push_back(find_device(backend, options.device));
       } catch (const DeviceError& e) {
         if (options.backends.size() == 1) throw;
         std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+        skipped.push_back(backend + ": " + e.what());
       }
     }
     const std::string spec = options.problem.empty() ? default_problem() : options.problem;
@@ -268,6 +270,7 @@ class CgSuite final : public Suite {
     const StopRule rule{options.iterations, options.tolerance};
     const LaunchConfig launch;
     Plan plan;
+    plan.unavailable = std::move(skipped);
     for (const DeviceInfo& device : devices) {
       for (Variant v : variants) {
         if (v == Variant::vendor && vendor_library(device.backend).empty()) {
