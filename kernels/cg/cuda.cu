@@ -383,7 +383,7 @@ class CudaOperations final : public Operations {
   }
 
   void upload(Slot v, std::span<const double> values) override {
-    check_length(values.size(), "upload");
+    check_vector_length(values.size(), rows_, "upload");
     std::transform(values.begin(), values.end(), staging_.begin(), [](double x) { return static_cast<T>(x); });
     cuda::check(cudaMemcpyAsync(vector(v), staging_.data(), vector_bytes(), cudaMemcpyHostToDevice, stream_.get()),
                 "cudaMemcpyAsync", "(upload to slot " + std::to_string(v) + ")");
@@ -391,7 +391,7 @@ class CudaOperations final : public Operations {
   }
 
   void download(Slot v, std::span<double> values) override {
-    check_length(values.size(), "download");
+    check_vector_length(values.size(), rows_, "download");
     cuda::check(cudaMemcpyAsync(staging_.data(), vector(v), vector_bytes(), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(download from slot " + std::to_string(v) + ")");
     stream_.synchronize();
@@ -663,16 +663,8 @@ class CudaOperations final : public Operations {
   }
 
   T* vector(Slot v) const {
-    if (v < 0 || v >= static_cast<int>(vectors_.size()))
-      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
-                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    check_slot(v, vectors_.size());
     return vectors_[static_cast<std::size_t>(v)].data();
-  }
-
-  void check_length(std::size_t length, const char* what) const {
-    if (length != static_cast<std::size_t>(rows_))
-      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
-                                          " values into a CG vector of " + std::to_string(rows_));
   }
 
   void read_partials(std::size_t count) {

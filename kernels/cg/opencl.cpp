@@ -77,13 +77,13 @@ class OpenclOperations final : public Operations {
   }
 
   void upload(Slot v, std::span<const double> values) override {
-    check_length(values.size(), "upload");
+    check_vector_length(values.size(), rows_, "upload");
     std::transform(values.begin(), values.end(), staging_.begin(), [](double x) { return static_cast<T>(x); });
     context_.write(vector(v), staging_.data(), vector_bytes());
   }
 
   void download(Slot v, std::span<double> values) override {
-    check_length(values.size(), "download");
+    check_vector_length(values.size(), rows_, "download");
     context_.read(vector(v), staging_.data(), vector_bytes());
     std::transform(staging_.begin(), staging_.end(), values.begin(), [](T x) { return static_cast<double>(x); });
   }
@@ -195,16 +195,8 @@ class OpenclOperations final : public Operations {
   }
 
   const opencl::Buffer& vector(Slot v) const {
-    if (v < 0 || v >= static_cast<int>(vectors_.size()))
-      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
-                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    check_slot(v, vectors_.size());
     return vectors_[static_cast<std::size_t>(v)];
-  }
-
-  void check_length(std::size_t length, const char* what) const {
-    if (length != static_cast<std::size_t>(rows_))
-      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
-                                          " values into a CG vector of " + std::to_string(rows_));
   }
 
   // A grid-stride kernel on compute units x work-groups per CU work-groups.

@@ -78,7 +78,7 @@ class OpenmpOperations final : public Operations {
   }
 
   void upload(Slot v, std::span<const double> values) override {
-    check_length(values.size(), "upload");
+    check_vector_length(values.size(), rows_, "upload");
     T* y = vec(v);
     const double* x = values.data();
     const int n = rows_;
@@ -87,7 +87,7 @@ class OpenmpOperations final : public Operations {
   }
 
   void download(Slot v, std::span<double> values) override {
-    check_length(values.size(), "download");
+    check_vector_length(values.size(), rows_, "download");
     const T* x = vec(v);
     double* y = values.data();
     const int n = rows_;
@@ -253,16 +253,8 @@ class OpenmpOperations final : public Operations {
 
  private:
   T* vec(Slot v) {
-    if (v < 0 || v >= static_cast<int>(vectors_.size()))
-      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
-                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    check_slot(v, vectors_.size());
     return vectors_[static_cast<std::size_t>(v)].data();
-  }
-
-  void check_length(std::size_t length, const char* what) const {
-    if (length != static_cast<std::size_t>(rows_))
-      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
-                                          " values into a CG vector of " + std::to_string(rows_));
   }
 
   void zero(T* y) const {

@@ -54,6 +54,18 @@ void check_launch(const LaunchConfig& launch) {
     throw UsageError("work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " is invalid (must be >= 1)");
 }
 
+void check_slot(Slot v, std::size_t allocated) {
+  if (v < 0 || static_cast<std::size_t>(v) >= allocated)
+    throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
+                                        std::to_string(static_cast<long>(allocated) - 1) + ")");
+}
+
+void check_vector_length(std::size_t length, int rows, const char* what) {
+  if (length != static_cast<std::size_t>(rows))
+    throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
+                                        " values into a CG vector of " + std::to_string(rows));
+}
+
 std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }
 
 std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors) {

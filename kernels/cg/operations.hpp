@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -92,6 +93,12 @@ inline constexpr int max_cg_vectors = 8;
 // factory calls both, so every backend refuses the same cases with the same messages.
 void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision);
 void check_launch(const LaunchConfig& launch);
+
+// The checks every backend's Operations makes on its callers (Error, ExitCode::internal: these
+// are bugs in the algorithm code, not user input): `v` is one of the `allocated` vector slots;
+// `length` values moved by `what` (upload, download) fit a vector of `rows`.
+void check_slot(Slot v, std::size_t allocated);
+void check_vector_length(std::size_t length, int rows, const char* what);
 
 // Each API registers how to make its Operations for a device (GPUBENCH_REGISTER_CG_OPERATIONS in
 // its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the

@@ -167,7 +167,7 @@ class ViennaclOperations final : public Operations {
   }
 
   void upload(Slot v, std::span<const double> values) override {
-    check_length(values.size(), "upload");
+    check_vector_length(values.size(), rows_, "upload");
     Vector& y = vec(v);
     guarded("upload (fast_copy)", [&] {
       domain_.activate();
@@ -182,7 +182,7 @@ class ViennaclOperations final : public Operations {
   }
 
   void download(Slot v, std::span<double> values) override {
-    check_length(values.size(), "download");
+    check_vector_length(values.size(), rows_, "download");
     const Vector& x = vec(v);
     guarded("download (fast_copy)", [&] {
       domain_.activate();
@@ -339,16 +339,8 @@ class ViennaclOperations final : public Operations {
 
  private:
   Vector& vec(Slot v) {
-    if (v < 0 || v >= static_cast<int>(vectors_.size()))
-      throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +
-                                          std::to_string(static_cast<int>(vectors_.size()) - 1) + ")");
+    check_slot(v, vectors_.size());
     return *vectors_[static_cast<std::size_t>(v)];
-  }
-
-  void check_length(std::size_t length, const char* what) const {
-    if (length != static_cast<std::size_t>(rows_))
-      throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
-                                          " values into a CG vector of " + std::to_string(rows_));
   }
 
   // Runs `body`, turning what ViennaCL throws (its OpenCL errors, failed program builds, host

@@ -9,27 +9,13 @@
 #include "backends/opencl/opencl.hpp"
 #include "backends/registry.hpp"
 #include "bench/errors.hpp"
+#include "tests/backends/backend_test_helpers.hpp"
 
 namespace gpubench::opencl {
 namespace {
 
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "'" << part << "' is not in:\n" << text;
-}
-
-// The message of the DeviceError `body` throws; fails the test if it throws nothing or else.
-template <typename Body>
-std::string device_error_of(Body&& body) {
-  try {
-    body();
-  } catch (const DeviceError& e) {
-    EXPECT_EQ(e.code(), ExitCode::device);
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a DeviceError";
-  return {};
-}
+using test::contains;
+using test::device_error_of;
 
 class OpenclTest : public ::testing::Test {
  protected:
