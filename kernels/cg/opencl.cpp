@@ -234,9 +234,7 @@ class OpenclOperations final : public Operations {
 
 std::unique_ptr<Operations> make_opencl_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
                                                    const LaunchConfig& launch) {
-  check_launch(launch);
-  check_device_can_run(device, a, precision);
-  if (a.rows < 1) throw InputError("the CG matrix has no rows");
+  check_can_make(device, a, precision, launch);
   if (precision == Precision::f64) return std::make_unique<OpenclOperations<double>>(device, a, launch);
   return std::make_unique<OpenclOperations<float>>(device, a, launch);
 }

@@ -299,9 +299,7 @@ class OpenmpOperations final : public Operations {
 
 std::unique_ptr<Operations> make_openmp_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
                                                    const LaunchConfig& launch) {
-  check_launch(launch);  // unused by this backend, but the same values are refused everywhere
-  check_device_can_run(device, a, precision);
-  if (a.rows < 1) throw InputError("the CG matrix has no rows");
+  check_can_make(device, a, precision, launch);
   if (precision == Precision::f64) return std::make_unique<OpenmpOperations<double>>(a);
   return std::make_unique<OpenmpOperations<float>>(a);
 }

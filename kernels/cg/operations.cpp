@@ -23,7 +23,6 @@ std::string gigabytes(std::uint64_t bytes) {
   std::snprintf(text, sizeof text, "%.3g GB", static_cast<double>(bytes) / 1e9);
   return text;
 }
-}  // namespace
 
 void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision) {
   if (precision == Precision::f64 && !device.fp64)
@@ -52,6 +51,14 @@ void check_launch(const LaunchConfig& launch) {
     throw UsageError("work_group_size " + std::to_string(launch.work_group_size) + " is invalid (must be >= 1)");
   if (launch.work_groups_per_cu < 1)
     throw UsageError("work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " is invalid (must be >= 1)");
+}
+
+}  // namespace
+
+void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch) {
+  check_launch(launch);
+  check_device_can_run(device, a, precision);
+  if (a.rows < 1) throw InputError("the CG matrix has no rows");
 }
 
 void check_slot(Slot v, std::size_t allocated) {

@@ -87,12 +87,12 @@ inline std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int ve
 // The vectors the widest CG variant needs, plus one for NAS CG's residual: what a factory plans for.
 inline constexpr int max_cg_vectors = 8;
 
-// Refuse, before anything is allocated, what `device` (as described) cannot run: f64 without
+// Refuse, before anything is allocated, what `device` (as described) cannot run: launch
+// parameters below 1 (UsageError, even where a backend picks its own work sizes); f64 without
 // fp64, too little global memory for the matrix and max_cg_vectors vectors, an array larger
-// than one buffer may be (DeviceError); launch parameters below 1 (UsageError). Every
-// factory calls both, so every backend refuses the same cases with the same messages.
-void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision);
-void check_launch(const LaunchConfig& launch);
+// than one buffer may be (DeviceError); a matrix without rows (InputError). Every factory calls
+// it first, so every backend refuses the same cases with the same messages.
+void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch);
 
 // The checks every backend's Operations makes on its callers (Error, ExitCode::internal: these
 // are bugs in the algorithm code, not user input): `v` is one of the `allocated` vector slots;

@@ -450,14 +450,12 @@ std::unique_ptr<Operations> make_in(Domain domain, const CsrMatrix& a) {
 }
 
 void check_problem(const CsrMatrix& a) {
-  if (a.rows < 1) throw InputError("the CG matrix has no rows");
   if (a.nnz() < 1) throw InputError("the CG matrix has no nonzero entries (ViennaCL's compressed_matrix needs one)");
 }
 
 std::unique_ptr<Operations> make_viennacl_operations(const DeviceInfo& device, const CsrMatrix& a,
                                                      Precision precision, const LaunchConfig& launch) {
-  check_launch(launch);  // ViennaCL picks its own work sizes, but the same values are refused everywhere
-  check_device_can_run(device, a, precision);
+  check_can_make(device, a, precision, launch);
   check_problem(a);
   Domain domain = Domain::opencl(device);
   if (precision == Precision::f64) return make_in<double>(std::move(domain), a);
@@ -466,8 +464,7 @@ std::unique_ptr<Operations> make_viennacl_operations(const DeviceInfo& device, c
 
 std::unique_ptr<Operations> make_viennacl_host_operations(const DeviceInfo& device, const CsrMatrix& a,
                                                           Precision precision, const LaunchConfig& launch) {
-  check_launch(launch);
-  check_device_can_run(device, a, precision);
+  check_can_make(device, a, precision, launch);
   check_problem(a);
   if (precision == Precision::f64) return make_in<double>(Domain::host(device), a);
   return make_in<float>(Domain::host(device), a);
