@@ -23,6 +23,7 @@ struct DeviceInfo {
   std::uint64_t global_mem_bytes = 0;
   std::uint64_t max_alloc_bytes = 0;  // largest single buffer
   std::uint64_t local_mem_bytes = 0;
+  std::uint64_t cache_bytes = 0;  // last-level cache (GPU L2, CPU LLC); 0 if unknown
   bool fp64 = false;
 
   // One line for tables and logs: "opencl:1 NVIDIA H100 80GB HBM3 (NVIDIA CUDA, 132 CUs)".

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <iostream>
 #include <sstream>
 
 #include "backends/registry.hpp"
@@ -48,7 +49,10 @@ std::string join(const std::vector<std::string>& v) {
 std::string usage() {
   std::vector<std::string> names;
   for (const auto& b : backends()) names.push_back(b.name);
-  return "usage: gpubench [options]\n"
+  return "usage: gpubench [options]                  run a suite: time, verify, place on the roofline\n"
+         "       gpubench sweep [options]            tune the suite's kernels, store the best in the tuning db\n"
+         "       gpubench roofline [options]         print (measure when missing) each device's ceilings\n"
+         "       gpubench tuning show [--tuning-db DIR]   print what the tuning database holds\n"
          "\n"
          "  --suite NAME          suite to run (" + join(suite_names()) + "; default cg)\n"
          "  --backend B[,B..]     " + join(names) + " or all (default all)\n"
@@ -65,7 +69,19 @@ std::string usage() {
          "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
          "  --baseline B[:D]:V    the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic\n"
          "                        (speedup = baseline time / row time; default: the first row)\n"
+         "  --tuning on|off       take each kernel's launch parameters from the tuning database (default on;\n"
+         "                        off: the built-in heuristic)\n"
+         "  --tuning-db DIR       the tuning database (default $GPUBENCH_TUNING_DB, else the source tree's tuning-db/)\n"
          "  --help                this text\n"
+         "\n"
+         "sweep options (with --suite, --backend, --device, --problem, --precision, --format json, --out):\n"
+         "  --kernel NAME         sweep one kernel (default all tunable kernels)\n"
+         "  --param NAME=VALUES   visit these values only: a list and/or ranges, e.g. work_group_size=64,128\n"
+         "                        or work_groups_per_cu=1:16 (repeatable)\n"
+         "  --exhaustive          walk every WG/CU value instead of stopping when steps stop improving\n"
+         "  --time-limit S        a configuration whose one call takes longer fails (default 2)\n"
+         "roofline options (with --backend, --device):\n"
+         "  --remeasure           measure again even when the database has the ceilings\n"
          "\n"
          "Exit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
 }
@@ -74,7 +90,22 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   CliOptions o;
   o.run.suite = "cg";
   std::string backend = "all", precision = "f64", variant = "all";
-  for (std::size_t i = 0; i < args.size(); ++i) {
+  std::size_t first = 0;
+  if (!args.empty() && args[0].rfind("-", 0) != 0) {
+    if (args[0] == "run") o.command = Command::run;
+    else if (args[0] == "sweep") o.command = Command::sweep;
+    else if (args[0] == "roofline") o.command = Command::roofline;
+    else if (args[0] == "tuning") {
+      if (args.size() < 2 || args[1] != "show") throw UsageError("'gpubench tuning' needs a subcommand: tuning show");
+      o.command = Command::tuning_show;
+      first = 1;
+    } else {
+      throw UsageError("unknown command '" + args[0] + "' (valid: run, sweep, roofline, tuning show)");
+    }
+    first += 1;
+  }
+  std::vector<std::string> sweep_only, roofline_only;
+  for (std::size_t i = first; i < args.size(); ++i) {
     const std::string& arg = args[i];
     std::string key = arg, value;
     bool inline_value = false;
@@ -112,9 +143,43 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       else throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
     } else if (key == "--out") o.out = next();
     else if (key == "--baseline") o.baseline = next();
-    else throw UsageError("unknown option '" + arg + "' (see --help)");
+    else if (key == "--tuning") {
+      const std::string t = next();
+      if (t != "on" && t != "off") throw UsageError("--tuning takes on or off, got '" + t + "'");
+      o.tuning = t == "on";
+    } else if (key == "--tuning-db") {
+      o.tuning_db = next();
+      if (o.tuning_db.empty()) throw UsageError("--tuning-db needs a directory");
+    } else if (key == "--kernel") {
+      o.kernel = next();
+      sweep_only.push_back(key);
+    } else if (key == "--param") {
+      o.sweep.params.push_back(parse_param(next()));
+      sweep_only.push_back(key);
+    } else if (key == "--exhaustive") {
+      o.sweep.exhaustive = true;
+      sweep_only.push_back(key);
+    } else if (key == "--time-limit") {
+      const std::string t = next();
+      o.sweep.time_limit_s = parse_number<double>(key, t, 0.0);
+      if (o.sweep.time_limit_s <= 0) throw UsageError("--time-limit must be positive, got " + t);
+      sweep_only.push_back(key);
+    } else if (key == "--remeasure") {
+      o.remeasure = true;
+      roofline_only.push_back(key);
+    } else throw UsageError("unknown option '" + arg + "' (see --help)");
   }
   if (o.help || o.list_devices) return o;
+  if (o.command != Command::sweep && !sweep_only.empty())
+    throw UsageError(sweep_only.front() + " is a sweep option: gpubench sweep " + sweep_only.front() + " ...");
+  if (o.command != Command::roofline && !roofline_only.empty())
+    throw UsageError(roofline_only.front() + " is a roofline option: gpubench roofline " + roofline_only.front());
+  for (std::size_t i = 0; i < o.sweep.params.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.sweep.params[i].first == o.sweep.params[j].first)
+        throw UsageError("--param " + o.sweep.params[i].first + " is given twice");
+  if (o.command == Command::sweep && !o.tuning)
+    std::cerr << "gpubench: note: --tuning off: the sweep's results are not stored" << std::endl;
 
   make_suite(o.run.suite);  // validates the name
   for (const auto& b : split(backend)) {

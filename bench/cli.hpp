@@ -5,13 +5,23 @@
 #include <vector>
 
 #include "bench/suite.hpp"
+#include "bench/sweep.hpp"
 
 namespace gpubench {
 
 enum class Format { table, json, csv };
 
+// gpubench [run] | sweep | roofline | tuning show
+enum class Command { run, sweep, roofline, tuning_show };
+
 struct CliOptions {
+  Command command = Command::run;
   RunOptions run;
+  bool tuning = true;        // --tuning on|off: runs take launch parameters from the database
+  std::string tuning_db;     // --tuning-db DIR; empty: default_tuning_db_dir()
+  std::string kernel;        // sweep --kernel NAME
+  SweepOptions sweep;        // sweep --param, --exhaustive, --time-limit
+  bool remeasure = false;    // roofline --remeasure
   Format format = Format::table;
   std::string out;  // empty: stdout
   std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row

@@ -19,6 +19,16 @@ double PointResult::gflops() const {
 double PointResult::gbps() const {
   return median_seconds_per_iteration > 0 ? bytes_per_iteration / median_seconds_per_iteration / 1e9 : 0;
 }
+RooflinePlace PointResult::roofline() const {
+  if (!ceilings) return {};
+  return place(flops_per_iteration, bytes_per_iteration, median_seconds_per_iteration, *ceilings, id.precision);
+}
+RooflinePlace PointResult::roofline(const KernelRow& k) const {
+  if (!ceilings) return {};
+  return place(k.flops_per_iteration, k.bytes_per_iteration, k.seconds_per_iteration, *ceilings, id.precision);
+}
+std::string device_key(const DeviceInfo& d) { return d.backend + ":" + std::to_string(d.index); }
+
 bool RunReport::any_failed() const {
   return std::any_of(points.begin(), points.end(), [](const PointResult& p) { return p.failed; });
 }
@@ -125,11 +135,13 @@ nlohmann::json point_fields(const PointResult& p) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : p.kernels) {
     const double s = k.seconds_per_iteration;
-    kernels.push_back({{"kernel", k.kernel},
-                       {"calls_per_iteration", k.calls_per_iteration},
-                       {"ms_per_iteration", s * 1e3},
-                       {"gflops", s > 0 ? k.flops_per_iteration / s / 1e9 : 0.0},
-                       {"gbps", s > 0 ? k.bytes_per_iteration / s / 1e9 : 0.0}});
+    nlohmann::json kj = {{"kernel", k.kernel},
+                         {"calls_per_iteration", k.calls_per_iteration},
+                         {"ms_per_iteration", s * 1e3},
+                         {"gflops", s > 0 ? k.flops_per_iteration / s / 1e9 : 0.0},
+                         {"gbps", s > 0 ? k.bytes_per_iteration / s / 1e9 : 0.0}};
+    if (p.ceilings && k.bytes_per_iteration > 0) kj.update(p.roofline(k).to_json());
+    kernels.push_back(kj);
   }
   return {{"suite", id.suite},
           {"problem", id.problem},
@@ -146,6 +158,16 @@ nlohmann::json point_fields(const PointResult& p) {
           {"time_includes", "kernels and the host gaps between them (dot partials read back); no matrix upload"}};
 }
 
+nlohmann::json roofline_fields(const PointResult& p) {
+  if (!p.ceilings) return {{"roofline", nullptr}};
+  nlohmann::json j = p.roofline().to_json();
+  j["ceilings"] = {{"bandwidth_gbps", p.ceilings->bandwidth_gbps()},
+                   {"peak_gflops", p.ceilings->peak_gflops(p.id.precision)},
+                   {"measured", p.ceilings->date},
+                   {"by", p.ceilings->backend}};
+  return j;
+}
+
 nlohmann::json device_json(const DeviceInfo& d) {
   return {{"backend", d.backend},       {"index", d.index},
           {"api", d.api},               {"platform", d.platform},
@@ -158,7 +180,7 @@ nlohmann::json device_json(const DeviceInfo& d) {
 
 }  // namespace
 
-RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
+RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log) {
   auto& points = plan.points;
   RunReport report;
   report.unavailable = plan.unavailable;
@@ -170,6 +192,7 @@ RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
     r.id = points[i]->id();
     r.flops_per_iteration = points[i]->flops_per_iteration();
     r.bytes_per_iteration = points[i]->bytes_per_iteration();
+    if (auto c = ceilings.find(device_key(r.id.device)); c != ceilings.end()) r.ceilings = c->second;
     states[i] = {points[i].get(), &r, 0, {}};
     const std::string name = r.id.name();
     if (!by_name.emplace(name, i).second) throw Error(ExitCode::internal, "two points named " + name);
@@ -206,7 +229,12 @@ RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
     const std::string key = p.id.backend + ":" + std::to_string(p.id.device.index);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
-    devices.push_back(device_json(p.id.device));
+    nlohmann::json d = device_json(p.id.device);
+    if (p.ceilings)
+      d["ceilings"] = {{"copy_gbps", p.ceilings->copy_gbps},   {"triad_gbps", p.ceilings->triad_gbps},
+                       {"f32_gflops", p.ceilings->f32_gflops}, {"f64_gflops", p.ceilings->f64_gflops},
+                       {"measured", p.ceilings->date},         {"by", p.ceilings->backend}};
+    devices.push_back(d);
   }
   report.context["devices"] = devices;
   report.context["unavailable"] = report.unavailable;
@@ -236,6 +264,7 @@ RunReport run_plan(Plan& plan, int repetitions, std::ostream& log) {
     }
     for (const auto& [name, counter] : run.counters) j[name] = counter.value;
     j.update(point_fields(p));
+    if (p.median_seconds_per_iteration > 0) j.update(roofline_fields(p));
     if (!aggregate && run.repetition_index >= 0 &&
         static_cast<std::size_t>(run.repetition_index) < p.repetitions.size()) {
       const Outcome& o = p.repetitions[static_cast<std::size_t>(run.repetition_index)];

@@ -2,12 +2,15 @@
 // repetitions and their aggregates), after a warm-up and one per-kernel profiled pass each.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/roofline.hpp"
 #include "bench/suite.hpp"
 
 namespace gpubench {
@@ -20,10 +23,18 @@ struct PointResult {
   std::vector<KernelRow> kernels;  // from the profiled pass, plus an "overhead" row
   double flops_per_iteration = 0, bytes_per_iteration = 0;
   double median_seconds_per_iteration = 0;  // over verified repetitions
+  std::optional<Ceilings> ceilings;          // the device's, when known
 
   double gflops() const;
   double gbps() const;
+  // Where the median iteration sits under the device's roofline (zeros without ceilings).
+  RooflinePlace roofline() const;
+  RooflinePlace roofline(const KernelRow& k) const;
 };
+
+// Each device's ceilings, by "backend:index".
+using CeilingsByDevice = std::map<std::string, Ceilings>;
+std::string device_key(const DeviceInfo& d);
 
 struct RunReport {
   nlohmann::json context;              // Google Benchmark's context block, with gpubench's fields
@@ -34,6 +45,6 @@ struct RunReport {
 };
 
 // Progress goes to `log` (stderr in the CLI). Never throws for a point's failure: it is recorded.
-RunReport run_plan(Plan& plan, int repetitions, std::ostream& log);
+RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log);
 
 }  // namespace gpubench

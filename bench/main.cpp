@@ -8,8 +8,106 @@
 #include "bench/harness.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/records.hpp"
+#include "bench/roofline.hpp"
+#include "bench/sweep.hpp"
+#include "bench/tuning_db.hpp"
+#include "bench/build_info.hpp"
+#include "backends/registry.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <memory>
 
 namespace {
+
+void write_out(const gpubench::CliOptions& options, const std::string& text) {
+  if (options.out.empty()) {
+    std::cout << text;
+  } else {
+    gpubench::write_file_atomically(options.out, text);
+    std::cerr << "gpubench: wrote " << options.out << "\n";
+  }
+}
+
+// gpubench roofline: each asked-for backend's device, its ceilings beside the datasheet's.
+int roofline(const gpubench::CliOptions& options, gpubench::TuningDb& db) {
+  using namespace gpubench;
+  nlohmann::json all = nlohmann::json::array();
+  std::ostringstream table;
+  bool any = false;
+  for (const auto& backend : options.run.backends) {
+    DeviceInfo d;
+    try {
+      d = find_device(backend, options.run.device);
+    } catch (const DeviceError& e) {
+      if (options.run.backends.size() == 1) throw;
+      std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+      continue;
+    }
+    const auto c = device_ceilings(d, &db, options.remeasure, std::cerr);
+    write_ceilings(d, c, table);
+    any = any || c.has_value();
+    nlohmann::json j = {{"device", DeviceIdentity::of(d).to_json()}, {"backend", d.backend}, {"index", d.index}};
+    if (c)
+      j["ceilings"] = {{"copy_gbps", c->copy_gbps},   {"triad_gbps", c->triad_gbps}, {"f32_gflops", c->f32_gflops},
+                       {"f64_gflops", c->f64_gflops}, {"array_bytes", c->array_bytes}, {"date", c->date},
+                       {"commit", c->commit},         {"by", c->backend}};
+    if (const auto sheet = datasheet(d))
+      j["datasheet"] = {{"source", sheet->source}, {"bandwidth_gbps", sheet->bandwidth_gbps},
+                        {"f32_gflops", sheet->f32_gflops}, {"f64_gflops", sheet->f64_gflops}};
+    all.push_back(j);
+  }
+  if (options.format == Format::json) write_out(options, all.dump(2) + "\n");
+  else write_out(options, table.str());
+  if (options.format != Format::table && !options.out.empty()) std::cout << table.str();
+  return any ? 0 : static_cast<int>(ExitCode::device);
+}
+
+// gpubench sweep: every tunable kernel of the suite on each backend's device and precision;
+// the best of each goes to the tuning database (unless --tuning off).
+int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::TuningDb>& db) {
+  using namespace gpubench;
+  if (options.format == Format::csv) throw UsageError("sweep writes a table or json, not csv");
+  auto suite = make_suite(options.run.suite);
+  std::vector<SweepTarget> targets = suite->sweep_targets(options.run, options.kernel);
+  std::string why;
+  bool anything = false;
+  for (const auto& t : targets) {
+    anything = anything || !t.kernels.empty();
+    for (const auto& u : t.untunable) why += "\n  " + u;
+  }
+  if (!anything) throw UsageError("nothing to sweep:" + (why.empty() ? std::string(" no device") : why));
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  std::vector<SweepReport> reports;
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  for (auto& target : targets) {
+    const auto ceilings = device_ceilings(target.device, db.get(), false, std::cerr);
+    reports.push_back(gpubench::sweep(target, options.sweep, ceilings, std::cerr, terminal));
+    target.kernels.clear();  // frees the device memory before the next target
+    const auto entries = best_entries(reports.back(), date, build_commit);
+    if (options.tuning && !entries.empty()) {
+      db->record(target.device, entries);
+      std::cerr << "gpubench: stored " << entries.size() << " entries in " << db->path_for(target.device) << "\n";
+    }
+  }
+  std::ostringstream table;
+  write_sweep_table(reports, table);
+  if (options.format == Format::json) {
+    write_out(options, nlohmann::json{{"gpubench_version", GPUBENCH_VERSION}, {"gpubench_commit", build_commit},
+                                      {"date", date}, {"sweeps", sweep_json(reports)}}
+                               .dump(2) + "\n");
+    if (!options.out.empty()) std::cout << table.str();
+  } else {
+    write_out(options, table.str());
+  }
+  bool all_tuned = true;
+  for (const auto& r : reports)
+    for (const auto& k : r.kernels) all_tuned = all_tuned && k.best >= 0;
+  return all_tuned ? 0 : static_cast<int>(ExitCode::point_failed);
+}
 
 int run(const std::vector<std::string>& args) {
   using namespace gpubench;
@@ -20,8 +118,20 @@ int run(const std::vector<std::string>& args) {
   }
   if (options.list_devices) return list_devices(std::cout) ? 0 : static_cast<int>(ExitCode::device);
 
+  // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
+  // launch parameters from it, and sweeps from storing theirs.
+  const auto db = std::make_shared<TuningDb>(options.tuning_db.empty() ? default_tuning_db_dir() : options.tuning_db);
+  if (options.command == Command::tuning_show) {
+    db->show(std::cout);
+    return 0;
+  }
+  if (options.command == Command::roofline) return roofline(options, *db);
+  if (options.command == Command::sweep) return sweep(options, db);
+
+  RunOptions run_options = options.run;
+  if (options.tuning) run_options.tuning = db;
   auto suite = make_suite(options.run.suite);
-  Plan plan = suite->plan(options.run);
+  Plan plan = suite->plan(run_options);
   std::vector<PointId> planned;
   for (const auto& p : plan.points) planned.push_back(p->id());
   check_baseline(options.baseline, planned);
@@ -30,7 +140,13 @@ int run(const std::vector<std::string>& args) {
     for (const auto& u : plan.unavailable) why += "\n  " + u;
     throw UsageError("nothing to run:" + (why.empty() ? std::string(" no backend has a device") : why));
   }
-  const RunReport report = run_plan(plan, options.run.repetitions, std::cerr);
+  CeilingsByDevice ceilings;
+  for (const auto& p : plan.points) {
+    const DeviceInfo& d = p->id().device;
+    if (ceilings.count(device_key(d))) continue;
+    if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c;
+  }
+  const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr);
 
   std::ostringstream formatted;
   if (options.format == Format::json) write_json(report, formatted);

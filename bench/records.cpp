@@ -1,5 +1,6 @@
 #include "bench/records.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,7 +107,7 @@ void write_json(const RunReport& report, std::ostream& out) {
 
 void write_csv(const RunReport& report, std::ostream& out) {
   out << "name,suite,problem,backend,device_index,device,variant,precision,run_type,aggregate_name,"
-         "repetition_index,real_time_ms,gflops,gbps,verified,kernels_ms_per_iteration,error_message\n";
+         "repetition_index,real_time_ms,gflops,gbps,roofline_pct,verified,kernels_ms_per_iteration,error_message\n";
   for (const auto& b : report.benchmarks) {
     std::string kernels;
     for (const auto& k : b["kernels"]) {
@@ -121,7 +122,7 @@ void write_csv(const RunReport& report, std::ostream& out) {
         << b["run_type"].get<std::string>() << "," << b.value("aggregate_name", std::string()) << ","
         << (b.contains("repetition_index") ? std::to_string(b["repetition_index"].get<long>()) : std::string()) << ","
         << (b.contains("error_occurred") ? std::string() : num("real_time")) << "," << num("gflops") << ","
-        << num("gbps") << "," << (b["verified"].get<bool>() ? "true" : "false") << "," << kernels << ","
+        << num("gbps") << "," << num("roofline_pct") << "," << (b["verified"].get<bool>() ? "true" : "false") << "," << kernels << ","
         << csv_quote(b.value("error_message", std::string())) << "\n";
   }
 }
@@ -136,21 +137,38 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
       << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
       << (baseline.empty() ? std::string("the first row") : baseline) << ")\n\n";
   out << col("backend", 16) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
-      << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("speedup", 9, true) << "  verified\n";
+      << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("% roof", 8, true) << col("speedup", 9, true)
+      << "  verified\n";
   for (const auto& p : report.points) {
     const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
     out << col(backend, 16) << col(p.id.device.name, 31) << " " << col(p.id.variant, 9)
         << col(to_string(p.id.precision), 5);
     if (p.failed || p.median_seconds_per_iteration <= 0) {
-      out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 9, true) << "  FAILED\n";
+      out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 8, true) << col("-", 9, true)
+          << "  FAILED\n";
       continue;
     }
     const double t = p.median_seconds_per_iteration;
     const double base = baseline_time(report, baseline, p);
     out << col(fixed(t * 1e3, 4), 11, true) << col(fixed(p.gflops(), 2), 10, true) << col(fixed(p.gbps(), 1), 10, true)
-        << col(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
+        << col(p.ceilings ? fixed(p.roofline().roofline_pct, 1) : "-", 8, true) << col(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
     if (const std::string s = summary_of(p); !s.empty()) out << "  " << s;
     out << "\n";
+  }
+  std::vector<std::string> shown;
+  for (const auto& p : report.points) {
+    const std::string key = device_key(p.id.device);
+    if (std::find(shown.begin(), shown.end(), key) != shown.end()) continue;
+    shown.push_back(key);
+    if (shown.size() == 1) out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
+    out << "  " << col(key, 14);
+    if (!p.ceilings) {
+      out << "none (no ceiling probe for this backend)\n";
+      continue;
+    }
+    out << fixed(p.ceilings->bandwidth_gbps(), 1) << " GB/s, peak " << fixed(p.ceilings->f32_gflops, 0)
+        << " GFLOP/s f32, " << fixed(p.ceilings->f64_gflops, 0) << " f64 (measured " << p.ceilings->date << " with "
+        << p.ceilings->backend << " kernels)\n";
   }
   for (const auto& p : report.points) {
     if (p.failed || p.kernels.empty()) continue;
@@ -158,14 +176,28 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
         << " per kernel (profiled pass; overhead = timed total - kernels)\n";
     out << "  " << col("kernel", 19) << col("calls/iter", 11, true) << col("ms/iter", 11, true)
-        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << "\n";
+        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("FLOP/B", 8, true)
+        << col("theor GF/s", 11, true) << col("% theor", 8, true) << col("% roof", 8, true) << "  launch: from\n";
+    const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
     for (const auto& k : p.kernels) {
       const double s = k.seconds_per_iteration;
       const bool has_work = k.bytes_per_iteration > 0 && s > 0;
+      const bool placed = has_work && p.ceilings.has_value();
+      const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
+      std::string used;
+      if (auto it = launch.find(k.kernel); it != launch.end()) {
+        used = "wg " + std::to_string(it->value("work_group_size", 0));
+        if (it->contains("work_groups_per_cu")) used += " x" + std::to_string(it->value("work_groups_per_cu", 0)) + "/CU";
+        used += ": " + it->value("from", std::string());
+      }
       out << "  " << col(k.kernel, 19) << col(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
           << col(fixed(s * 1e3, 4), 11, true) << col(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
           << col(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
-          << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true) << "\n";
+          << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true)
+          << col(has_work ? fixed(k.flops_per_iteration / k.bytes_per_iteration, 3) : "", 8, true)
+          << col(placed ? fixed(r.theoretical_gflops, 1) : "", 11, true)
+          << col(placed ? fixed(r.theoretical_pct, 1) : "", 8, true)
+          << col(placed ? fixed(r.roofline_pct, 1) : "", 8, true) << (used.empty() ? "" : "  " + used) << "\n";
     }
   }
   if (!report.unavailable.empty()) {

@@ -16,6 +16,10 @@ std::string PointId::name() const {
          to_string(precision);
 }
 
+std::vector<SweepTarget> Suite::sweep_targets(const RunOptions&, const std::string&) {
+  throw UsageError("suite " + name() + " has no tunable kernels to sweep");
+}
+
 void register_suite(std::function<std::unique_ptr<Suite>()> factory) { factories().push_back(std::move(factory)); }
 
 std::vector<std::string> suite_names() {

@@ -11,6 +11,8 @@
 
 #include "backends/device.hpp"
 #include "bench/precision.hpp"
+#include "bench/tunable.hpp"
+#include "bench/tuning_db.hpp"
 
 namespace gpubench {
 
@@ -26,6 +28,9 @@ struct RunOptions {
   bool iterations_given = false;
   double tolerance = 0;               // 0: fixed iteration count
   int repetitions = 5;
+  // The tuning database every run reads launch parameters from; null with --tuning off (each
+  // kernel then runs with the built-in heuristic).
+  std::shared_ptr<const TuningDb> tuning;
 };
 
 // Where a point sits in the measurement space.
@@ -90,6 +95,9 @@ class Suite {
   // Throws UsageError / InputError for options it cannot honour. Points that cannot run on a
   // device are still planned: their prepare() throws, and they are reported as failed.
   virtual Plan plan(const RunOptions& options) = 0;
+  // The tunable kernels for `gpubench sweep`: one target per backend device and precision;
+  // `kernel` non-empty picks one kernel. The default: this suite has nothing to tune (UsageError).
+  virtual std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel);
 };
 
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);

@@ -104,6 +104,7 @@ DeviceInfo describe(int index) {
   info.global_mem_bytes = props.totalGlobalMem;
   info.max_alloc_bytes = props.totalGlobalMem;  // CUDA sets no per-allocation limit below it
   info.local_mem_bytes = props.sharedMemPerBlock;
+  info.cache_bytes = static_cast<std::uint64_t>(props.l2CacheSize);  // cudaDevAttrL2CacheSize
   info.fp64 = true;  // every CUDA device has double precision
   return info;
 }

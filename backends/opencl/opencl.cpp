@@ -221,6 +221,8 @@ DeviceInfo describe(const DeviceHandle& h, int index) {
   info.global_mem_bytes = device_value<cl_ulong>(h.device, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
   info.max_alloc_bytes = device_value<cl_ulong>(h.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   info.local_mem_bytes = device_value<cl_ulong>(h.device, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
+  info.cache_bytes =
+      device_value<cl_ulong>(h.device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, "CL_DEVICE_GLOBAL_MEM_CACHE_SIZE");
   // Some OpenCL 1.x drivers reject CL_DEVICE_DOUBLE_FP_CONFIG outright when there is no fp64;
   // that answer means "none" here rather than an error.
   cl_device_fp_config double_config = 0;

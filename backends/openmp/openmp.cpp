@@ -7,6 +7,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <fstream>
@@ -49,6 +50,29 @@ std::uint64_t host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : 0;
+}
+
+// The largest CPU cache level's size (the LLC): sysconf where glibc knows it, else the sizes
+// Linux lists under /sys ("32K", "1024K", "32M"); 0 when neither says.
+std::uint64_t last_level_cache_bytes() {
+  std::uint64_t largest = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE  // glibc
+  for (const int level :
+       {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE}) {
+    const long size = sysconf(level);
+    if (size > 0) largest = std::max(largest, static_cast<std::uint64_t>(size));
+  }
+#endif
+  if (largest > 0) return largest;
+  for (int index = 0; index < 16; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::uint64_t size = 0;
+    if (!(in >> size)) continue;
+    char unit = 0;
+    if (in >> unit) size <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+    largest = std::max(largest, size);
+  }
+  return largest;
 }
 
 // _OPENMP is the date of the specification the compiler implements.
@@ -100,6 +124,7 @@ std::vector<DeviceInfo> host_devices() {
   info.global_mem_bytes = host_memory_bytes();
   info.max_alloc_bytes = info.global_mem_bytes;
   info.local_mem_bytes = 0;
+  info.cache_bytes = last_level_cache_bytes();
   info.fp64 = true;
   return {info};
 }

@@ -12,7 +12,9 @@
 
 #include "backends/opencl/opencl.hpp"
 #include "backends/openmp/openmp.hpp"
+#include "backends/ceilings.hpp"
 #include "backends/registry.hpp"
+#include "bench/errors.hpp"
 
 namespace gpubench::viennacl_backend {
 
@@ -51,7 +53,21 @@ std::vector<DeviceInfo> host_devices() {
 
 }  // namespace
 
+// ViennaCL is a library, not an API: its ceilings are those of the device it runs on, measured
+// with the kernels of the API under it (the same device index, as above).
+Ceilings ceilings_through(const char* api, const DeviceInfo& d, std::ostream& log) {
+  const CeilingProbe* probe = find_ceiling_probe(api);
+  if (!probe) throw DeviceError(std::string("no ") + api + " ceiling probe in this build for " + d.label());
+  return (*probe)(find_device(api, d.index), log);
+}
+
 }  // namespace gpubench::viennacl_backend
 
+GPUBENCH_REGISTER_CEILING_PROBE("viennacl", [](const gpubench::DeviceInfo& d, std::ostream& log) {
+  return gpubench::viennacl_backend::ceilings_through("opencl", d, log);
+});
+GPUBENCH_REGISTER_CEILING_PROBE("viennacl_host", [](const gpubench::DeviceInfo& d, std::ostream& log) {
+  return gpubench::viennacl_backend::ceilings_through("openmp", d, log);
+});
 GPUBENCH_REGISTER_BACKEND(.name = "viennacl", .devices = gpubench::viennacl_backend::opencl_devices, .order = 30);
 GPUBENCH_REGISTER_BACKEND(.name = "viennacl_host", .devices = gpubench::viennacl_backend::host_devices, .order = 40);

@@ -27,6 +27,7 @@
 #include "bench/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/solver.hpp"
+#include "kernels/cg/work.hpp"
 
 namespace gpubench::cg {
 
@@ -335,22 +336,20 @@ class CudaOperations final : public Operations {
  public:
   CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
       : info_(cuda::open_device(device.index)), rows_(a.rows), nnz_(a.nnz()) {
-    // One block size for all kernels: the requested one, within what every kernel can launch with
-    // and dot2's shared scratch (two arrays of the block size).
-    std::size_t limit = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
-    limit = std::min<std::size_t>(limit, info_.local_mem_bytes / (2 * sizeof(T)));
-    limit = std::max<std::size_t>(limit, 1);
-    block_ = static_cast<std::size_t>(launch.work_group_size);
-    if (block_ > limit) {
-      std::cerr << "gpubench: note: work_group_size " << block_ << " exceeds the largest " << info_.label()
-                << " runs the CG kernels with (" << limit << "); using " << limit << "\n";
-      block_ = limit;
+    // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
+    // of the block size).
+    largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
+    largest_block_ = std::min<std::size_t>(largest_block_, info_.local_mem_bytes / (2 * sizeof(T)));
+    largest_block_ = std::max<std::size_t>(largest_block_, 1);
+    LaunchConfig defaults = launch;
+    if (static_cast<std::size_t>(defaults.work_group_size) > largest_block_) {
+      std::cerr << "gpubench: note: work_group_size " << defaults.work_group_size << " exceeds the largest "
+                << info_.label() << " runs the CG kernels with (" << largest_block_ << "); using " << largest_block_
+                << "\n";
+      defaults.work_group_size = static_cast<int>(largest_block_);
     }
-    // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
-    warp_block_ = std::max<std::size_t>(block_ / warp_size * warp_size, warp_size);
-    blocks_ = static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
-              static_cast<std::size_t>(launch.work_groups_per_cu);
-    spmv_lanes_ = spmv_lanes(a, warp_block_);
+    per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
+    for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
     plan_slabs(a);
 
     row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
@@ -358,8 +357,6 @@ class CudaOperations final : public Operations {
     std::vector<T> values(a.values.size());
     std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
     values_ = upload_array(std::span<const T>(values));
-    partials_ = cuda::DeviceBuffer<T>(2 * blocks_);
-    host_partials_ = cuda::PinnedBuffer<T>(2 * blocks_);
     staging_.resize(static_cast<std::size_t>(rows_));
     stream_.synchronize();  // the uploads read `values`, which goes out of scope
   }
@@ -417,9 +414,13 @@ class CudaOperations final : public Operations {
   void spmv(Slot in, Slot out) override {
     const T* x = vector(in);
     T* y = vector(out);
-    if (spmv_lanes_ == 1) {
-      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + block_ - 1) / block_);
-      const auto block = static_cast<unsigned>(block_);
+    // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
+    const std::size_t warp_block = std::max<std::size_t>(spmv_launch_.block / warp_size * warp_size, warp_size);
+    const unsigned lanes = spmv_lanes(per_row_, warp_block);
+    if (lanes == 1) {
+      const std::size_t b = spmv_launch_.block;
+      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + b - 1) / b);
+      const auto block = static_cast<unsigned>(b);
       enqueue("spmv", [&] {
         kernels::spmv_row_per_thread<T>
             <<<grid, block, 0, stream_.get()>>>(n(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
@@ -438,12 +439,12 @@ class CudaOperations final : public Operations {
       });
       return;
     }
-    const std::size_t threads = static_cast<std::size_t>(rows_) * spmv_lanes_;
-    const auto grid = static_cast<unsigned>((threads + warp_block_ - 1) / warp_block_);
-    const auto block = static_cast<unsigned>(warp_block_);
+    const std::size_t threads = static_cast<std::size_t>(rows_) * lanes;
+    const auto grid = static_cast<unsigned>((threads + warp_block - 1) / warp_block);
+    const auto block = static_cast<unsigned>(warp_block);
     enqueue("spmv", [&] {
       kernels::spmv_vector<T>
-          <<<grid, block, 0, stream_.get()>>>(n(), spmv_lanes_, row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+          <<<grid, block, 0, stream_.get()>>>(n(), lanes, row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
       cuda::check_launch("spmv_vector", grid, block);
     });
   }
@@ -451,22 +452,25 @@ class CudaOperations final : public Operations {
   double dot(Slot a, Slot b) override {
     const T* x = vector(a);
     const T* y = vector(b);
-    run("dot", "dot_partials", kernels::dot_partials<T>, block_ * sizeof(T), n(), x, y, partials_.data());
-    read_partials(blocks_);
+    const Launch& l = dot_launch_;
+    run("dot", l, "dot_partials", kernels::dot_partials<T>, l.block * sizeof(T), n(), x, y, partials_.data());
+    read_partials(l.blocks);
     double sum = 0;
-    for (std::size_t g = 0; g < blocks_; ++g) sum += static_cast<double>(host_partials_[g]);
+    for (std::size_t g = 0; g < l.blocks; ++g) sum += static_cast<double>(host_partials_[g]);
     return sum;
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
     const T* rv = vector(r);
     const T* wv = vector(w);
-    run("dot2", "dot2_partials", kernels::dot2_partials<T>, 2 * block_ * sizeof(T), n(), rv, wv, partials_.data());
-    read_partials(2 * blocks_);
+    const Launch& l = dot2_launch_;
+    run("dot2", l, "dot2_partials", kernels::dot2_partials<T>, 2 * l.block * sizeof(T), n(), rv, wv,
+        partials_.data());
+    read_partials(2 * l.blocks);
     std::array<double, 2> sums{0, 0};
-    for (std::size_t g = 0; g < blocks_; ++g) {
+    for (std::size_t g = 0; g < l.blocks; ++g) {
       sums[0] += static_cast<double>(host_partials_[g]);
-      sums[1] += static_cast<double>(host_partials_[blocks_ + g]);
+      sums[1] += static_cast<double>(host_partials_[l.blocks + g]);
     }
     return sums;
   }
@@ -474,19 +478,19 @@ class CudaOperations final : public Operations {
   void axpy(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("axpy", "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
+    run("axpy", axpy_launch_, "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
   }
 
   void xpay(Slot x, double beta, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("xpay", "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
+    run("xpay", xpay_launch_, "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
   }
 
   void scale(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("scale", "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
+    run("scale", scale_launch_, "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
@@ -495,7 +499,7 @@ class CudaOperations final : public Operations {
     const T* rv = vector(r);
     T* rp = vector(r_prev);
     const T* wv = vector(w);
-    run("three_term_update", "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
+    run("three_term_update", three_term_launch_, "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
         rv, rp, wv);
   }
 
@@ -505,7 +509,7 @@ class CudaOperations final : public Operations {
     T* pv = vector(p);
     T* sv = vector(s);
     T* xv = vector(x);
-    run("cg_update", "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+    run("cg_update", cg_update_launch_, "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
   }
 
   void start_timer() override {
@@ -540,6 +544,19 @@ class CudaOperations final : public Operations {
   }
 
   int rows() const override { return rows_; }
+
+  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+    check_set_launch(kernel, launch, largest_block_, info_);
+    const Launch l{static_cast<std::size_t>(launch.work_group_size),
+                   static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
+                       static_cast<std::size_t>(launch.work_groups_per_cu)};
+    if (2 * l.blocks > partials_.size()) {  // dot and dot2 write one or two partials per block
+      stream_.synchronize();  // queued kernels may still write the old buffer
+      partials_ = cuda::DeviceBuffer<T>(2 * l.blocks);
+      host_partials_ = cuda::PinnedBuffer<T>(2 * l.blocks);
+    }
+    launch_of(kernel) = l;
+  }
 
   std::unique_ptr<Solver> make_vendor_solver() override {
     if (!library_) library_ = std::make_unique<Library>(stream_, rows_, nnz_, row_ptr_, col_idx_, values_);
@@ -681,7 +698,7 @@ class CudaOperations final : public Operations {
   // rows over a moderate number of columns, as in NAS CG. Short-row matrices (Poisson) gather
   // neighbours that share sectors anyway and keep spmv_row_per_thread.
   void plan_slabs(const CsrMatrix& a) {
-    if (spmv_lanes_ == 1 || a.cols != a.rows) return;
+    if (spmv_lanes(per_row_, 1024) == 1 || a.cols != a.rows) return;
     int device = 0, per_block = 0, per_sm = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     cuda::check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
@@ -745,12 +762,28 @@ class CudaOperations final : public Operations {
     slabs_ = slabs;
   }
 
+  // A kernel's launch: block size, and blocks for the grid-stride kernels.
+  struct Launch {
+    std::size_t block = 0, blocks = 0;
+  };
+
+  Launch& launch_of(const std::string& kernel) {
+    if (kernel == "spmv") return spmv_launch_;
+    if (kernel == "dot") return dot_launch_;
+    if (kernel == "dot2") return dot2_launch_;
+    if (kernel == "axpy") return axpy_launch_;
+    if (kernel == "xpay") return xpay_launch_;
+    if (kernel == "scale") return scale_launch_;
+    if (kernel == "three_term_update") return three_term_launch_;
+    return cg_update_launch_;  // check_set_launch has refused every other name
+  }
+
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
   template <typename... Params, typename... Args>
-  void run(const char* profile_name, const char* kernel_name, void (*kernel)(Params...), std::size_t shared,
-           Args... args) {
-    const auto grid = static_cast<unsigned>(blocks_);
-    const auto block = static_cast<unsigned>(block_);
+  void run(const char* profile_name, const Launch& l, const char* kernel_name, void (*kernel)(Params...),
+           std::size_t shared, Args... args) {
+    const auto grid = static_cast<unsigned>(l.blocks);
+    const auto block = static_cast<unsigned>(l.block);
     enqueue(profile_name, [&] {
       kernel<<<grid, block, shared, stream_.get()>>>(args...);
       cuda::check_launch(kernel_name, grid, block);
@@ -790,10 +823,10 @@ class CudaOperations final : public Operations {
   std::int64_t nnz_;
   cuda::Stream stream_;
   cuda::Event timer_start_, timer_end_;
-  std::size_t block_ = 0;
-  std::size_t warp_block_ = 0;
-  std::size_t blocks_ = 0;
-  unsigned spmv_lanes_ = 1;
+  std::size_t largest_block_ = 0;
+  double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
+  Launch spmv_launch_, dot_launch_, dot2_launch_, axpy_launch_, xpay_launch_, scale_launch_, three_term_launch_,
+      cg_update_launch_;
   cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
   // spmv_slabs (slabs_ > 0): the matrix slab by slab, and its launch.
   std::size_t slabs_ = 0, slab_width_ = 0, slab_grid_ = 0, slab_block_ = 0;
@@ -826,4 +859,4 @@ std::unique_ptr<Operations> make_cuda_operations(const DeviceInfo& device, const
 }  // namespace gpubench::cg
 
 GPUBENCH_REGISTER_CG_OPERATIONS("cuda", gpubench::cg::make_cuda_operations,
-                                "cuSPARSE SpMV (CSR) + cuBLAS dot/axpy/scal");
+                                "cuSPARSE SpMV (CSR) + cuBLAS dot/axpy/scal", true);

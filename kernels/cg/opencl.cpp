@@ -14,6 +14,7 @@
 
 #include "bench/errors.hpp"
 #include "kernels/cg/operations.hpp"
+#include "kernels/cg/work.hpp"
 
 namespace gpubench::cg {
 
@@ -38,31 +39,28 @@ class OpenclOperations final : public Operations {
     three_term_ = program.kernel("three_term_update");
     cg_update_ = program.kernel("cg_update");
 
-    // One work-group size for all kernels: the requested one, within the device's maximum and
-    // dot2's local scratch. Not within each kernel's CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's driver
-    // answers 256 for every kernel here on an H100 yet runs them right at 1024, and a sweep must
-    // be able to reach the sizes the hardware takes. A size a kernel truly cannot run fails at
-    // launch with a DeviceError naming the kernel and the sizes.
-    std::size_t limit = context_.info().max_work_group_size;
-    limit = std::min<std::size_t>(limit, context_.info().local_mem_bytes / (2 * sizeof(T)));
-    limit = std::max<std::size_t>(limit, 1);
-    work_group_size_ = static_cast<std::size_t>(launch.work_group_size);
-    if (work_group_size_ > limit) {
-      std::cerr << "gpubench: note: work_group_size " << work_group_size_ << " exceeds the largest "
-                << context_.info().label() << " runs the CG kernels with (" << limit << "); using " << limit << "\n";
-      work_group_size_ = limit;
+    // Work-group sizes up to the device's maximum and dot2's local scratch. Not within each
+    // kernel's CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's driver answers 256 for every kernel here on an
+    // H100 yet runs them right at 1024, and a sweep must be able to reach the sizes the hardware
+    // takes. A size a kernel truly cannot run fails at launch with a DeviceError naming it.
+    largest_group_ = context_.info().max_work_group_size;
+    largest_group_ = std::min<std::size_t>(largest_group_, context_.info().local_mem_bytes / (2 * sizeof(T)));
+    largest_group_ = std::max<std::size_t>(largest_group_, 1);
+    LaunchConfig defaults = launch;
+    if (static_cast<std::size_t>(defaults.work_group_size) > largest_group_) {
+      std::cerr << "gpubench: note: work_group_size " << defaults.work_group_size << " exceeds the largest "
+                << context_.info().label() << " runs the CG kernels with (" << largest_group_ << "); using "
+                << largest_group_ << "\n";
+      defaults.work_group_size = static_cast<int>(largest_group_);
     }
-    spmv_lanes_ = spmv_lanes(a, work_group_size_);
-    groups_ = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
-              static_cast<std::size_t>(launch.work_groups_per_cu);
+    per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
+    for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
 
     row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
     col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
     std::vector<T> values(a.values.size());
     std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
     values_ = upload_array(std::span<const T>(values));
-    partials_ = context_.create_buffer(2 * groups_ * sizeof(T));
-    host_partials_.resize(2 * groups_);
     staging_.resize(static_cast<std::size_t>(rows_));
   }
 
@@ -96,51 +94,61 @@ class OpenclOperations final : public Operations {
   void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
 
   void spmv(Slot in, Slot out) override {
-    const std::size_t items = static_cast<std::size_t>(rows_) * spmv_lanes_;
-    const std::size_t global = (items + work_group_size_ - 1) / work_group_size_ * work_group_size_;
-    if (spmv_lanes_ == 1) {
+    const std::size_t local = spmv_launch_.local;
+    const std::size_t lanes = spmv_lanes(per_row_, local);
+    const std::size_t items = static_cast<std::size_t>(rows_) * lanes;
+    const std::size_t global = (items + local - 1) / local * local;
+    if (lanes == 1) {
       spmv_.set_args(n(), row_ptr_, col_idx_, values_, vector(in), vector(out));
-      record("spmv", context_.launch(spmv_, global, work_group_size_));
+      record("spmv", context_.launch(spmv_, global, local));
       return;
     }
-    spmv_vector_.set_args(n(), static_cast<cl_uint>(spmv_lanes_), row_ptr_, col_idx_, values_, vector(in),
-                          vector(out), opencl::LocalMemory{work_group_size_ * sizeof(T)});
-    record("spmv", context_.launch(spmv_vector_, global, work_group_size_));
+    spmv_vector_.set_args(n(), static_cast<cl_uint>(lanes), row_ptr_, col_idx_, values_, vector(in), vector(out),
+                          opencl::LocalMemory{local * sizeof(T)});
+    record("spmv", context_.launch(spmv_vector_, global, local));
   }
 
   double dot(Slot a, Slot b) override {
-    run("dot", dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{work_group_size_ * sizeof(T)});
-    context_.read(partials_, host_partials_.data(), groups_ * sizeof(T));
+    const Launch& l = dot_launch_;
+    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
+    context_.read(partials_, host_partials_.data(), l.groups * sizeof(T));
     double sum = 0;
-    for (std::size_t g = 0; g < groups_; ++g) sum += static_cast<double>(host_partials_[g]);
+    for (std::size_t g = 0; g < l.groups; ++g) sum += static_cast<double>(host_partials_[g]);
     return sum;
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
-    const opencl::LocalMemory scratch{work_group_size_ * sizeof(T)};
-    run("dot2", dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
-    context_.read(partials_, host_partials_.data(), 2 * groups_ * sizeof(T));
+    const Launch& l = dot2_launch_;
+    const opencl::LocalMemory scratch{l.local * sizeof(T)};
+    run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
+    context_.read(partials_, host_partials_.data(), 2 * l.groups * sizeof(T));
     std::array<double, 2> sums{0, 0};
-    for (std::size_t g = 0; g < groups_; ++g) {
+    for (std::size_t g = 0; g < l.groups; ++g) {
       sums[0] += static_cast<double>(host_partials_[g]);
-      sums[1] += static_cast<double>(host_partials_[groups_ + g]);
+      sums[1] += static_cast<double>(host_partials_[l.groups + g]);
     }
     return sums;
   }
 
-  void axpy(double alpha, Slot x, Slot y) override { run("axpy", axpy_, n(), real(alpha), vector(x), vector(y)); }
+  void axpy(double alpha, Slot x, Slot y) override {
+    run("axpy", axpy_launch_, axpy_, n(), real(alpha), vector(x), vector(y));
+  }
 
-  void xpay(Slot x, double beta, Slot y) override { run("xpay", xpay_, n(), vector(x), real(beta), vector(y)); }
+  void xpay(Slot x, double beta, Slot y) override {
+    run("xpay", xpay_launch_, xpay_, n(), vector(x), real(beta), vector(y));
+  }
 
-  void scale(double alpha, Slot x, Slot y) override { run("scale", scale_, n(), real(alpha), vector(x), vector(y)); }
+  void scale(double alpha, Slot x, Slot y) override {
+    run("scale", scale_launch_, scale_, n(), real(alpha), vector(x), vector(y));
+  }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
-    run("three_term_update", three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
+    run("three_term_update", three_term_launch_, three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
         vector(r_prev), vector(w));
   }
 
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    run("cg_update", cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
+    run("cg_update", cg_update_launch_, cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
   }
 
   void start_timer() override {
@@ -181,7 +189,35 @@ class OpenclOperations final : public Operations {
 
   int rows() const override { return rows_; }
 
+  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+    check_set_launch(kernel, launch, largest_group_, context_.info());
+    const Launch l{static_cast<std::size_t>(launch.work_group_size),
+                   static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
+                       static_cast<std::size_t>(launch.work_groups_per_cu)};
+    launch_of(kernel) = l;
+    if (2 * l.groups > host_partials_.size()) {  // dot and dot2 write one or two partials per group
+      partials_ = context_.create_buffer(2 * l.groups * sizeof(T));
+      host_partials_.resize(2 * l.groups);
+    }
+  }
+
  private:
+  // A kernel's launch: work-group size, and work-groups for the grid-stride kernels.
+  struct Launch {
+    std::size_t local = 0, groups = 0;
+  };
+
+  Launch& launch_of(const std::string& kernel) {
+    if (kernel == "spmv") return spmv_launch_;
+    if (kernel == "dot") return dot_launch_;
+    if (kernel == "dot2") return dot2_launch_;
+    if (kernel == "axpy") return axpy_launch_;
+    if (kernel == "xpay") return xpay_launch_;
+    if (kernel == "scale") return scale_launch_;
+    if (kernel == "three_term_update") return three_term_launch_;
+    return cg_update_launch_;  // check_set_launch has refused every other name
+  }
+
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
   cl_uint n() const { return static_cast<cl_uint>(rows_); }
   static T real(double x) { return static_cast<T>(x); }
@@ -201,9 +237,9 @@ class OpenclOperations final : public Operations {
 
   // A grid-stride kernel on compute units x work-groups per CU work-groups.
   template <typename... Args>
-  void run(const char* name, const opencl::Kernel& kernel, const Args&... args) {
+  void run(const char* name, const Launch& l, const opencl::Kernel& kernel, const Args&... args) {
     kernel.set_args(args...);
-    record(name, context_.launch(kernel, groups_ * work_group_size_, work_group_size_));
+    record(name, context_.launch(kernel, l.groups * l.local, l.local));
   }
 
   void record(const char* name, opencl::Event event) {
@@ -216,11 +252,12 @@ class OpenclOperations final : public Operations {
 
   opencl::Context context_;
   int rows_;
-  std::size_t spmv_lanes_ = 1;
+  double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
   opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;
-  std::size_t work_group_size_ = 0;
-  std::size_t groups_ = 0;
+  std::size_t largest_group_ = 0;
+  Launch spmv_launch_, dot_launch_, dot2_launch_, axpy_launch_, xpay_launch_, scale_launch_, three_term_launch_,
+      cg_update_launch_;
   opencl::Buffer row_ptr_, col_idx_, values_, partials_;
   std::vector<opencl::Buffer> vectors_;
   std::vector<T> host_partials_;
@@ -243,4 +280,4 @@ std::unique_ptr<Operations> make_opencl_operations(const DeviceInfo& device, con
 
 }  // namespace gpubench::cg
 
-GPUBENCH_REGISTER_CG_OPERATIONS("opencl", gpubench::cg::make_opencl_operations);
+GPUBENCH_REGISTER_CG_OPERATIONS("opencl", gpubench::cg::make_opencl_operations, "", true);

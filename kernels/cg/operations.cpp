@@ -1,11 +1,13 @@
 #include "kernels/cg/operations.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
 
 #include "bench/errors.hpp"
 #include "kernels/cg/solver.hpp"
+#include "kernels/cg/work.hpp"
 
 namespace gpubench::cg {
 
@@ -13,6 +15,7 @@ namespace {
 struct Registered {
   OperationsFactory factory;
   std::string vendor;
+  bool launch_parameters = false;
 };
 std::map<std::string, Registered>& factories() {
   static std::map<std::string, Registered> f;
@@ -81,8 +84,30 @@ std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision
   return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * n * real;
 }
 
-void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor) {
-  factories()[backend] = {std::move(factory), std::move(vendor)};
+void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor,
+                         bool launch_parameters) {
+  factories()[backend] = {std::move(factory), std::move(vendor), launch_parameters};
+}
+
+bool takes_launch_parameters(const std::string& backend) {
+  auto it = factories().find(backend);
+  return it != factories().end() && it->second.launch_parameters;
+}
+
+void Operations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
+  check_set_launch(kernel, launch, static_cast<std::size_t>(launch.work_group_size), DeviceInfo{});
+}
+
+void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std::size_t largest,
+                      const DeviceInfo& device) {
+  const auto& names = tunable_kernels();
+  if (std::find(names.begin(), names.end(), kernel) == names.end())
+    throw Error(ExitCode::internal, "set_launch: '" + kernel + "' is not a tunable CG kernel");
+  check_launch(launch);
+  if (static_cast<std::size_t>(launch.work_group_size) > largest)
+    throw DeviceError("kernel " + kernel + ": work-group size " + std::to_string(launch.work_group_size) +
+                      " exceeds the largest " + device.label() + " launches it with (" + std::to_string(largest) +
+                      ")");
 }
 
 const OperationsFactory* find_operations(const std::string& backend) {

@@ -23,7 +23,8 @@ namespace gpubench::cg {
 using Slot = int;
 class Solver;
 
-// Launch parameters of the CG kernels, tunable (see work.hpp for their legal ranges).
+// Launch parameters of one CG kernel (work.hpp declares which kernels take which, and their
+// legal ranges). The defaults are the built-in heuristic the tuning database falls back to.
 struct LaunchConfig {
   int work_group_size = 256;    // work-items per work-group (OpenCL local size)
   int work_groups_per_cu = 8;   // grid = compute units * this, for the grid-stride kernels
@@ -74,6 +75,12 @@ class Operations {
 
   virtual int rows() const = 0;
 
+  // Launch parameters per kernel: the factory's LaunchConfig applies to every kernel until this
+  // replaces it for `kernel` (a name from tunable_kernels()). Throws DeviceError when the device
+  // cannot launch `kernel` with it (the sweeper records that and goes on). Backends that pick
+  // their own launch sizes (openmp, ViennaCL) keep the default, which only checks the values.
+  virtual void set_launch(const std::string& kernel, const LaunchConfig& launch);
+
   // The backend's library CG ("vendor" variant) working on these vectors, or nullptr when the
   // backend has none. Its solution and b use the same slots as the other solvers.
   virtual std::unique_ptr<Solver> make_vendor_solver();
@@ -99,6 +106,11 @@ void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision prec
 // `length` values moved by `what` (upload, download) fit a vector of `rows`.
 void check_slot(Slot v, std::size_t allocated);
 void check_vector_length(std::size_t length, int rows, const char* what);
+// What every set_launch checks first: `kernel` is tunable (else Error, internal), the values are
+// at least 1 (UsageError), and the work-group size is at most `largest` (DeviceError naming the
+// kernel, the size and the device).
+void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std::size_t largest,
+                      const DeviceInfo& device);
 
 // Each API registers how to make its Operations for a device (GPUBENCH_REGISTER_CG_OPERATIONS in
 // its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the
@@ -107,24 +119,27 @@ using OperationsFactory = std::function<std::unique_ptr<Operations>(
     const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch)>;
 
 // `vendor`: what the backend's vendor variant is built from ("cuSPARSE SpMV + cuBLAS"), empty
-// when it has none.
-void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor = {});
+// when it has none. `launch_parameters`: whether its kernels honour LaunchConfig (and are swept).
+void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor = {},
+                         bool launch_parameters = false);
 // nullptr when `backend` has no CG implementation in this build.
 const OperationsFactory* find_operations(const std::string& backend);
 // Empty when `backend` has no vendor CG.
 std::string vendor_library(const std::string& backend);
+bool takes_launch_parameters(const std::string& backend);
 
 namespace detail {
 struct OperationsRegistrar {
-  OperationsRegistrar(const std::string& backend, OperationsFactory f, std::string vendor = {}) {
-    register_operations(backend, std::move(f), std::move(vendor));
+  OperationsRegistrar(const std::string& backend, OperationsFactory f, std::string vendor = {},
+                      bool launch_parameters = false) {
+    register_operations(backend, std::move(f), std::move(vendor), launch_parameters);
   }
 };
 }  // namespace detail
 
 }  // namespace gpubench::cg
 
-// GPUBENCH_REGISTER_CG_OPERATIONS("cuda", make_cuda_operations [, "cuSPARSE SpMV + cuBLAS"])
+// GPUBENCH_REGISTER_CG_OPERATIONS("cuda", make_cuda_operations [, "cuSPARSE SpMV + cuBLAS" [, true]])
 #define GPUBENCH_REGISTER_CG_OPERATIONS(...)                                                  \
   static const ::gpubench::cg::detail::OperationsRegistrar GPUBENCH_CONCAT(gpubench_cg_ops_, \
                                                                            __LINE__){__VA_ARGS__}

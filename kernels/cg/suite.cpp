@@ -17,6 +17,7 @@
 #include "kernels/cg/problems.hpp"
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/solver.hpp"
+#include "kernels/cg/tune.hpp"
 #include "kernels/cg/verify.hpp"
 #include "kernels/cg/work.hpp"
 
@@ -46,13 +47,15 @@ std::string sci(double v) {
 
 class CgPoint final : public Point {
  public:
-  CgPoint(PointId id, std::shared_ptr<SharedProblem> problem, Variant variant, StopRule rule, LaunchConfig launch)
-      : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(launch) {}
+  CgPoint(PointId id, std::shared_ptr<SharedProblem> problem, Variant variant, StopRule rule,
+          std::vector<std::pair<std::string, LaunchConfig>> launch)
+      : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(std::move(launch)) {}
 
   void prepare() override {
     const OperationsFactory* factory = find_operations(id().backend);
     if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
-    ops_ = (*factory)(id().device, problem_->problem.a, id().precision, launch_);
+    ops_ = (*factory)(id().device, problem_->problem.a, id().precision, LaunchConfig{});
+    for (const auto& [kernel, launch] : launch_) ops_->set_launch(kernel, launch);
     solver_ = variant_ == Variant::vendor ? ops_->make_vendor_solver() : make_solver(variant_);
     if (!solver_) throw DeviceError("backend '" + id().backend + "' has no vendor CG");
     ops_->allocate_vectors(solver_->vectors() + (problem_->npb ? 1 : 0));
@@ -156,7 +159,7 @@ class CgPoint final : public Point {
   std::shared_ptr<SharedProblem> problem_;
   Variant variant_;
   StopRule rule_;
-  LaunchConfig launch_;
+  std::vector<std::pair<std::string, LaunchConfig>> launch_;  // per kernel, from the tuning database
   std::unique_ptr<Solver> solver_;
   std::unique_ptr<Operations> ops_;
   int profiled_iterations_ = 1;
@@ -227,6 +230,18 @@ class CgSuite final : public Suite {
     return v;
   }
 
+  std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
+    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
+    std::vector<std::string> skipped;
+    const std::vector<DeviceInfo> devices = find_devices(options, skipped);
+    std::shared_ptr<const SharedProblem> shared = load_problem(options, devices);
+    std::shared_ptr<const Problem> problem(shared, &shared->problem);
+    std::vector<SweepTarget> targets;
+    for (const DeviceInfo& device : devices)
+      for (Precision p : options.precisions) targets.push_back(make_sweep_target(device, problem, p, kernel));
+    return targets;
+  }
+
   Plan plan(const RunOptions& options) override {
     std::vector<Variant> variants;
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
@@ -234,41 +249,13 @@ class CgSuite final : public Suite {
       variants.assign(std::begin(all_variants), std::end(all_variants));
       variants.push_back(Variant::vendor);
     }
-
-    // Devices first: an unknown device, or a generated problem too large for one, is reported
-    // before anything is generated or allocated.
-    std::vector<DeviceInfo> devices;
-    std::vector<std::string> skipped;  // backends without the device: listed with the results
-    for (const auto& backend : options.backends) {
-      try {
-        devices.push_back(find_device(backend, options.device));
-      } catch (const DeviceError& e) {
-        if (options.backends.size() == 1) throw;
-        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
-        skipped.push_back(backend + ": " + e.what());
-      }
-    }
-    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
-    check_generated_size(spec, devices, options.precisions);
-
-    auto shared = std::make_shared<SharedProblem>();
-    try {
-      shared->problem = make_problem(spec);
-    } catch (const std::bad_alloc&) {
-      throw InputError("problem " + spec + " does not fit in this machine's memory");
-    }
-    if (spec.rfind("npb:", 0) == 0) {
-      shared->npb = &npb_class(spec.substr(4));
-      if (options.tolerance > 0 || options.iterations_given)
-        throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
-    }
-    const double bb = std::inner_product(shared->problem.b.begin(), shared->problem.b.end(), shared->problem.b.begin(), 0.0);
-    shared->b_norm = std::sqrt(bb);
-    std::cerr << "gpubench: problem " << shared->problem.name << ": " << shared->problem.a.rows << " rows, "
-              << shared->problem.a.nnz() << " nonzeros" << std::endl;
+    std::vector<std::string> skipped;
+    const std::vector<DeviceInfo> devices = find_devices(options, skipped);
+    auto shared = load_problem(options, devices);
+    if (shared->npb && (options.tolerance > 0 || options.iterations_given))
+      throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
 
     const StopRule rule{options.iterations, options.tolerance};
-    const LaunchConfig launch;
     Plan plan;
     plan.unavailable = std::move(skipped);
     for (const DeviceInfo& device : devices) {
@@ -285,15 +272,94 @@ class CgSuite final : public Suite {
           id.variant = to_string(v);
           id.device = device;
           id.precision = p;
-          id.params = {{"work_group_size", launch.work_group_size}, {"work_groups_per_cu", launch.work_groups_per_cu}};
+          LaunchChoices launch = choose_launch(options, device, shared->problem.a, v, p);
+          id.params = launch.params;
           if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
           if (!shared->npb) id.params["max_iterations"] = rule.iterations;
           if (v == Variant::vendor) id.params["library"] = vendor_library(device.backend);
-          plan.points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, launch));
+          plan.points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, std::move(launch.kernels)));
         }
       }
     }
     return plan;
+  }
+
+ private:
+  // Each backend's device; with several backends, one without it is skipped and listed.
+  static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
+    std::vector<DeviceInfo> devices;
+    for (const auto& backend : options.backends) {
+      try {
+        devices.push_back(find_device(backend, options.device));
+      } catch (const DeviceError& e) {
+        if (options.backends.size() == 1) throw;
+        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+        skipped.push_back(backend + ": " + e.what());
+      }
+    }
+    return devices;
+  }
+
+  // The problem, after checking that a generated one fits the host and every device.
+  std::shared_ptr<SharedProblem> load_problem(const RunOptions& options, const std::vector<DeviceInfo>& devices) const {
+    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    check_generated_size(spec, devices, options.precisions);
+    auto shared = std::make_shared<SharedProblem>();
+    try {
+      shared->problem = make_problem(spec);
+    } catch (const std::bad_alloc&) {
+      throw InputError("problem " + spec + " does not fit in this machine's memory");
+    }
+    if (spec.rfind("npb:", 0) == 0) shared->npb = &npb_class(spec.substr(4));
+    const double bb =
+        std::inner_product(shared->problem.b.begin(), shared->problem.b.end(), shared->problem.b.begin(), 0.0);
+    shared->b_norm = std::sqrt(bb);
+    std::cerr << "gpubench: problem " << shared->problem.name << ": " << shared->problem.a.rows << " rows, "
+              << shared->problem.a.nnz() << " nonzeros" << std::endl;
+    return shared;
+  }
+
+  struct LaunchChoices {
+    std::vector<std::pair<std::string, LaunchConfig>> kernels;  // what set_launch gets
+    nlohmann::json params = nlohmann::json::object();          // what the records say
+  };
+
+  // Each kernel the variant launches gets its parameters from the tuning database (exact key,
+  // nearest size, the device's default, the heuristic), or the heuristic with --tuning off.
+  static LaunchChoices choose_launch(const RunOptions& options, const DeviceInfo& device, const CsrMatrix& a,
+                                     Variant v, Precision p) {
+    LaunchChoices c;
+    if (v == Variant::vendor || !takes_launch_parameters(device.backend)) return c;
+    nlohmann::json launch = nlohmann::json::object();
+    for (const KernelWork& k : iteration_work(v, ProblemShape{a.rows, a.nnz(), p})) {
+      const Params heuristic = heuristic_params(k.kernel, device.max_work_group_size);
+      nlohmann::json h = nlohmann::json::object();
+      for (const auto& [name, value] : heuristic) h[name] = value;
+      TuningChoice choice{h, TuningSource::off, "--tuning off"};
+      if (options.tuning)
+        choice = options.tuning->lookup(device, {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())}, h);
+      LaunchConfig config;
+      const auto tunables = kernel_tunables(k.kernel, device.max_work_group_size);
+      for (const auto& t : tunables) {
+        const auto it = choice.params.find(t.name);
+        if (it == choice.params.end() || !it->is_number_integer()) continue;
+        const int value = it->get<int>();
+        if (value < t.min || value > t.max)
+          throw InputError("tuning database: " + choice.detail + ": " + t.name + " = " + std::to_string(value) +
+                           " is outside its legal range [" + std::to_string(t.min) + ", " + std::to_string(t.max) +
+                           "] on " + device.label());
+        if (t.name == "work_group_size") config.work_group_size = value;
+        if (t.name == "work_groups_per_cu") config.work_groups_per_cu = value;
+      }
+      nlohmann::json used = {{"work_group_size", config.work_group_size}};
+      if (tunables.size() > 1) used["work_groups_per_cu"] = config.work_groups_per_cu;
+      used["from"] = to_string(choice.source);
+      used["detail"] = choice.detail;
+      launch[k.kernel] = used;
+      c.kernels.emplace_back(k.kernel, config);
+    }
+    c.params["launch"] = launch;
+    return c;
   }
 };
 

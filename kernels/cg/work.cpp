@@ -1,5 +1,7 @@
 #include "kernels/cg/work.hpp"
 
+#include <algorithm>
+
 #include "bench/errors.hpp"
 
 namespace gpubench::cg {
@@ -87,11 +89,19 @@ Work total(const std::vector<KernelWork>& kernels) {
   return w;
 }
 
-const std::vector<TunableRange>& tunables() {
-  static const std::vector<TunableRange> t = {
-      {"work_group_size", 32, 1024, true},
-      {"work_groups_per_cu", 1, 64, false},
-  };
+const std::vector<std::string>& tunable_kernels() {
+  static const std::vector<std::string> names = {"spmv", "dot",   "dot2",     "axpy",
+                                                 "xpay", "scale", "three_term_update", "cg_update"};
+  return names;
+}
+
+std::vector<TunableRange> kernel_tunables(const std::string& kernel, std::size_t max_work_group_size) {
+  const auto& names = tunable_kernels();
+  if (std::find(names.begin(), names.end(), kernel) == names.end()) return {};
+  int largest = 1;  // the largest power of two within the device's limit
+  while (static_cast<std::size_t>(largest) * 2 <= max_work_group_size && largest < (1 << 30)) largest *= 2;
+  std::vector<TunableRange> t = {{"work_group_size", std::min(32, largest), largest, true}};
+  if (kernel != "spmv") t.push_back({"work_groups_per_cu", 1, 64, false});
   return t;
 }
 

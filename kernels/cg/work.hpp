@@ -3,11 +3,13 @@
 // the problem. GFLOP/s, GB/s and every roofline figure are computed from these.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "bench/precision.hpp"
+#include "bench/tunable.hpp"
 
 namespace gpubench::cg {
 
@@ -53,12 +55,13 @@ struct Work {
 };
 Work total(const std::vector<KernelWork>& kernels);
 
-// Tunable launch parameters and their legal ranges (read by the sweeper and the tuning db).
-struct TunableRange {
-  std::string name;
-  int min, max;
-  bool power_of_two;
-};
-const std::vector<TunableRange>& tunables();
+// The kernels that take launch parameters (Operations::set_launch), in the order a sweep visits
+// them. copy and fill are runtime copies and fills: nothing to tune.
+const std::vector<std::string>& tunable_kernels();
+// `kernel`'s tunables on a device whose work-groups hold at most `max_work_group_size` items:
+// work_group_size, powers of two from 32 (or the device's limit if lower) to that limit, for
+// every kernel; work_groups_per_cu (1..64) for the grid-stride kernels only. SpMV's grid follows
+// from the rows (one work-item, or one group of lanes, per row) and has no such parameter.
+std::vector<TunableRange> kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
 
 }  // namespace gpubench::cg

@@ -79,5 +79,37 @@ TEST(Cli, DeviceNeedsOneBackend) {
   EXPECT_THAT(usage_error({"--backend", "all", "--device", "0"}), HasSubstr("single --backend"));
 }
 
+TEST(Cli, CommandsAndTheirOptions) {
+  EXPECT_EQ(parse_cli({}).command, Command::run);
+  EXPECT_EQ(parse_cli({"run", "--backend", "openmp"}).command, Command::run);
+  EXPECT_EQ(parse_cli({"roofline", "--remeasure"}).command, Command::roofline);
+  EXPECT_TRUE(parse_cli({"roofline", "--remeasure"}).remeasure);
+  EXPECT_EQ(parse_cli({"tuning", "show", "--tuning-db", "/x"}).command, Command::tuning_show);
+  EXPECT_EQ(parse_cli({"tuning", "show", "--tuning-db", "/x"}).tuning_db, "/x");
+  const CliOptions s = parse_cli({"sweep", "--kernel", "dot", "--param", "work_group_size=64,128", "--param",
+                                  "work_groups_per_cu=1:3", "--exhaustive", "--time-limit", "0.5"});
+  EXPECT_EQ(s.command, Command::sweep);
+  EXPECT_EQ(s.kernel, "dot");
+  ASSERT_EQ(s.sweep.params.size(), 2u);
+  EXPECT_EQ(s.sweep.params[1].second, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(s.sweep.exhaustive);
+  EXPECT_DOUBLE_EQ(s.sweep.time_limit_s, 0.5);
+  EXPECT_TRUE(parse_cli({}).tuning);
+  EXPECT_FALSE(parse_cli({"--tuning", "off"}).tuning);
+
+  EXPECT_THAT(usage_error({"swep"}), HasSubstr("unknown command 'swep'"));
+  EXPECT_THAT(usage_error({"tuning"}), HasSubstr("tuning show"));
+  EXPECT_THAT(usage_error({"tuning", "list"}), HasSubstr("tuning show"));
+  EXPECT_THAT(usage_error({"--kernel", "dot"}), HasSubstr("is a sweep option"));
+  EXPECT_THAT(usage_error({"roofline", "--exhaustive"}), HasSubstr("is a sweep option"));
+  EXPECT_THAT(usage_error({"sweep", "--remeasure"}), HasSubstr("is a roofline option"));
+  EXPECT_THAT(usage_error({"--tuning", "maybe"}), HasSubstr("on or off"));
+  EXPECT_THAT(usage_error({"--tuning-db="}), HasSubstr("--tuning-db needs a directory"));
+  EXPECT_THAT(usage_error({"sweep", "--param", "work_group_size=64", "--param", "work_group_size=128"}),
+              HasSubstr("given twice"));
+  EXPECT_THAT(usage_error({"sweep", "--time-limit", "0"}), HasSubstr("positive"));
+  EXPECT_THAT(usage_error({"sweep", "--param", "wg"}), HasSubstr("NAME=VALUES"));
+}
+
 }  // namespace
 }  // namespace gpubench

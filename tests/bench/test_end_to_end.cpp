@@ -211,4 +211,149 @@ TEST(EndToEnd, ProblemTooLargeForTheMachineIsRefusedBeforeAllocating) {
   EXPECT_THAT(r.output, HasSubstr("needs"));
 }
 
+// A fresh tuning database directory for one test, removed afterwards.
+struct TempDb {
+  std::string dir = temp_path("tuning-db");
+  TempDb() { std::filesystem::remove_all(dir); }
+  ~TempDb() { std::filesystem::remove_all(dir); }
+  std::vector<std::string> files() const {
+    std::vector<std::string> f;
+    if (std::filesystem::exists(dir))
+      for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (e.path().extension() == ".json") f.push_back(e.path().string());
+    return f;
+  }
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+bool has_opencl_device() { return gpubench("--list-devices").output.find("opencl:\n  [0]") != std::string::npos; }
+
+TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
+  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
+  TempDb db;
+  const std::string out = temp_path("sweep.json");
+  const Result s = gpubench("sweep --backend opencl --problem poisson2d:64 --kernel dot --param work_group_size=32,64 "
+                            "--param work_groups_per_cu=1:3 --format json --out " + out + " --tuning-db " + db.dir);
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_THAT(s.output, HasSubstr("t(1 WG/CU) ms"));  // the thesis's table still goes to stdout
+  const nlohmann::json j = read_json(out);
+  ASSERT_EQ(j["sweeps"].size(), 1u);
+  const auto& k = j["sweeps"][0]["kernels"][0];
+  EXPECT_EQ(k["kernel"], "dot");
+  EXPECT_EQ(k["configs"].size(), 6u);  // explicit values are all visited
+  for (const auto& c : k["configs"]) EXPECT_EQ(c["status"], "verified") << c.dump();
+  const int wg = k["best"]["work_group_size"], per_cu = k["best"]["work_groups_per_cu"];
+  ASSERT_EQ(db.files().size(), 1u);
+  const nlohmann::json file = read_json(db.files()[0]);
+  ASSERT_EQ(file["entries"].size(), 1u);
+  EXPECT_EQ(file["entries"][0]["kernel"], "dot");
+  EXPECT_EQ(file["entries"][0]["problem"], "poisson2d:64");
+  EXPECT_TRUE(file.contains("ceilings"));
+
+  const std::string run = "--backend opencl --variant classic --iterations 10 --repetitions 1 --tuning-db " + db.dir;
+  const Result tuned = gpubench(run + " --problem poisson2d:64");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+  EXPECT_THAT(tuned.output, HasSubstr("wg " + std::to_string(wg) + " x" + std::to_string(per_cu) + "/CU: tuned\n"));
+  EXPECT_THAT(tuned.output, HasSubstr(": heuristic\n"));  // spmv, axpy, xpay were not swept
+  const Result nearby = gpubench(run + " --problem poisson2d:96");  // 9216 rows: the next size bucket
+  ASSERT_EQ(nearby.exit_code, 0) << nearby.output;
+  EXPECT_THAT(nearby.output, HasSubstr("/CU: tuned (nearest size)\n"));
+  const Result off = gpubench(run + " --problem poisson2d:64 --tuning off");
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("wg 256 x8/CU: off\n"));
+
+  const Result show = gpubench("tuning show --tuning-db " + db.dir);
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_THAT(show.output, HasSubstr("poisson2d:64"));
+  std::filesystem::remove(out);
+}
+
+TEST(EndToEnd, CorruptTuningDatabaseIsNamedAndNeverOverwritten) {
+  TempDb db;
+  const Result first = gpubench("roofline --backend openmp --tuning-db " + db.dir);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(db.files().size(), 1u);
+  const std::string path = db.files()[0];
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "{\"schema\": \"gpubench-tuning-db\", \"version\": 1, \"device\": ";  // cut short
+  }
+  const std::string before = file_bytes(path);
+  for (const std::string args : {"--backend openmp --problem poisson2d:16 --iterations 5 --repetitions 1",
+                                 "roofline --backend openmp --remeasure", "tuning show"}) {
+    const Result r = gpubench(args + " --tuning-db " + db.dir);
+    EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(path)) << args;
+    EXPECT_THAT(r.output, testing::Not(HasSubstr("GFLOP/s  "))) << args;
+    EXPECT_EQ(file_bytes(path), before) << args;
+  }
+}
+
+TEST(EndToEnd, RooflineIsMeasuredOnceThenReadFromTheDatabase) {
+  TempDb db;
+  const Result first = gpubench("roofline --backend openmp --tuning-db " + db.dir);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("measuring the ceilings"));
+  EXPECT_THAT(first.output, HasSubstr("triad bandwidth"));
+  EXPECT_THAT(first.output, HasSubstr("f32 peak (FMA)"));
+  const Result again = gpubench("roofline --backend openmp --tuning-db " + db.dir);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_THAT(again.output, testing::Not(HasSubstr("measuring the ceilings")));
+  const Result remeasured = gpubench("roofline --backend openmp --remeasure --tuning-db " + db.dir);
+  EXPECT_THAT(remeasured.output, HasSubstr("measuring the ceilings"));
+
+  // Every result is placed under them: records, and the per-kernel table.
+  const std::string out = temp_path("roofline.json");
+  const Result run = gpubench("--backend openmp --problem poisson2d:32 --iterations 10 --repetitions 1 --format json "
+                              "--out " + out + " --tuning-db " + db.dir);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("% roof"));
+  EXPECT_THAT(run.output, HasSubstr("% theor"));
+  const nlohmann::json j = read_json(out);
+  for (const auto& b : j["benchmarks"]) {
+    for (const char* key : {"arithmetic_intensity", "attainable_gflops", "roofline_pct", "theoretical_gflops",
+                            "theoretical_pct"})
+      ASSERT_TRUE(b.contains(key)) << key << " missing in " << b.dump();
+    EXPECT_GT(b["roofline_pct"].get<double>(), 0);
+    const double ai = b["flops_per_iteration"].get<double>() / b["bytes_per_iteration"].get<double>();
+    EXPECT_NEAR(b["arithmetic_intensity"].get<double>(), ai, 1e-12);
+    for (const auto& k : b["kernels"])
+      if (k["kernel"] != "overhead" && k["gbps"].get<double>() > 0) {
+        EXPECT_TRUE(k.contains("theoretical_pct")) << k.dump();
+      }
+  }
+  ASSERT_TRUE(j["context"]["devices"][0].contains("ceilings"));
+  std::filesystem::remove(out);
+}
+
+TEST(EndToEnd, SweepRefusesWhatCannotBeSwept) {
+  const struct {
+    std::string args;
+    int exit_code;
+    std::string message;
+  } bad[] = {
+      {"sweep --backend openmp --problem poisson2d:8", 2, "nothing to sweep"},
+      {"sweep --backend opencl --problem poisson2d:8 --kernel nosuch", 2, "tunable: spmv, dot"},
+      {"sweep --backend opencl --problem poisson2d:8 --kernel dot --param tile=4", 2, "no kernel swept here has it"},
+      {"sweep --backend opencl --problem poisson2d:8 --kernel dot --param work_group_size=48", 2, "legal range"},
+      {"sweep --backend opencl --problem poisson2d:8 --variant classic", 2, "drop --variant"},
+      {"--kernel dot", 2, "is a sweep option"},
+      {"--remeasure", 2, "is a roofline option"},
+      {"tuning", 2, "tuning show"},
+      {"swep", 2, "unknown command"},
+      {"sweep --format csv", 2, "not csv"},
+  };
+  const bool opencl = has_opencl_device();
+  for (const auto& b : bad) {
+    if (!opencl && b.args.find("opencl") != std::string::npos) continue;
+    const Result r = gpubench(b.args);
+    EXPECT_EQ(r.exit_code, b.exit_code) << b.args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(b.message)) << b.args;
+  }
+}
+
 }  // namespace

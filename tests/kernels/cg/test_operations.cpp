@@ -443,6 +443,73 @@ TEST_P(CgOperations, FactoryRefusesInvalidLaunchConfigs) {
   EXPECT_THROW(make(GetParam(), device_, LaunchConfig{256, 0}), UsageError);
 }
 
+TEST_P(CgOperations, PerKernelLaunchesGiveTheSameResults) {
+  // Each kernel on its own launch parameters, changed on a live Operations (as a sweep does).
+  const auto a = random_vector(31);
+  const auto b = random_vector(32);
+  ops_->upload(0, a);
+  ops_->upload(1, b);
+  const double reference = ops_->dot(0, 1);
+  const auto reference_r = ops_->dot2(0, 1);
+  ops_->spmv(0, 2);
+  const auto reference_spmv = get(2);
+  ops_->copy(1, 3);
+  ops_->axpy(0.5, 0, 3);
+  const auto reference_axpy = get(3);
+  double magnitude = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) magnitude += std::abs(a[i] * b[i]);
+
+  auto ops = make(GetParam(), device_, LaunchConfig{});
+  ops->allocate_vectors(4);
+  ops->upload(0, a);
+  ops->upload(1, b);
+  const LaunchConfig configs[] = {{32, 1}, {64, 3}, {128, 64}, {256, 2}, {32, 40}};
+  for (const LaunchConfig& dot_launch : configs) {
+    const LaunchConfig other{dot_launch.work_group_size * 2, dot_launch.work_groups_per_cu + 1};
+    SCOPED_TRACE("dot " + std::to_string(dot_launch.work_group_size) + "x" + std::to_string(dot_launch.work_groups_per_cu));
+    ops->set_launch("dot", dot_launch);
+    ops->set_launch("dot2", other);
+    ops->set_launch("spmv", other);
+    ops->set_launch("axpy", dot_launch);
+    EXPECT_TRUE(close_sum(ops->dot(0, 1), reference, magnitude, tolerance_));
+    const auto r = ops->dot2(0, 1);
+    EXPECT_TRUE(close_sum(r[0], reference_r[0], reference_r[0], tolerance_));
+    EXPECT_TRUE(close_sum(r[1], reference, magnitude, tolerance_));
+    ops->spmv(0, 2);
+    std::vector<double> y(test_rows);
+    ops->download(2, y);
+    EXPECT_TRUE(close(y, reference_spmv, tolerance_));
+    ops->copy(1, 3);
+    ops->axpy(0.5, 0, 3);
+    ops->download(3, y);
+    EXPECT_TRUE(close(y, reference_axpy, tolerance_));
+  }
+}
+
+TEST_P(CgOperations, SetLaunchRefusesWhatCannotRun) {
+  EXPECT_THROW(ops_->set_launch("dot", LaunchConfig{0, 8}), UsageError);
+  EXPECT_THROW(ops_->set_launch("dot", LaunchConfig{64, 0}), UsageError);
+  try {
+    ops_->set_launch("copy", LaunchConfig{});  // not a tunable kernel: a bug in the caller
+    FAIL() << "no error";
+  } catch (const UsageError&) {
+    FAIL() << "a UsageError";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::internal);
+  }
+  if (takes_launch_parameters(GetParam().backend)) {
+    // A work-group larger than the device launches: refused, naming the kernel.
+    const int too_large = static_cast<int>(std::min<std::size_t>(device_.max_work_group_size * 2, 1 << 30));
+    try {
+      ops_->set_launch("spmv", LaunchConfig{too_large, 1});
+      FAIL() << "no error";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("kernel spmv"), std::string::npos) << e.what();
+    }
+  }
+  ops_->set_launch("dot", LaunchConfig{});  // leave the shared instance as it was
+}
+
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return info.param.backend + "_" + to_string(info.param.precision);
 }

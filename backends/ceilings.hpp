@@ -1,0 +1,53 @@
+// The device ceilings a roofline needs, measured with each API's own kernels (backends/<api>/
+// ceilings.*): memory bandwidth (copy and triad over arrays far larger than the last-level cache)
+// and peak FLOP/s (dependent FMA chains). Each backend registers its probe; bench/ stores the
+// results in the tuning database and places every result under them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "backends/device.hpp"
+#include "backends/registry.hpp"
+#include "bench/precision.hpp"
+
+namespace gpubench {
+
+struct Ceilings {
+  double copy_gbps = 0;   // b[i] = a[i]: 2 x array bytes moved
+  double triad_gbps = 0;  // a[i] = b[i] + s c[i]: 3 x array bytes moved
+  double f32_gflops = 0;  // FMA = 2 FLOPs
+  double f64_gflops = 0;  // 0 when the device has no fp64
+  std::uint64_t array_bytes = 0;  // size of each array the bandwidth kernels used
+  std::string backend;            // whose kernels measured them
+  std::string date;               // ISO 8601, when measured
+  std::string commit;             // gpubench commit that measured them
+
+  // The roofline's bandwidth: the better of copy and triad.
+  double bandwidth_gbps() const { return copy_gbps > triad_gbps ? copy_gbps : triad_gbps; }
+  double peak_gflops(Precision p) const { return p == Precision::f32 ? f32_gflops : f64_gflops; }
+};
+
+// Measures `device`'s ceilings; progress lines go to `log`. Throws DeviceError when a kernel
+// fails to build, launch, or gives a wrong answer (each probe checks its kernels' results).
+using CeilingProbe = std::function<Ceilings(const DeviceInfo& device, std::ostream& log)>;
+
+void register_ceiling_probe(const std::string& backend, CeilingProbe probe);
+// nullptr when `backend` has no probe in this build.
+const CeilingProbe* find_ceiling_probe(const std::string& backend);
+
+namespace detail {
+struct CeilingProbeRegistrar {
+  CeilingProbeRegistrar(const std::string& backend, CeilingProbe probe) {
+    register_ceiling_probe(backend, std::move(probe));
+  }
+};
+}  // namespace detail
+
+}  // namespace gpubench
+
+#define GPUBENCH_REGISTER_CEILING_PROBE(backend, probe)                                               \
+  static const ::gpubench::detail::CeilingProbeRegistrar GPUBENCH_CONCAT(gpubench_ceilings_, __LINE__){ \
+      backend, probe}

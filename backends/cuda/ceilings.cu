@@ -1,0 +1,205 @@
+// The CUDA ceiling probe: copy and triad bandwidth and f32/f64 FMA throughput, measured with the
+// kernels below (the same as backends/opencl/ceilings.cl, values from backends/ceilings_common.hpp)
+// and timed with CUDA events on one stream.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backends/ceilings.hpp"
+#include "backends/ceilings_common.hpp"
+#include "backends/cuda/cuda.hpp"
+
+namespace gpubench::cuda {
+
+namespace {
+
+constexpr unsigned block_size = 256;
+
+namespace kernels {
+
+// One thread per element; n < 2^32 (arrays are at most a quarter of the device's memory).
+__global__ void stream_init(double* __restrict__ a, double* __restrict__ b, double* __restrict__ c, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  a[i] = 1.0 + static_cast<double>(i & 1023) * 0.5;
+  b[i] = -1.0;
+  c[i] = static_cast<double>(i & 7) * 0.25;
+}
+
+__global__ void stream_copy(const double* __restrict__ a, double* __restrict__ b, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i];
+}
+
+__global__ void stream_triad(double* __restrict__ a, const double* __restrict__ b, const double* __restrict__ c,
+                             double scalar, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = b[i] + scalar * c[i];
+}
+
+// Eight independent dependent chains x = fma(x, a, b); a and one_minus_a are arguments, so the
+// recurrence cannot be folded, and the sum is stored, so none of it can be left out.
+template <typename T>
+__global__ void fma_chains(unsigned iterations, T a, T one_minus_a, T* __restrict__ out) {
+  const std::size_t item = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const T p = T(1) + static_cast<T>(item & 255) / T(256);
+  const T b = one_minus_a * p;
+  T x0 = p + T(0.125), x1 = p + T(0.25), x2 = p + T(0.375), x3 = p + T(0.5);
+  T x4 = p + T(0.625), x5 = p + T(0.75), x6 = p + T(0.875), x7 = p + T(1);
+  for (unsigned k = 0; k < iterations; ++k) {
+    x0 = fma(x0, a, b);
+    x1 = fma(x1, a, b);
+    x2 = fma(x2, a, b);
+    x3 = fma(x3, a, b);
+    x4 = fma(x4, a, b);
+    x5 = fma(x5, a, b);
+    x6 = fma(x6, a, b);
+    x7 = fma(x7, a, b);
+  }
+  out[item] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
+}
+
+}  // namespace kernels
+
+unsigned grid_for(std::size_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+
+class Probe {
+ public:
+  explicit Probe(int index) : info_(open_device(index)) {}
+
+  Ceilings run(std::ostream& log) {
+    Ceilings result;
+    result.backend = "cuda";
+    result.f32_gflops = measure_flops<float>(log);
+    if (info_.fp64) result.f64_gflops = measure_flops<double>(log);
+    measure_bandwidth(result, log);  // last on every API: see backends/openmp/ceilings.cpp
+    return result;
+  }
+
+ private:
+  // Seconds of what `launch` enqueues on the stream, between two events.
+  template <typename Launch>
+  double timed(Launch&& launch) const {
+    start_.record(stream_);
+    launch();
+    end_.record(stream_);
+    end_.synchronize();
+    return Event::seconds_between(start_, end_);
+  }
+
+  // Warm-up, then the best of the timed launches, in GB/s.
+  template <typename Launch>
+  double best_bandwidth(Launch&& launch, double bytes_moved) const {
+    const int repetitions = ceilings::stream_repetitions(timed(launch));
+    double best = 0;
+    for (int r = 0; r < repetitions; ++r) {
+      const double seconds = timed(launch);
+      if (seconds > 0) best = std::max(best, bytes_moved / seconds * 1e-9);
+    }
+    return best;
+  }
+
+  void measure_bandwidth(Ceilings& result, std::ostream& log) const {
+    const std::uint64_t bytes = ceilings::stream_array_bytes(info_);
+    const std::size_t n = bytes / sizeof(double);
+    result.array_bytes = bytes;
+    DeviceBuffer<double> a(n), b(n), c(n);
+    const unsigned grid = grid_for(n);
+
+    kernels::stream_init<<<grid, block_size, 0, stream_.get()>>>(a.data(), b.data(), c.data(), n);
+    check_launch("stream_init", grid, block_size);
+    const std::string arrays = " x " + std::to_string(bytes / ceilings::mib) + " MiB arrays";
+    result.copy_gbps = best_bandwidth(
+        [&] {
+          kernels::stream_copy<<<grid, block_size, 0, stream_.get()>>>(a.data(), b.data(), n);
+          check_launch("stream_copy", grid, block_size);
+        },
+        2.0 * static_cast<double>(bytes));
+    ceilings::log_line(log, info_, "copy", result.copy_gbps, "GB/s", "2" + arrays);
+    result.triad_gbps = best_bandwidth(
+        [&] {
+          kernels::stream_triad<<<grid, block_size, 0, stream_.get()>>>(a.data(), b.data(), c.data(),
+                                                                       ceilings::triad_scalar, n);
+          check_launch("stream_triad", grid, block_size);
+        },
+        3.0 * static_cast<double>(bytes));
+    ceilings::log_line(log, info_, "triad", result.triad_gbps, "GB/s", "3" + arrays);
+
+    verify(b, "stream_copy", "b", ceilings::stream_b_after_copy);
+    verify(a, "stream_triad", "a", ceilings::stream_a_after_triad);
+  }
+
+  // Every element, read back in pieces.
+  void verify(const DeviceBuffer<double>& values, const char* kernel, const char* array,
+              double (*expected)(std::uint64_t)) const {
+    constexpr std::size_t piece = (8 << 20) / sizeof(double);
+    std::vector<double> host(std::min(piece, values.size()));
+    for (std::size_t first = 0; first < values.size(); first += piece) {
+      const std::size_t count = std::min(piece, values.size() - first);
+      check(cudaMemcpyAsync(host.data(), values.data() + first, count * sizeof(double), cudaMemcpyDeviceToHost,
+                            stream_.get()),
+            "cudaMemcpyAsync", std::string("(reading back the probe's ") + array + ")");
+      stream_.synchronize();
+      for (std::size_t i = 0; i < count; ++i)
+        if (host[i] != expected(first + i))
+          ceilings::check_result(info_, kernel, std::string(array) + "[" + std::to_string(first + i) + "]", host[i],
+                                 expected(first + i), 0);
+    }
+  }
+
+  template <typename T>
+  double measure_flops(std::ostream& log) const {
+    constexpr bool is_double = std::is_same_v<T, double>;
+    const char* name = is_double ? "f64" : "f32";
+    const std::size_t items = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * 2048;
+    const unsigned grid = grid_for(items);
+    DeviceBuffer<T> out(static_cast<std::size_t>(grid) * block_size);
+    const auto a = static_cast<T>(ceilings::fma_a);
+    const auto one_minus_a = static_cast<T>(ceilings::fma_one_minus_a);
+
+    auto launch = [&](std::uint32_t iterations) {
+      return timed([&] {
+        kernels::fma_chains<T><<<grid, block_size, 0, stream_.get()>>>(iterations, a, one_minus_a, out.data());
+        check_launch(is_double ? "fma_chains<double>" : "fma_chains<float>", grid, block_size);
+      });
+    };
+    const std::uint32_t iterations = ceilings::calibrate_iterations(launch);
+    const std::size_t threads = out.size();
+    double gflops = 0;
+    for (int r = 0; r < 5; ++r) {
+      const double seconds = launch(iterations);
+      if (seconds > 0) gflops = std::max(gflops, ceilings::fma_flops(threads, iterations) / seconds * 1e-9);
+    }
+
+    std::vector<T> host(threads);
+    check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream_.get()),
+          "cudaMemcpyAsync", "(reading back fma_chains' results)");
+    stream_.synchronize();
+    for (const std::size_t item : {std::size_t{0}, threads / 2 + 1, threads - 1})
+      ceilings::check_result(info_, is_double ? "fma_chains<double>" : "fma_chains<float>",
+                             std::string(name) + " out[" + std::to_string(item) + "]", static_cast<double>(host[item]),
+                             static_cast<double>(ceilings::fma_expected<T>(item, iterations)), is_double ? 1e-9 : 1e-3);
+
+    ceilings::log_line(log, info_, name, gflops, "GFLOP/s",
+                       std::to_string(ceilings::fma_chains) + " FMA chains x " + std::to_string(threads) +
+                           " threads x " + std::to_string(iterations) + " iterations");
+    return gflops;
+  }
+
+  DeviceInfo info_;
+  Stream stream_;
+  Event start_, end_;
+};
+
+Ceilings probe(const DeviceInfo& device, std::ostream& log) { return Probe(device.index).run(log); }
+
+}  // namespace
+
+}  // namespace gpubench::cuda
+
+GPUBENCH_REGISTER_CEILING_PROBE("cuda", gpubench::cuda::probe);

@@ -1,0 +1,103 @@
+#include "bench/roofline.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#include "bench/build_info.hpp"
+
+namespace gpubench {
+
+nlohmann::json RooflinePlace::to_json() const {
+  return {{"arithmetic_intensity", intensity},     {"attainable_gflops", attainable_gflops},
+          {"roofline_pct", roofline_pct},          {"theoretical_gflops", theoretical_gflops},
+          {"theoretical_pct", theoretical_pct}};
+}
+
+RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p) {
+  RooflinePlace r;
+  if (!(bytes > 0) || !(seconds > 0)) return r;
+  r.intensity = flops / bytes;
+  r.theoretical_gflops = r.intensity * c.bandwidth_gbps();
+  const double peak = c.peak_gflops(p);
+  r.attainable_gflops = peak > 0 ? std::min(peak, r.theoretical_gflops) : r.theoretical_gflops;
+  const double measured = flops / seconds / 1e9;
+  if (r.attainable_gflops > 0) r.roofline_pct = 100 * measured / r.attainable_gflops;
+  if (r.theoretical_gflops > 0) r.theoretical_pct = 100 * measured / r.theoretical_gflops;
+  return r;
+}
+
+std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log) {
+  if (db && !remeasure)
+    if (auto stored = db->ceilings(d)) return stored;
+  const CeilingProbe* probe = find_ceiling_probe(d.backend);
+  if (!probe) {
+    log << "gpubench: no ceilings for " << d.label() << ": backend " << d.backend
+        << " has no ceiling probe (measure them with the API it runs on: gpubench roofline --backend ...)" << std::endl;
+    return std::nullopt;
+  }
+  log << "gpubench: measuring the ceilings of " << d.label() << std::endl;
+  Ceilings c = (*probe)(d, log);
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  c.date = date;
+  c.commit = build_commit;
+  if (db) db->store_ceilings(d, c);
+  return c;
+}
+
+std::optional<Datasheet> datasheet(const DeviceInfo& d) {
+  // NVIDIA H100 and H200 datasheets (non-tensor FP32/FP64 vector peaks, HBM bandwidth).
+  struct Known {
+    const char* name_contains;
+    Datasheet sheet;
+  };
+  static const Known known[] = {
+      {"H100 80GB HBM3", {"NVIDIA H100 SXM5 datasheet", 3350, 67000, 34000}},
+      {"H100 PCIe", {"NVIDIA H100 PCIe datasheet", 2000, 51000, 26000}},
+      {"H100 NVL", {"NVIDIA H100 NVL datasheet", 3900, 60000, 30000}},
+      {"H200", {"NVIDIA H200 SXM datasheet", 4800, 67000, 34000}},
+  };
+  for (const auto& k : known)
+    if (d.name.find(k.name_contains) != std::string::npos) return k.sheet;
+  return std::nullopt;
+}
+
+namespace {
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+std::string pct(double measured, double sheet) { return sheet > 0 ? " (" + fixed(100 * measured / sheet, 0) + "% of it)" : ""; }
+}  // namespace
+
+void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::ostream& out) {
+  out << d.label() << ", driver " << d.driver << "\n";
+  if (!c) {
+    out << "  no ceilings: backend " << d.backend << " has no ceiling probe\n\n";
+    return;
+  }
+  const auto sheet = datasheet(d);
+  auto row = [&](const std::string& what, double measured, const std::string& unit, double from_sheet) {
+    out << "  " << std::left << std::setw(22) << what << std::right << std::setw(12) << fixed(measured, 1) << " " << unit;
+    if (sheet && from_sheet > 0) out << "   datasheet " << fixed(from_sheet, 0) << " " << unit << pct(measured, from_sheet);
+    out << "\n";
+  };
+  row("copy bandwidth", c->copy_gbps, "GB/s", sheet ? sheet->bandwidth_gbps : 0);
+  row("triad bandwidth", c->triad_gbps, "GB/s", sheet ? sheet->bandwidth_gbps : 0);
+  row("f32 peak (FMA)", c->f32_gflops, "GFLOP/s", sheet ? sheet->f32_gflops : 0);
+  if (c->f64_gflops > 0) row("f64 peak (FMA)", c->f64_gflops, "GFLOP/s", sheet ? sheet->f64_gflops : 0);
+  else out << "  f64 peak (FMA)         none (no fp64)\n";
+  out << "  ridge point            " << fixed(c->bandwidth_gbps() > 0 ? c->f64_gflops / c->bandwidth_gbps() : 0, 2)
+      << " FLOP/byte (f64), " << fixed(c->bandwidth_gbps() > 0 ? c->f32_gflops / c->bandwidth_gbps() : 0, 2)
+      << " (f32)\n";
+  out << "  measured " << c->date << " by gpubench " << c->commit << " with " << c->backend << " kernels, arrays of "
+      << fixed(static_cast<double>(c->array_bytes) / (1 << 20), 0) << " MiB";
+  if (sheet) out << "; datasheet: " << sheet->source;
+  out << "\n\n";
+}
+
+}  // namespace gpubench

@@ -1,0 +1,44 @@
+// Where a measurement sits under its device's roofline. All of gpubench's roofline figures come
+// from here: attainable GFLOP/s = min(peak, intensity x bandwidth), and the source thesis's
+// "theoretical" view, which ignores the FLOP ceiling: intensity x bandwidth.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/ceilings.hpp"
+#include "bench/tuning_db.hpp"
+
+namespace gpubench {
+
+struct RooflinePlace {
+  double intensity = 0;           // FLOP per byte (declared work)
+  double attainable_gflops = 0;   // min(peak, intensity x bandwidth)
+  double roofline_pct = 0;        // measured / attainable
+  double theoretical_gflops = 0;  // intensity x bandwidth
+  double theoretical_pct = 0;     // measured / theoretical
+  nlohmann::json to_json() const;
+};
+
+// `flops` and `bytes` of work done in `seconds`; zeros when nothing is known.
+RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p);
+
+// The device's ceilings: from the database, or measured (and stored, when `db` is given) when
+// missing or when `remeasure`. nullopt, with the reason on `log`, when the backend has no probe.
+std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log);
+
+// The vendor's datasheet figures for devices gpubench knows ("NVIDIA H100 80GB HBM3": SXM5),
+// to print beside the measured ones.
+struct Datasheet {
+  std::string source;  // which product and document
+  double bandwidth_gbps = 0, f32_gflops = 0, f64_gflops = 0;
+};
+std::optional<Datasheet> datasheet(const DeviceInfo& d);
+
+// `gpubench roofline`: one block per device.
+void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::ostream& out);
+
+}  // namespace gpubench

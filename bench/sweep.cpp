@@ -1,0 +1,407 @@
+#include "bench/sweep.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "bench/errors.hpp"
+#include "bench/roofline.hpp"
+
+namespace gpubench {
+
+namespace {
+
+int parse_int(const std::string& text, const std::string& what) {
+  int v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw UsageError("--param " + what + ": '" + text + "' is not an integer");
+  return v;
+}
+
+std::string format_params(const Params& p) {
+  std::string s;
+  for (const auto& [name, value] : p) {
+    const std::string shortname = name == "work_group_size" ? "wg" : name == "work_groups_per_cu" ? "wg/cu" : name;
+    s += (s.empty() ? "" : " ") + shortname + "=" + std::to_string(value);
+  }
+  return s;
+}
+
+bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The values a sweep visits for `range`: the --param values, checked, or the legal range.
+std::vector<int> values_of(const TunableRange& range, const SweepOptions& options, bool& given) {
+  given = false;
+  for (const auto& [name, values] : options.params) {
+    if (name != range.name) continue;
+    given = true;
+    std::vector<int> legal;
+    for (int v : values) {
+      if (v < range.min || v > range.max || (range.power_of_two && !is_power_of_two(v)))
+        throw UsageError("--param " + name + "=" + std::to_string(v) + " is outside its legal range (" +
+                         (range.power_of_two ? "powers of two in " : "") + "[" + std::to_string(range.min) + ", " +
+                         std::to_string(range.max) + "] on this device)");
+      legal.push_back(v);
+    }
+    return legal;
+  }
+  std::vector<int> all;
+  for (int v = range.min; v <= range.max; v = range.power_of_two ? v * 2 : v + 1)
+    if (!range.power_of_two || is_power_of_two(v)) all.push_back(v);
+  return all;
+}
+
+// A progress bar on a terminal, one line per configuration otherwise.
+class Progress {
+ public:
+  Progress(std::ostream& log, bool terminal, std::string label) : log_(log), terminal_(terminal), label_(std::move(label)) {}
+  void kernel(const std::string& name, std::size_t most) {
+    kernel_ = name;
+    done_ = 0;
+    most_ = std::max<std::size_t>(most, 1);
+  }
+  void config(const ConfigResult& r) {
+    ++done_;
+    char time[48];
+    if (r.ok()) std::snprintf(time, sizeof time, "%.4f ms", r.timing.seconds * 1e3);
+    else std::snprintf(time, sizeof time, "%s", r.status.c_str());
+    if (!terminal_) {
+      log_ << "gpubench: sweep " << label_ << " " << kernel_ << " " << format_params(r.params) << ": " << time
+           << (r.ok() ? "" : " (" + r.reason + ")") << std::endl;
+      return;
+    }
+    const std::size_t width = 24, filled = std::min(width, done_ * width / most_);
+    log_ << "\r\033[K" << label_ << " " << kernel_ << " [" << std::string(filled, '#') << std::string(width - filled, '.')
+         << "] " << done_ << " configs  " << format_params(r.params) << "  " << time << std::flush;
+  }
+  void end_kernel() {
+    if (terminal_) log_ << "\r\033[K" << std::flush;
+  }
+
+ private:
+  std::ostream& log_;
+  bool terminal_;
+  std::string label_, kernel_;
+  std::size_t done_ = 0, most_ = 1;
+};
+
+ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
+                      const std::optional<Ceilings>& ceilings, Precision precision) {
+  ConfigResult r;
+  r.params = params;
+  try {
+    r.timing = k.measure(params, options.time_limit_s);
+    const double t = r.timing.seconds;
+    if (!(t > 0)) throw Error(ExitCode::device, "the device timer reported no time");
+    r.gflops = k.flops_per_call() / t / 1e9;
+    r.gbps = k.bytes_per_call() / t / 1e9;
+    if (ceilings) r.roofline_pct = place(k.flops_per_call(), k.bytes_per_call(), t, *ceilings, precision).roofline_pct;
+  } catch (const VerificationError& e) {
+    r.status = "wrong result";
+    r.reason = e.what();
+  } catch (const DeviceError& e) {
+    r.status = "launch failed";
+    r.reason = e.what();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    r.status = e.code() == ExitCode::point_failed ? "time limit" : "error";
+    r.reason = e.what();
+  } catch (const std::exception& e) {
+    r.status = "error";
+    r.reason = e.what();
+  }
+  return r;
+}
+
+// Half the relative spread of a configuration's samples, at least 1%: what counts as noise.
+double noise_of(const ConfigResult& r) {
+  const auto& s = r.timing.samples;
+  if (s.size() < 2 || r.timing.seconds <= 0) return 0.01;
+  const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+  return std::max(0.01, (*hi - *lo) / r.timing.seconds / 2);
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string col(const std::string& s, int width, bool right = false) {
+  std::ostringstream o;
+  if (right) o << std::right;
+  else o << std::left;
+  o << std::setw(width) << s;
+  return o.str();
+}
+
+nlohmann::json params_json(const Params& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+}  // namespace
+
+std::pair<std::string, std::vector<int>> parse_param(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError("--param needs NAME=VALUES (e.g. work_group_size=64,128 or work_groups_per_cu=1:16), got '" +
+                     text + "'");
+  const std::string name = text.substr(0, eq);
+  std::vector<int> values;
+  std::stringstream in(text.substr(eq + 1));
+  for (std::string part; std::getline(in, part, ',');) {
+    if (part.empty()) throw UsageError("--param " + name + ": empty value in '" + text + "'");
+    if (const auto colon = part.find(':'); colon != std::string::npos) {
+      const int from = parse_int(part.substr(0, colon), name), to = parse_int(part.substr(colon + 1), name);
+      if (from > to) throw UsageError("--param " + name + ": range " + part + " is empty (from > to)");
+      if (to - from > 100000) throw UsageError("--param " + name + ": range " + part + " is too long");
+      for (int v = from; v <= to; ++v) values.push_back(v);
+    } else {
+      values.push_back(parse_int(part, name));
+    }
+  }
+  return {name, values};
+}
+
+double KernelSweep::reduction_pct() const {
+  if (best < 0 || baseline < 0) return 0;
+  const double t1 = configs[static_cast<std::size_t>(baseline)].timing.seconds;
+  const double tb = configs[static_cast<std::size_t>(best)].timing.seconds;
+  return t1 > 0 ? 100 * (t1 - tb) / t1 : 0;
+}
+
+SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::optional<Ceilings>& ceilings,
+                  std::ostream& log, bool terminal) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepReport report;
+  report.device = target.device;
+  report.problem = target.problem;
+  report.precision = target.precision;
+  report.ceilings = ceilings;
+  report.untunable = target.untunable;
+
+  // Every --param must name a parameter of some kernel here.
+  for (const auto& [name, values] : options.params) {
+    bool known = false;
+    std::set<std::string> valid;
+    for (const auto& k : target.kernels)
+      for (const auto& t : k->tunables()) {
+        valid.insert(t.name);
+        known = known || t.name == name;
+      }
+    if (!known && !target.kernels.empty()) {
+      std::string list;
+      for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
+      throw UsageError("--param " + name + ": no kernel swept here has it (parameters: " + list + ")");
+    }
+  }
+
+  const std::string label = target.device.backend + ":" + std::to_string(target.device.index) + " " +
+                            to_string(target.precision);
+  Progress progress(log, terminal, label);
+  for (auto& k : target.kernels) {
+    KernelSweep ks;
+    ks.kernel = k->name();
+    ks.key = k->key();
+    ks.flops_per_call = k->flops_per_call();
+    ks.bytes_per_call = k->bytes_per_call();
+    const auto tunables = k->tunables();
+    const TunableRange* size_range = nullptr;
+    const TunableRange* per_cu_range = nullptr;
+    for (const auto& t : tunables) {
+      if (t.name == "work_group_size") size_range = &t;
+      if (t.name == "work_groups_per_cu") per_cu_range = &t;
+    }
+    bool sizes_given = false, per_cu_given = false;
+    const std::vector<int> sizes = size_range ? values_of(*size_range, options, sizes_given) : std::vector<int>{0};
+    const std::vector<int> per_cu =
+        per_cu_range ? values_of(*per_cu_range, options, per_cu_given) : std::vector<int>{};
+    progress.kernel(ks.kernel, sizes.size() * std::max<std::size_t>(per_cu.size(), 1));
+
+    auto run = [&](const Params& p) {
+      ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision));
+      progress.config(ks.configs.back());
+      return ks.configs.back();
+    };
+    for (int size : sizes) {
+      Params p;
+      if (size_range) p["work_group_size"] = size;
+      if (per_cu.empty()) {
+        run(p);
+        continue;
+      }
+      double best_here = INFINITY, noise = 0.01;
+      int since = 0;
+      for (int v : per_cu) {
+        p["work_groups_per_cu"] = v;
+        const ConfigResult r = run(p);
+        if (r.status == "launch failed" && v == per_cu.front()) break;  // this size does not launch at all
+        if (r.ok() && r.timing.seconds < best_here * (1 - noise)) {
+          best_here = r.timing.seconds;
+          noise = noise_of(r);
+          since = 0;
+        } else {
+          ++since;
+        }
+        if (!options.exhaustive && !per_cu_given && since >= options.patience) break;
+      }
+    }
+    progress.end_kernel();
+
+    for (std::size_t i = 0; i < ks.configs.size(); ++i) {
+      const auto& c = ks.configs[i];
+      if (c.ok() && (ks.best < 0 || c.timing.seconds < ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds))
+        ks.best = static_cast<int>(i);
+    }
+    // The baseline: 1 WG/CU at the best size (the thesis's starting point); without WG/CU, the
+    // built-in heuristic's configuration.
+    if (ks.best >= 0) {
+      Params base = per_cu.empty() ? k->heuristic() : ks.configs[static_cast<std::size_t>(ks.best)].params;
+      if (!per_cu.empty()) base["work_groups_per_cu"] = per_cu.front();
+      for (std::size_t i = 0; i < ks.configs.size(); ++i)
+        if (ks.configs[i].ok() && ks.configs[i].params == base) ks.baseline = static_cast<int>(i);
+    }
+    std::size_t failed = 0;
+    for (const auto& c : ks.configs) failed += c.ok() ? 0 : 1;
+    log << "gpubench: sweep " << label << " " << ks.kernel << ": " << ks.configs.size() << " configurations, "
+        << failed << " failed";
+    if (ks.best >= 0)
+      log << "; best " << format_params(ks.configs[static_cast<std::size_t>(ks.best)].params) << " "
+          << fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds * 1e3, 4) << " ms";
+    log << std::endl;
+    report.kernels.push_back(std::move(ks));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& out) {
+  for (const auto& r : reports) {
+    out << "sweep " << r.problem << " on " << r.device.label() << ", " << to_string(r.precision) << " ("
+        << fixed(r.seconds, 1) << " s)\n";
+    if (!r.ceilings) out << "  (no ceilings for this device: % of roofline not shown)\n";
+    out << "  " << col("kernel", 18) << col("t(1 WG/CU) ms", 14, true) << col("best ms", 10, true)
+        << col("best WG/CU", 11, true) << col("best WG", 8, true) << col("reduction", 10, true)
+        << col("GFLOP/s", 9, true) << col("GB/s", 8, true) << col("% roof", 7, true) << col("configs", 9, true)
+        << col("failed", 7, true) << "\n";
+    for (const auto& k : r.kernels) {
+      std::size_t failed = 0;
+      for (const auto& c : k.configs) failed += c.ok() ? 0 : 1;
+      out << "  " << col(k.kernel, 18);
+      if (k.best < 0) {
+        out << col("-", 14, true) << col("-", 10, true) << col("-", 11, true) << col("-", 8, true) << col("-", 10, true)
+            << col("-", 9, true) << col("-", 8, true) << col("-", 7, true);
+      } else {
+        const auto& b = k.configs[static_cast<std::size_t>(k.best)];
+        const auto per_cu = b.params.find("work_groups_per_cu");
+        const auto size = b.params.find("work_group_size");
+        std::string base = "-";
+        if (k.baseline >= 0) {
+          base = fixed(k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds * 1e3, 4);
+          if (per_cu == b.params.end()) base += "*";
+        }
+        out << col(base, 14, true) << col(fixed(b.timing.seconds * 1e3, 4), 10, true)
+            << col(per_cu == b.params.end() ? "-" : std::to_string(per_cu->second), 11, true)
+            << col(size == b.params.end() ? "-" : std::to_string(size->second), 8, true)
+            << col(k.baseline >= 0 ? fixed(k.reduction_pct(), 1) + "%" : "-", 10, true) << col(fixed(b.gflops, 1), 9, true)
+            << col(fixed(b.gbps, 1), 8, true) << col(r.ceilings ? fixed(b.roofline_pct, 1) : "-", 7, true);
+      }
+      out << col(std::to_string(k.configs.size()), 9, true) << col(std::to_string(failed), 7, true) << "\n";
+    }
+    bool starred = false;
+    for (const auto& k : r.kernels)
+      for (const auto& c : k.configs) starred = starred || (k.best >= 0 && !c.params.count("work_groups_per_cu"));
+    if (starred) out << "  * no WG/CU parameter: the time with the built-in heuristic's work-group size\n";
+    for (const auto& k : r.kernels) {
+      for (const auto& c : k.configs)
+        if (!c.ok()) out << "  " << k.kernel << " " << format_params(c.params) << ": " << c.status << ": " << c.reason << "\n";
+    }
+    for (const auto& u : r.untunable) out << "  not swept: " << u << "\n";
+    out << "\n";
+  }
+}
+
+nlohmann::json sweep_json(const std::vector<SweepReport>& reports) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& r : reports) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : r.kernels) {
+      nlohmann::json configs = nlohmann::json::array();
+      for (const auto& c : k.configs) {
+        nlohmann::json j = {{"params", params_json(c.params)}, {"status", c.status}};
+        if (c.ok()) {
+          j["ms"] = c.timing.seconds * 1e3;
+          nlohmann::json samples = nlohmann::json::array();
+          for (double s : c.timing.samples) samples.push_back(s * 1e3);
+          j["samples_ms"] = samples;
+          j["gflops"] = c.gflops;
+          j["gbps"] = c.gbps;
+          if (r.ceilings) j["roofline_pct"] = c.roofline_pct;
+        } else {
+          j["reason"] = c.reason;
+        }
+        configs.push_back(j);
+      }
+      nlohmann::json kj = {{"kernel", k.kernel},
+                           {"key", k.key.text()},
+                           {"flops_per_call", k.flops_per_call},
+                           {"bytes_per_call", k.bytes_per_call},
+                           {"configs", configs}};
+      if (k.best >= 0) {
+        kj["best"] = params_json(k.configs[static_cast<std::size_t>(k.best)].params);
+        kj["best_ms"] = k.configs[static_cast<std::size_t>(k.best)].timing.seconds * 1e3;
+      }
+      if (k.baseline >= 0) {
+        kj["baseline"] = params_json(k.configs[static_cast<std::size_t>(k.baseline)].params);
+        kj["baseline_ms"] = k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds * 1e3;
+        kj["reduction_pct"] = k.reduction_pct();
+      }
+      kernels.push_back(kj);
+    }
+    nlohmann::json rj = {{"device", DeviceIdentity::of(r.device).to_json()},
+                         {"backend", r.device.backend},
+                         {"device_index", r.device.index},
+                         {"problem", r.problem},
+                         {"precision", to_string(r.precision)},
+                         {"seconds", r.seconds},
+                         {"kernels", kernels},
+                         {"not_swept", r.untunable}};
+    if (r.ceilings)
+      rj["ceilings"] = {{"copy_gbps", r.ceilings->copy_gbps}, {"triad_gbps", r.ceilings->triad_gbps},
+                        {"f32_gflops", r.ceilings->f32_gflops}, {"f64_gflops", r.ceilings->f64_gflops}};
+    all.push_back(rj);
+  }
+  return all;
+}
+
+std::vector<TuningEntry> best_entries(const SweepReport& report, const std::string& date, const std::string& commit) {
+  std::vector<TuningEntry> entries;
+  for (const auto& k : report.kernels) {
+    if (k.best < 0) continue;
+    const auto& b = k.configs[static_cast<std::size_t>(k.best)];
+    TuningEntry e;
+    e.key = k.key;
+    e.problem = report.problem;
+    e.params = params_json(b.params);
+    e.seconds = b.timing.seconds;
+    e.gflops = b.gflops;
+    e.roofline_pct = report.ceilings ? b.roofline_pct : 0;
+    e.baseline_seconds = k.baseline >= 0 ? k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds : 0;
+    e.date = date;
+    e.commit = commit;
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace gpubench

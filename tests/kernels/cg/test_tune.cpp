@@ -1,0 +1,160 @@
+// The CG kernels as the sweeper sees them: set up with known inputs, verified after every launch
+// change, timed. A deliberately wrong backend shows that verification catches each kind of error.
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/problems.hpp"
+#include "kernels/cg/tune.hpp"
+#include "kernels/cg/work.hpp"
+
+namespace gpubench::cg {
+namespace {
+
+using testing::HasSubstr;
+
+std::shared_ptr<const Problem> small_problem() {
+  static const auto p = std::make_shared<const Problem>(make_problem("poisson2d:24"));
+  return p;
+}
+
+// The openmp operations with one kernel made wrong, registered as a backend that takes launch
+// parameters, so that make_sweep_target builds its kernels on it.
+class Wrong final : public Operations {
+ public:
+  explicit Wrong(std::unique_ptr<Operations> inner) : in_(std::move(inner)) {}
+  static inline std::string broken;  // which kernel is wrong
+  static inline int launches_set = 0;
+
+  void allocate_vectors(int count) override { in_->allocate_vectors(count); }
+  void upload(Slot v, std::span<const double> values) override { in_->upload(v, values); }
+  void download(Slot v, std::span<double> values) override { in_->download(v, values); }
+  void fill_zero(Slot v) override { in_->fill_zero(v); }
+  void copy(Slot src, Slot dst) override { in_->copy(src, dst); }
+  void spmv(Slot in, Slot out) override {
+    if (broken != "spmv") in_->spmv(in, out);  // a skipped write
+  }
+  double dot(Slot a, Slot b) override { return in_->dot(a, b) * (broken == "dot" ? 1.001 : 1.0); }
+  void axpy(double alpha, Slot x, Slot y) override { in_->axpy(broken == "axpy" ? alpha * 1.01 : alpha, x, y); }
+  void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
+  void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    auto v = in_->dot2(r, w);
+    if (broken == "dot2") v[1] = -v[1];
+    return v;
+  }
+  void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
+    in_->three_term_update(rho, broken == "three_term_update" ? 0 : gamma, x, xp, r, rp, w);
+  }
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    in_->cg_update(alpha, broken == "cg_update" ? beta / 2 : beta, r, w, p, s, x);
+  }
+  void start_timer() override { in_->start_timer(); }
+  double stop_timer() override { return in_->stop_timer() + 1e-9; }  // never zero
+  void set_profiling(bool on) override { in_->set_profiling(on); }
+  std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
+  int rows() const override { return in_->rows(); }
+  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+    check_set_launch(kernel, launch, 128, DeviceInfo{});
+    ++launches_set;
+  }
+
+ private:
+  std::unique_ptr<Operations> in_;
+};
+
+GPUBENCH_REGISTER_CG_OPERATIONS(
+    "test_wrong",
+    [](const DeviceInfo&, const CsrMatrix& a, Precision p, const LaunchConfig& l) -> std::unique_ptr<Operations> {
+      return std::make_unique<Wrong>((*find_operations("openmp"))(find_device("openmp", 0), a, p, l));
+    },
+    "", true);
+
+DeviceInfo wrong_device() {
+  DeviceInfo d = find_device("openmp", 0);
+  d.backend = "test_wrong";
+  d.max_work_group_size = 128;
+  return d;
+}
+
+TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
+  Wrong::broken.clear();
+  SweepTarget t = make_sweep_target(wrong_device(), small_problem(), Precision::f64, "");
+  ASSERT_EQ(t.kernels.size(), tunable_kernels().size());
+  for (auto& k : t.kernels) {
+    SCOPED_TRACE(k->name());
+    const KernelTiming timing = k->measure(k->heuristic(), 10);
+    EXPECT_GT(timing.seconds, 0);
+    EXPECT_EQ(timing.samples.size(), 5u);
+    EXPECT_GT(k->bytes_per_call(), 0);
+    EXPECT_EQ(k->key().kernel, k->name());
+    EXPECT_EQ(k->key().rows_bucket, 9);  // 576 rows
+    const auto tunables = k->tunables();
+    ASSERT_FALSE(tunables.empty());
+    EXPECT_EQ(tunables[0].name, "work_group_size");
+    EXPECT_EQ(tunables[0].max, 128);
+    EXPECT_EQ(tunables.size(), k->name() == "spmv" ? 1u : 2u);
+  }
+}
+
+TEST(CgTune, AWrongKernelFailsVerificationNamingIt) {
+  for (const std::string& kernel : tunable_kernels()) {
+    if (kernel == "xpay" || kernel == "scale") continue;  // Wrong breaks the others
+    SCOPED_TRACE(kernel);
+    Wrong::broken = kernel;
+    SweepTarget t = make_sweep_target(wrong_device(), small_problem(), Precision::f64, kernel);
+    ASSERT_EQ(t.kernels.size(), 1u);
+    try {
+      t.kernels[0]->measure(t.kernels[0]->heuristic(), 10);
+      ADD_FAILURE() << "a wrong " << kernel << " verified";
+    } catch (const VerificationError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(kernel));
+    }
+  }
+  Wrong::broken.clear();
+}
+
+TEST(CgTune, MeasureSetsTheKernelsLaunchAndChecksIt) {
+  Wrong::broken.clear();
+  SweepTarget t = make_sweep_target(wrong_device(), small_problem(), Precision::f32, "dot");
+  const int before = Wrong::launches_set;
+  t.kernels[0]->measure({{"work_group_size", 64}, {"work_groups_per_cu", 2}}, 10);
+  EXPECT_EQ(Wrong::launches_set, before + 1);
+  EXPECT_THROW(t.kernels[0]->measure({{"work_group_size", 256}, {"work_groups_per_cu", 2}}, 10), DeviceError);
+  EXPECT_THROW(t.kernels[0]->measure({{"tile", 4}}, 10), UsageError);
+  // A call slower than the limit is refused (with ExitCode::point_failed), not timed.
+  try {
+    t.kernels[0]->measure({{"work_group_size", 64}, {"work_groups_per_cu", 2}}, 1e-12);
+    ADD_FAILURE() << "no time limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::point_failed);
+    EXPECT_THAT(e.what(), HasSubstr("time limit"));
+  }
+}
+
+TEST(CgTune, RefusesUnknownKernelsAndListsUntunableBackends) {
+  EXPECT_THROW(make_sweep_target(wrong_device(), small_problem(), Precision::f64, "copy"), UsageError);
+  const SweepTarget openmp = make_sweep_target(find_device("openmp", 0), small_problem(), Precision::f64, "");
+  EXPECT_TRUE(openmp.kernels.empty());
+  ASSERT_EQ(openmp.untunable.size(), 1u);
+  EXPECT_THAT(openmp.untunable[0], HasSubstr("pick their own launch sizes"));
+}
+
+TEST(CgTune, HeuristicIsTheDefaultLaunchWithinTheDevice) {
+  EXPECT_EQ(heuristic_params("dot", 1024), (Params{{"work_group_size", 256}, {"work_groups_per_cu", 8}}));
+  EXPECT_EQ(heuristic_params("spmv", 1024), (Params{{"work_group_size", 256}}));
+  EXPECT_EQ(heuristic_params("axpy", 128), (Params{{"work_group_size", 128}, {"work_groups_per_cu", 8}}));
+  EXPECT_EQ(heuristic_params("copy", 1024), Params{});
+  const auto t = kernel_tunables("dot", 1000);  // not a power of two: the largest below
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].min, 32);
+  EXPECT_EQ(t[0].max, 512);
+  EXPECT_TRUE(t[0].power_of_two);
+  EXPECT_EQ(t[1].min, 1);
+  EXPECT_EQ(t[1].max, 64);
+}
+
+}  // namespace
+}  // namespace gpubench::cg
