@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda.hpp"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -43,12 +44,17 @@ std::string kernel_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(in, line)) return {};
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." or
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+  // the first word of digits and dots, with a dot, after "Module".
   std::istringstream words(line);
-  std::string word, previous;
+  std::string word;
+  bool after_module = false;
   while (words >> word) {
-    if (previous == "Module") return word;
-    previous = word;
+    if (word == "Module") after_module = true;
+    const bool version = word.find('.') != std::string::npos &&
+                         word.find_first_not_of("0123456789.") == std::string::npos && std::isdigit(static_cast<unsigned char>(word.front()));
+    if (after_module && version) return word;
   }
   return {};
 }

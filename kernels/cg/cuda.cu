@@ -357,7 +357,7 @@ class CudaOperations final : public Operations {
     std::vector<T> values(a.values.size());
     std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
     values_ = upload_array(std::span<const T>(values));
-    staging_.resize(static_cast<std::size_t>(rows_));
+    staging_ = cuda::PinnedBuffer<T>(static_cast<std::size_t>(rows_));
     stream_.synchronize();  // the uploads read `values`, which goes out of scope
   }
 
@@ -381,7 +381,7 @@ class CudaOperations final : public Operations {
 
   void upload(Slot v, std::span<const double> values) override {
     check_vector_length(values.size(), rows_, "upload");
-    std::transform(values.begin(), values.end(), staging_.begin(), [](double x) { return static_cast<T>(x); });
+    std::transform(values.begin(), values.end(), staging_.data(), [](double x) { return static_cast<T>(x); });
     cuda::check(cudaMemcpyAsync(vector(v), staging_.data(), vector_bytes(), cudaMemcpyHostToDevice, stream_.get()),
                 "cudaMemcpyAsync", "(upload to slot " + std::to_string(v) + ")");
     stream_.synchronize();  // staging_ may be reused at once
@@ -392,7 +392,7 @@ class CudaOperations final : public Operations {
     cuda::check(cudaMemcpyAsync(staging_.data(), vector(v), vector_bytes(), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(download from slot " + std::to_string(v) + ")");
     stream_.synchronize();
-    std::transform(staging_.begin(), staging_.end(), values.begin(), [](T x) { return static_cast<double>(x); });
+    std::transform(staging_.data(), staging_.data() + staging_.size(), values.begin(), [](T x) { return static_cast<double>(x); });
   }
 
   void fill_zero(Slot v) override {
@@ -837,7 +837,7 @@ class CudaOperations final : public Operations {
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
   std::vector<cuda::DeviceBuffer<T>> vectors_;
-  std::vector<T> staging_;
+  cuda::PinnedBuffer<T> staging_;  // page-locked: uploads and downloads at the link's speed
   std::unique_ptr<Library> library_;
 
   bool timing_ = false;
