@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -16,6 +17,15 @@ namespace {
 std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+// Fixed below `wide` (keeps columns aligned), else 3 significant digits with an exponent: a
+// compute-bound kernel's FLOP/B and theoretical GFLOP/s run to 1e18.
+std::string compact(double v, int digits, double wide = 1e6) {
+  if (std::abs(v) < wide) return fixed(v, digits);
+  std::ostringstream s;
+  s << std::setprecision(3) << v;
   return s.str();
 }
 
@@ -176,7 +186,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
         << " per kernel (profiled pass; overhead = timed total - kernels)\n";
     out << "  " << col("kernel", 19) << col("calls/iter", 11, true) << col("ms/iter", 11, true)
-        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("FLOP/B", 8, true)
+        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("FLOP/B", 9, true)
         << col("theor GF/s", 11, true) << col("% theor", 8, true) << col("% roof", 8, true) << "  launch: from\n";
     const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
     for (const auto& k : p.kernels) {
@@ -194,8 +204,8 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
           << col(fixed(s * 1e3, 4), 11, true) << col(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
           << col(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
           << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true)
-          << col(has_work ? fixed(k.flops_per_iteration / k.bytes_per_iteration, 3) : "", 8, true)
-          << col(placed ? fixed(r.theoretical_gflops, 1) : "", 11, true)
+          << col(has_work ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : "", 9, true)
+          << col(placed ? compact(r.theoretical_gflops, 1) : "", 11, true)
           << col(placed ? fixed(r.theoretical_pct, 1) : "", 8, true)
           << col(placed ? fixed(r.roofline_pct, 1) : "", 8, true) << (used.empty() ? "" : "  " + used) << "\n";
     }

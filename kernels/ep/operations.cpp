@@ -1,0 +1,66 @@
+#include "kernels/ep/operations.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "bench/errors.hpp"
+
+namespace gpubench::ep {
+
+std::string to_string(Variant v) { return v == Variant::reduce ? "reduce" : "partials"; }
+
+Variant parse_variant(const std::string& name) {
+  for (Variant v : all_variants)
+    if (to_string(v) == name) return v;
+  throw UsageError("unknown EP variant '" + name + "' (valid: reduce, partials)");
+}
+
+std::string tally_kernel(Variant v) { return v == Variant::reduce ? "tally" : "tally_partials"; }
+
+Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group) {
+  if (launch.work_group_size < 1 || launch.work_group_size > largest_group)
+    throw UsageError("EP tally: work_group_size " + std::to_string(launch.work_group_size) + " is outside 1.." +
+                     std::to_string(largest_group) + " on " + device.label());
+  if (launch.work_groups_per_cu < 1)
+    throw UsageError("EP tally: work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " must be >= 1");
+  const std::uint64_t batch = std::uint64_t{1} << batch_log2;
+  if (pairs == 0 || pairs % batch != 0)
+    throw UsageError("EP: " + std::to_string(pairs) + " pairs is not a whole number of batches of " +
+                     std::to_string(batch));
+  Deal d;
+  d.batches = pairs / batch;
+  d.items = static_cast<std::uint64_t>(launch.work_groups_per_cu) * static_cast<std::uint64_t>(std::max(device.compute_units, 1)) *
+            static_cast<std::uint64_t>(launch.work_group_size);
+  const std::uint64_t most = (d.batches + d.items - 1) / d.items * batch;
+  if (most > (std::uint64_t{1} << 32))
+    throw UsageError("EP: " + std::to_string(most) + " pairs per work-item overflow its 32-bit counters: raise "
+                     "work_groups_per_cu or work_group_size");
+  return d;
+}
+
+namespace {
+struct Entry {
+  OperationsFactory factory;
+  bool launch_parameters = false;
+};
+std::map<std::string, Entry>& registry() {
+  static std::map<std::string, Entry> r;
+  return r;
+}
+}  // namespace
+
+void register_operations(const std::string& backend, OperationsFactory factory, bool launch_parameters) {
+  registry()[backend] = {std::move(factory), launch_parameters};
+}
+
+const OperationsFactory* find_operations(const std::string& backend) {
+  const auto it = registry().find(backend);
+  return it == registry().end() ? nullptr : &it->second.factory;
+}
+
+bool takes_launch_parameters(const std::string& backend) {
+  const auto it = registry().find(backend);
+  return it != registry().end() && it->second.launch_parameters;
+}
+
+}  // namespace gpubench::ep

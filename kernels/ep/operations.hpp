@@ -1,0 +1,82 @@
+// The EP suite's operations interface: one call tallies the first `pairs` pairs of NAS's stream
+// on the device and returns sx, sy, q[0..9] with the device time of its kernels. Each API
+// supplies one implementation (openmp.cpp, opencl.cpp + opencl.cl, cuda.cu).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+#include "kernels/ep/ep.hpp"
+
+namespace gpubench::ep {
+
+// reduce: each work-group reduces its work-items' results in local memory and writes one row,
+// and a second kernel adds the rows. partials (the source study's form): every work-item writes
+// its 12 values to global memory, column-major (value v of item i at v * items + i), and the
+// second kernel adds the columns.
+enum class Variant { reduce, partials };
+std::string to_string(Variant v);
+Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
+constexpr Variant all_variants[] = {Variant::reduce, Variant::partials};
+std::string tally_kernel(Variant v);  // "tally" or "tally_partials": the tunable kernel's name
+
+// The grid of the tally kernel: work_groups_per_cu x compute units groups of work_group_size.
+// The defaults are the built-in heuristic the tuning database falls back to.
+struct LaunchConfig {
+  int work_group_size = 256;
+  int work_groups_per_cu = 8;
+};
+
+struct TallyRun {
+  std::array<double, result_values> values{};  // sx, sy, q[0..9]
+  double tally_seconds = 0;                    // device time of the tally kernel
+  double sum_seconds = 0;                      // and of the kernel that adds the partial results
+  std::uint64_t items = 0;                     // work-items of the tally kernel
+  double seconds() const { return tally_seconds + sum_seconds; }
+};
+
+class Operations {
+ public:
+  virtual ~Operations() = default;
+  virtual const DeviceInfo& device() const = 0;
+  // The largest work-group the tally kernel runs with on this device.
+  virtual int largest_group() const = 0;
+  // Pairs [0, pairs) in whole batches (pairs a multiple of 2^batch_log2). Throws UsageError for
+  // a launch the device cannot take, DeviceError for a failed launch.
+  virtual TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) = 0;
+};
+
+// How the batches are dealt: item i of `items` takes batches [first(i), first(i + 1)).
+struct Deal {
+  std::uint64_t batches = 0, items = 0;
+  std::uint64_t first(std::uint64_t item) const { return item * batches / items; }
+};
+// Checks the launch against the device (work-group size within 1..largest, WG/CU >= 1) and the
+// pair count (whole batches; at most 2^32 pairs per item, which the items' counters hold).
+Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group);
+
+using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;
+// launch_parameters: whether LaunchConfig means anything on this backend (the sweeper skips
+// backends where it does not).
+void register_operations(const std::string& backend, OperationsFactory factory, bool launch_parameters);
+const OperationsFactory* find_operations(const std::string& backend);
+bool takes_launch_parameters(const std::string& backend);
+
+namespace detail {
+struct OperationsRegistrar {
+  OperationsRegistrar(const std::string& backend, OperationsFactory f, bool launch_parameters) {
+    register_operations(backend, std::move(f), launch_parameters);
+  }
+};
+}  // namespace detail
+
+}  // namespace gpubench::ep
+
+#define GPUBENCH_REGISTER_EP_OPERATIONS(backend, factory, launch_parameters)                       \
+  static const ::gpubench::ep::detail::OperationsRegistrar gpubench_ep_operations_registrar{backend, factory, \
+                                                                                           launch_parameters}

@@ -1,0 +1,278 @@
+// The EP suite: one point per backend x variant on one NAS class (--problem S..E, or npb:S..E).
+// A point tallies all 2^M pairs in one timed call and checks sx and sy against NAS's values.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+#include "bench/suite.hpp"
+#include "kernels/ep/ep.hpp"
+#include "kernels/ep/operations.hpp"
+
+namespace gpubench::ep {
+
+namespace {
+
+std::uint64_t pairs_of(const EpClass& c) { return std::uint64_t{1} << c.m; }
+
+// The tally kernel's tunables: work-group sizes, powers of two from 32 to the largest the
+// device runs it with, and work-groups per compute unit.
+std::vector<TunableRange> tunables(int largest_group) {
+  const int largest = std::max(largest_group, 1);
+  return {{"work_group_size", std::min(32, largest), largest, true}, {"work_groups_per_cu", 1, 64, false}};
+}
+
+Params heuristic_params(int largest_group) {
+  const LaunchConfig defaults;
+  return {{"work_group_size", std::min(defaults.work_group_size, std::max(largest_group, 1))},
+          {"work_groups_per_cu", defaults.work_groups_per_cu}};
+}
+
+LaunchConfig launch_of(const Params& params) {
+  LaunchConfig l;
+  for (const auto& [name, value] : params) {
+    if (name == "work_group_size") l.work_group_size = value;
+    else if (name == "work_groups_per_cu") l.work_groups_per_cu = value;
+    else throw UsageError("EP's tally kernel has no parameter '" + name + "' (work_group_size, work_groups_per_cu)");
+  }
+  return l;
+}
+
+TuningKey key_of(Variant v, const EpClass& c) { return {"ep", tally_kernel(v), Precision::f64, c.m, 0}; }
+
+std::string problem_name(const EpClass& c) { return std::string("npb:") + c.name; }
+
+// Declared work of one whole run: FLOPs of 2^M pairs; bytes: the partial results written and
+// read back (one row per work-group, or per work-item for partials) and the 12 totals.
+double run_flops(const EpClass& c) { return static_cast<double>(pairs_of(c)) * flops_per_pair; }
+double run_bytes(Variant v, std::uint64_t items, int group) {
+  const double rows = v == Variant::partials ? static_cast<double>(items) : static_cast<double>(items) / group;
+  return 2 * rows * result_bytes + result_bytes;
+}
+
+class EpPoint final : public Point {
+ public:
+  EpPoint(PointId id, const EpClass& c, Variant v, LaunchConfig launch)
+      : Point(std::move(id)), class_(c), variant_(v), launch_(launch) {}
+
+  void prepare() override {
+    const OperationsFactory* factory = find_operations(id().backend);
+    if (!factory) throw DeviceError("backend '" + id().backend + "' has no EP implementation in this build");
+    ops_ = (*factory)(id().device);
+    ops_->tally(std::uint64_t{1} << 20, variant_, launch_);  // warm-up: builds, launches both kernels
+  }
+
+  Outcome run() override {
+    last_ = ops_->tally(pairs_of(class_), variant_, launch_);
+    const Tally t = Tally::from_values(last_.values.data());
+    const Verdict v = verify(class_, t);
+    const double seconds = last_.seconds();
+    const double mops = static_cast<double>(2 * pairs_of(class_)) / seconds / 1e6;  // NAS: random numbers
+    char summary[200];
+    std::snprintf(summary, sizeof summary, "class %c (2^%d pairs): %s, %.4f s, %.0f Mop/s", class_.name, class_.m,
+                  v.passed ? "verified" : "WRONG", seconds, mops);
+    Outcome o{seconds, 1, v.passed, v.detail, {}};
+    nlohmann::json q = nlohmann::json::array();
+    for (double count : t.q) q.push_back(count);
+    o.fields = {{"npb_class", std::string(1, class_.name)},
+                {"m", class_.m},
+                {"sx", t.sx},
+                {"sy", t.sy},
+                {"sx_verify", class_.sx_verify},
+                {"sy_verify", class_.sy_verify},
+                {"q", q},
+                {"gaussian_pairs", t.pairs_accepted()},
+                {"npb_mops", mops},
+                {"work_items", last_.items},
+                {"summary", summary}};
+    return o;
+  }
+
+  std::vector<KernelRow> profile() override {
+    const TallyRun r = ops_->tally(pairs_of(class_), variant_, launch_);
+    const double bytes = run_bytes(variant_, r.items, launch_.work_group_size);
+    return {{tally_kernel(variant_), 1, r.tally_seconds, run_flops(class_), bytes - result_bytes},
+            {"sum_columns", 1, r.sum_seconds, 0, bytes / 2}};
+  }
+
+  double flops_per_iteration() const override { return run_flops(class_); }
+  double bytes_per_iteration() const override {
+    return run_bytes(variant_, last_.items ? last_.items : 1, launch_.work_group_size);
+  }
+  void release() override { ops_.reset(); }
+
+ private:
+  const EpClass& class_;
+  Variant variant_;
+  LaunchConfig launch_;
+  std::unique_ptr<Operations> ops_;
+  TallyRun last_;
+};
+
+class EpTunable final : public TunableKernel {
+ public:
+  EpTunable(std::shared_ptr<Operations> ops, const EpClass& c, Variant v) : ops_(std::move(ops)), class_(c), variant_(v) {}
+  std::string name() const override { return tally_kernel(variant_); }
+  std::vector<TunableRange> tunables() const override { return ep::tunables(ops_->largest_group()); }
+  Params heuristic() const override { return heuristic_params(ops_->largest_group()); }
+  TuningKey key() const override { return key_of(variant_, class_); }
+  double flops_per_call() const override { return run_flops(class_); }
+  double bytes_per_call() const override { return result_bytes; }
+
+  KernelTiming measure(const Params& params, double time_limit_s) override {
+    const LaunchConfig launch = launch_of(params);
+    const TallyRun first = ops_->tally(pairs_of(class_), variant_, launch);
+    const Verdict v = verify(class_, Tally::from_values(first.values.data()));
+    if (!v.passed) throw VerificationError(name() + ": " + v.detail);
+    if (first.seconds() > time_limit_s) {
+      char text[128];
+      std::snprintf(text, sizeof text, "one call took %.3f s, over the time limit of %.3f s", first.seconds(),
+                    time_limit_s);
+      throw Error(ExitCode::point_failed, text);
+    }
+    // Five timed samples, each of enough calls to last about 2 ms.
+    const int calls = std::clamp(static_cast<int>(2e-3 / std::max(first.seconds(), 1e-7)), 1, 100);
+    KernelTiming t;
+    for (int s = 0; s < 5; ++s) {
+      double total = 0;
+      for (int c = 0; c < calls; ++c) total += ops_->tally(pairs_of(class_), variant_, launch).seconds();
+      t.samples.push_back(total / calls);
+    }
+    std::vector<double> sorted = t.samples;
+    std::sort(sorted.begin(), sorted.end());
+    t.seconds = sorted[sorted.size() / 2];
+    return t;
+  }
+
+ private:
+  std::shared_ptr<Operations> ops_;
+  const EpClass& class_;
+  Variant variant_;
+};
+
+class EpSuite final : public Suite {
+ public:
+  std::string name() const override { return "ep"; }
+  std::string default_problem() const override { return "A"; }
+  std::vector<std::string> variants() const override { return {"reduce", "partials"}; }
+
+  Plan plan(const RunOptions& options) override {
+    const EpClass& c = parse_class(options);
+    std::vector<Variant> variants;
+    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
+    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    Plan plan;
+    for (const DeviceInfo& device : find_devices(options, plan.unavailable)) {
+      for (Variant v : variants) {
+        PointId id;
+        id.suite = name();
+        id.problem = problem_name(c);
+        id.backend = device.backend;
+        id.variant = to_string(v);
+        id.device = device;
+        id.precision = Precision::f64;
+        LaunchConfig launch;
+        if (takes_launch_parameters(device.backend)) launch = choose_launch(options, device, c, v, id.params);
+        plan.points.push_back(std::make_unique<EpPoint>(std::move(id), c, v, launch));
+      }
+    }
+    return plan;
+  }
+
+  std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
+    const EpClass& c = parse_class(options);
+    std::vector<Variant> variants;
+    for (Variant v : all_variants)
+      if (kernel.empty() || kernel == tally_kernel(v)) variants.push_back(v);
+    if (variants.empty()) throw UsageError("unknown EP kernel '" + kernel + "' (tunable: tally, tally_partials)");
+    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
+    std::vector<std::string> skipped;
+    std::vector<SweepTarget> targets;
+    for (const DeviceInfo& device : find_devices(options, skipped)) {
+      SweepTarget target;
+      target.device = device;
+      target.problem = problem_name(c);
+      target.precision = Precision::f64;
+      if (!takes_launch_parameters(device.backend)) {
+        target.untunable.push_back(device.backend + ": EP runs one work-item per thread; nothing to tune");
+      } else {
+        const OperationsFactory* factory = find_operations(device.backend);
+        if (!factory) throw DeviceError("backend '" + device.backend + "' has no EP implementation in this build");
+        std::shared_ptr<Operations> ops = (*factory)(device);
+        for (Variant v : variants) target.kernels.push_back(std::make_unique<EpTunable>(ops, c, v));
+      }
+      targets.push_back(std::move(target));
+    }
+    return targets;
+  }
+
+ private:
+  const EpClass& parse_class(const RunOptions& options) const {
+    if (std::any_of(options.precisions.begin(), options.precisions.end(),
+                    [](Precision p) { return p != Precision::f64; }))
+      throw UsageError("EP is double precision only, as NAS defines it (its verification values need it): "
+                       "use --precision f64");
+    if (options.tolerance > 0 || options.iterations_given)
+      throw UsageError("EP has no iterations or tolerance: drop --iterations/--tolerance");
+    std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    if (spec.rfind("npb:", 0) == 0) spec = spec.substr(4);
+    return ep_class(spec);
+  }
+
+  static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
+    std::vector<DeviceInfo> devices;
+    for (const auto& backend : options.backends) {
+      if (!find_operations(backend)) {
+        skipped.push_back(backend + ": no EP implementation (EP runs on openmp, opencl and cuda)");
+        continue;
+      }
+      try {
+        devices.push_back(find_device(backend, options.device));
+      } catch (const DeviceError& e) {
+        if (options.backends.size() == 1) throw;
+        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+        skipped.push_back(backend + ": " + e.what());
+      }
+    }
+    if (devices.empty() && options.backends.size() == 1)
+      throw UsageError("backend '" + options.backends.front() + "' has no EP implementation (openmp, opencl, cuda)");
+    return devices;
+  }
+
+  // The tally kernel's launch from the tuning database (exact class, nearest class, the
+  // device's default, the heuristic), or the heuristic with --tuning off.
+  static LaunchConfig choose_launch(const RunOptions& options, const DeviceInfo& device, const EpClass& c, Variant v,
+                                    nlohmann::json& params) {
+    // The largest group is known only to an opened device; the database's values are checked
+    // against the device's limit here and against the kernel's when the point runs.
+    const int largest = static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 1));
+    nlohmann::json h = nlohmann::json::object();
+    for (const auto& [name, value] : heuristic_params(largest)) h[name] = value;
+    TuningChoice choice{h, TuningSource::off, "--tuning off"};
+    if (options.tuning) choice = options.tuning->lookup(device, key_of(v, c), h);
+    LaunchConfig launch;
+    for (const TunableRange& t : tunables(largest)) {
+      const auto it = choice.params.find(t.name);
+      if (it == choice.params.end() || !it->is_number_integer()) continue;
+      const int value = it->get<int>();
+      if (value < t.min || value > t.max)
+        throw InputError("tuning database: " + choice.detail + ": " + t.name + " = " + std::to_string(value) +
+                         " is outside its legal range [" + std::to_string(t.min) + ", " + std::to_string(t.max) +
+                         "] on " + device.label());
+      if (t.name == "work_group_size") launch.work_group_size = value;
+      if (t.name == "work_groups_per_cu") launch.work_groups_per_cu = value;
+    }
+    params["launch"][tally_kernel(v)] = {{"work_group_size", launch.work_group_size},
+                                         {"work_groups_per_cu", launch.work_groups_per_cu},
+                                         {"from", to_string(choice.source)},
+                                         {"detail", choice.detail}};
+    return launch;
+  }
+};
+
+GPUBENCH_REGISTER_SUITE(EpSuite);
+
+}  // namespace
+
+}  // namespace gpubench::ep

@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "bench/errors.hpp"
+#include "bench/suite.hpp"
+#include "kernels/ep/ep.hpp"
+#include "kernels/ep/operations.hpp"
+
+namespace gpubench::ep {
+namespace {
+
+// NAS's randlc, as NAS writes it: the state and the multiplier split into 23-bit halves held in
+// doubles. The integer generator of ep.hpp must match it bit for bit.
+double nas_randlc(double& x, double a) {
+  const double r23 = std::pow(0.5, 23), r46 = r23 * r23, t23 = std::pow(2.0, 23), t46 = t23 * t23;
+  double t1 = r23 * a;
+  const double a1 = static_cast<double>(static_cast<long long>(t1)), a2 = a - t23 * a1;
+  t1 = r23 * x;
+  const double x1 = static_cast<double>(static_cast<long long>(t1)), x2 = x - t23 * x1;
+  t1 = a1 * x2 + a2 * x1;
+  const double t2 = static_cast<double>(static_cast<long long>(r23 * t1));
+  const double z = t1 - t23 * t2;
+  const double t3 = t23 * z + a2 * x2;
+  const double t4 = static_cast<double>(static_cast<long long>(r46 * t3));
+  x = t3 - t46 * t4;
+  return r46 * x;
+}
+
+TEST(EpGenerator, MatchesNasRandlcBitForBit) {
+  double nas = static_cast<double>(seed);
+  std::uint64_t x = seed;
+  for (int i = 0; i < 100000; ++i) {
+    const double u = nas_randlc(nas, static_cast<double>(multiplier));
+    x = (x * multiplier) & modulus_mask;
+    ASSERT_EQ(static_cast<double>(x), nas) << "step " << i;
+    ASSERT_EQ(static_cast<double>(x) * two_to_minus_46, u) << "step " << i;
+  }
+}
+
+TEST(EpGenerator, SkipAheadLandsWhereSteppingDoes) {
+  std::uint64_t x = seed;
+  for (std::uint64_t pair = 0; pair < 5000; ++pair) {
+    ASSERT_EQ(state_before_pair(pair), x) << "pair " << pair;
+    x = (x * multiplier) & modulus_mask;
+    x = (x * multiplier) & modulus_mask;
+  }
+  // NAS's own skip-ahead: an = a^(2^(MK+1)) by MK + 1 squarings, MK = 16.
+  double an = static_cast<double>(multiplier);
+  for (int i = 0; i < 17; ++i) nas_randlc(an, an);
+  EXPECT_EQ(static_cast<double>(lcg_power(multiplier, std::uint64_t{1} << 17)), an);
+}
+
+TEST(EpReference, SplittingTheStreamChangesOnlyTheOrderOfTheSums) {
+  const Tally whole = host_tally(0, 1 << 16);
+  Tally parts;
+  for (std::uint64_t first = 0; first < (1 << 16); first += 1000) {
+    const Tally t = host_tally(first, std::min<std::uint64_t>(1000, (1 << 16) - first));
+    parts.sx += t.sx;
+    parts.sy += t.sy;
+    for (std::size_t l = 0; l < annuli; ++l) parts.q[l] += t.q[l];
+  }
+  EXPECT_NEAR(parts.sx, whole.sx, 1e-9 * std::abs(whole.sx));
+  EXPECT_NEAR(parts.sy, whole.sy, 1e-9 * std::abs(whole.sy));
+  for (std::size_t l = 0; l < annuli; ++l) EXPECT_EQ(parts.q[l], whole.q[l]) << "q[" << l << "]";
+  // About pi/4 of the pairs fall in the unit circle.
+  EXPECT_NEAR(whole.pairs_accepted() / (1 << 16), acceptance, 0.01);
+}
+
+TEST(EpClasses, NasSizesAndUnknownNames) {
+  EXPECT_EQ(ep_class("S").m, 24);
+  EXPECT_EQ(ep_class("w").m, 25);
+  EXPECT_EQ(ep_class("D").m, 36);
+  EXPECT_EQ(ep_class("E").m, 40);
+  try {
+    ep_class("Q");
+    FAIL() << "no error for class Q";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'Q'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("S, W, A, B, C, D, E"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EpClasses, VerificationRejectsAWrongSum) {
+  Tally t;
+  t.sx = ep_class("S").sx_verify;
+  t.sy = ep_class("S").sy_verify;
+  EXPECT_TRUE(verify(ep_class("S"), t).passed);
+  t.sy *= 1 + 2e-8;
+  EXPECT_FALSE(verify(ep_class("S"), t).passed);
+  t.sy = NAN;
+  EXPECT_FALSE(verify(ep_class("S"), t).passed);
+}
+
+struct Case {
+  std::string backend;
+  Variant variant;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> result;
+  for (const char* b : {"openmp", "opencl", "cuda"})
+    if (find_operations(b) != nullptr)
+      for (Variant v : all_variants) result.push_back({b, v});
+  return result;
+}
+
+class EpOperations : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    const Case& c = GetParam();
+    if (find_backend(c.backend).devices().empty()) GTEST_SKIP() << "backend " << c.backend << " has no device here";
+    ops_ = (*find_operations(c.backend))(find_device(c.backend, -1));
+  }
+  Tally run(const EpClass& k, const LaunchConfig& launch = {}) {
+    const TallyRun r = ops_->tally(std::uint64_t{1} << k.m, GetParam().variant, launch);
+    EXPECT_GT(r.tally_seconds, 0);
+    return Tally::from_values(r.values.data());
+  }
+  std::unique_ptr<Operations> ops_;
+};
+
+TEST_P(EpOperations, ClassesSAndWVerify) {
+  for (const char* name : {"S", "W"}) {
+    const EpClass& k = ep_class(name);
+    const Tally t = run(k);
+    const Verdict v = verify(k, t);
+    EXPECT_TRUE(v.passed) << "class " << name << ": " << v.detail;
+    EXPECT_NEAR(t.pairs_accepted() / static_cast<double>(std::uint64_t{1} << k.m), acceptance, 1e-3);
+  }
+}
+
+TEST_P(EpOperations, EveryLaunchGivesTheSameCounts) {
+  if (!takes_launch_parameters(GetParam().backend)) GTEST_SKIP() << GetParam().backend << " takes no launch parameters";
+  const EpClass& k = ep_class("S");
+  const Tally base = run(k);
+  const int largest = ops_->largest_group();
+  // A single small group, odd sizes (the tree reductions fold any size), more items than batches.
+  for (const LaunchConfig launch : {LaunchConfig{1, 1}, LaunchConfig{std::min(96, largest), 3},
+                                    LaunchConfig{std::min(7, largest), 64}, LaunchConfig{largest, 1}}) {
+    const Tally t = run(k, launch);
+    EXPECT_TRUE(verify(k, t).passed) << "wg " << launch.work_group_size << " x" << launch.work_groups_per_cu;
+    for (std::size_t l = 0; l < annuli; ++l)
+      EXPECT_EQ(t.q[l], base.q[l]) << "q[" << l << "] with wg " << launch.work_group_size << " x"
+                                   << launch.work_groups_per_cu;
+  }
+}
+
+TEST_P(EpOperations, ImpossibleLaunchesAreUsageErrors) {
+  if (!takes_launch_parameters(GetParam().backend)) GTEST_SKIP() << GetParam().backend << " takes no launch parameters";
+  const std::uint64_t pairs = std::uint64_t{1} << 24;
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {ops_->largest_group() + 1, 1}), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {0, 1}), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {32, 0}), UsageError);
+  EXPECT_THROW(ops_->tally(pairs + 1, GetParam().variant, {}), UsageError);  // not whole batches
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.backend + "_" + to_string(info.param.variant);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, EpOperations, ::testing::ValuesIn(cases()), case_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(EpOperations);
+
+TEST(EpSuite, IsDoublePrecisionOnlyAndHasNoIterations) {
+  auto suite = make_suite("ep");
+  RunOptions o;
+  o.suite = "ep";
+  o.backends = {"openmp"};
+  o.problem = "S";
+  o.precisions = {Precision::f32};
+  try {
+    suite->plan(o);
+    FAIL() << "f32 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("double precision only"), std::string::npos) << e.what();
+  }
+  o.precisions = {Precision::f64};
+  o.iterations_given = true;
+  EXPECT_THROW(suite->plan(o), UsageError);
+  o.iterations_given = false;
+  o.problem = "npb:Z";
+  EXPECT_THROW(suite->plan(o), InputError);
+  o.problem = "npb:S";
+  EXPECT_EQ(suite->plan(o).points.size(), 2u);  // reduce and partials
+}
+
+}  // namespace
+}  // namespace gpubench::ep
