@@ -160,7 +160,9 @@ TEST(Poisson2d, IsSymmetricAndPassesTheCgCheck) {
   EXPECT_NO_THROW(check_cg_matrix(a, "poisson2d:20"));
 }
 
-TEST(Poisson2d, LargeGridBuildsQuickly) {
+// Its build time is recorded (about 0.9 s on an idle core), never asserted: a test must not fail
+// on a loaded machine. Timing targets live in benchmarks.
+TEST(Poisson2d, LargeGridBuildsAndRecordsItsTime) {
   const auto start = std::chrono::steady_clock::now();
   const CsrMatrix a = poisson2d(4096);
   const double seconds =
@@ -172,11 +174,6 @@ TEST(Poisson2d, LargeGridBuildsQuickly) {
   // Row 0 holds columns 0, 1, 4096; row 1 holds 0, 1, 2, 4097.
   EXPECT_EQ(a.col_idx[2], 4096);
   EXPECT_EQ(a.col_idx[6], 4097);
-#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
-  // About 0.9 s on an idle core, most of it page faults of the 1 GB it fills; the bound leaves
-  // room for a loaded machine but catches an assembly that sorts or reallocates per entry.
-  EXPECT_LT(seconds, 4.0) << "poisson2d(4096) should build in about a second";
-#endif
 }
 
 TEST(Poisson3d, TinyGridEntryByEntry) {
