@@ -3,7 +3,12 @@
 // another machine (scripts/device-bundle sets them).
 #pragma once
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 namespace gpubench::test {
@@ -17,5 +22,23 @@ inline std::string matrix_dir() { return env_or("GPUBENCH_MATRIX_DIR", GPUBENCH_
 // tests/data: small malformed and edge-case inputs.
 inline std::string test_data_dir() { return env_or("GPUBENCH_TEST_DATA", GPUBENCH_TEST_DATA); }
 inline std::string gpubench_binary() { return env_or("GPUBENCH_BINARY", GPUBENCH_BINARY); }
+
+// One run of the gpubench binary: its exit code and its stdout and stderr together.
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+inline Result gpubench(const std::string& args) {
+  const std::string cmd = gpubench_binary() + " " + args + " 2>&1";
+  Result r;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe.get())) r.output += buf.data();
+  const int status = pclose(pipe.release());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
 
 }  // namespace gpubench::test

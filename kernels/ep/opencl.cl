@@ -10,7 +10,10 @@
 #define MASK 0x3FFFFFFFFFFFUL
 #define MULTIPLIER 1220703125UL
 #define SEED 271828183UL
-#define TWO_TO_MINUS_46 (1.0 / 70368744177664.0)
+// 2 (x 2^-46) - 1 without an integer-to-double conversion (two per pair, and slow on GPUs):
+// the 46 bits of x as the top of a mantissa give v = 1 + x 2^-46 in [1, 2), and 2 v - 3 is
+// exactly the same double (every step is exact).
+#define ONE_BITS 0x3FF0000000000000UL
 
 // a^n mod 2^46: the low 46 bits of a 64-bit product are exact even where it wraps.
 ulong lcg_power(ulong a, ulong n) {
@@ -32,9 +35,9 @@ __kernel void tally(ulong batches, ulong items, __global double* out, __local do
     ulong x = (SEED * lcg_power(MULTIPLIER, (first << BATCH_LOG2) * 2)) & MASK;
     for (ulong p = (last - first) << BATCH_LOG2; p > 0; --p) {
       x = (x * MULTIPLIER) & MASK;
-      const double x1 = 2.0 * ((double)x * TWO_TO_MINUS_46) - 1.0;
+      const double x1 = 2.0 * as_double(ONE_BITS | (x << 6)) - 3.0;
       x = (x * MULTIPLIER) & MASK;
-      const double x2 = 2.0 * ((double)x * TWO_TO_MINUS_46) - 1.0;
+      const double x2 = 2.0 * as_double(ONE_BITS | (x << 6)) - 3.0;
       const double r = x1 * x1 + x2 * x2;
       if (r <= 1.0) {
         const double f = sqrt(-2.0 * log(r) / r);

@@ -27,7 +27,7 @@ class OpenclOperations final : public Operations {
   explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
     if (!context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support, which EP requires");
-    for (Variant v : all_variants) {
+    for (Variant v : device_variants) {
       const auto& program =
           context_.program("ep/opencl.cl", v == Variant::partials ? "-DPARTIALS=1" : "-DPARTIALS=0");
       tally_[static_cast<int>(v)] = program.kernel("tally");
@@ -44,6 +44,7 @@ class OpenclOperations final : public Operations {
   int largest_group() const override { return largest_; }
 
   TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) override {
+    check_runs("opencl", variant);
     const Deal d = deal(context_.info(), pairs, launch, largest_);
     const auto local = static_cast<std::size_t>(launch.work_group_size);
     const auto global = static_cast<std::size_t>(d.items);

@@ -1,7 +1,8 @@
 // EP on the host's threads. Each thread takes one run of whole batches (one skip-ahead) and
 // keeps sx, sy and q in registers; reduce adds them in an OpenMP reduction, partials writes
 // each thread's 12 values to a column-major array that a second loop adds. The work-items are
-// the threads (OMP_NUM_THREADS): there are no launch parameters.
+// the threads (OMP_NUM_THREADS): there are no launch parameters. serial is NAS's serial code:
+// the whole stream on one thread.
 #include <omp.h>
 
 #include <algorithm>
@@ -22,6 +23,17 @@ class OpenmpOperations final : public Operations {
   int largest_group() const override { return 1; }
 
   TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig&) override {
+    if (variant == Variant::serial) {
+      const double start = omp_get_wtime();
+      const Tally t = host_tally(0, pairs);
+      TallyRun run;
+      run.tally_seconds = omp_get_wtime() - start;
+      run.items = 1;
+      run.values[0] = t.sx;
+      run.values[1] = t.sy;
+      std::copy(t.q.begin(), t.q.end(), run.values.begin() + 2);
+      return run;
+    }
     const int threads = std::max(omp_get_max_threads(), 1);
     DeviceInfo one_per_thread = device_;
     one_per_thread.compute_units = threads;

@@ -7,15 +7,33 @@
 
 namespace gpubench::ep {
 
-std::string to_string(Variant v) { return v == Variant::reduce ? "reduce" : "partials"; }
+std::string to_string(Variant v) {
+  switch (v) {
+    case Variant::reduce:
+      return "reduce";
+    case Variant::partials:
+      return "partials";
+    case Variant::serial:
+      return "serial";
+  }
+  return "?";
+}
 
 Variant parse_variant(const std::string& name) {
   for (Variant v : all_variants)
     if (to_string(v) == name) return v;
-  throw UsageError("unknown EP variant '" + name + "' (valid: reduce, partials)");
+  throw UsageError("unknown EP variant '" + name + "' (valid: reduce, partials, serial)");
 }
 
-std::string tally_kernel(Variant v) { return v == Variant::reduce ? "tally" : "tally_partials"; }
+std::string tally_kernel(Variant v) {
+  return v == Variant::reduce ? "tally" : v == Variant::partials ? "tally_partials" : "serial";
+}
+
+void check_runs(const std::string& backend, Variant v) {
+  if (v == Variant::serial && backend != "openmp")
+    throw UsageError("EP's serial variant is NAS's serial code on one host thread: it runs on --backend openmp, "
+                     "not " + backend);
+}
 
 Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group) {
   if (launch.work_group_size < 1 || launch.work_group_size > largest_group)

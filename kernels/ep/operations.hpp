@@ -18,12 +18,14 @@ namespace gpubench::ep {
 // reduce: each work-group reduces its work-items' results in local memory and writes one row,
 // and a second kernel adds the rows. partials (the source study's form): every work-item writes
 // its 12 values to global memory, column-major (value v of item i at v * items + i), and the
-// second kernel adds the columns.
-enum class Variant { reduce, partials };
+// second kernel adds the columns. serial: the whole stream on one host thread, NAS's serial
+// code; the first step of the source study's serial -> OpenMP -> GPU comparison (openmp only).
+enum class Variant { reduce, partials, serial };
 std::string to_string(Variant v);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
-constexpr Variant all_variants[] = {Variant::reduce, Variant::partials};
-std::string tally_kernel(Variant v);  // "tally" or "tally_partials": the tunable kernel's name
+constexpr Variant all_variants[] = {Variant::reduce, Variant::partials, Variant::serial};
+constexpr Variant device_variants[] = {Variant::reduce, Variant::partials};  // what every backend runs
+std::string tally_kernel(Variant v);  // "tally", "tally_partials" (the tunable kernels), "serial"
 
 // The grid of the tally kernel: work_groups_per_cu x compute units groups of work_group_size.
 // The defaults are the built-in heuristic the tuning database falls back to.
@@ -50,6 +52,9 @@ class Operations {
   // a launch the device cannot take, DeviceError for a failed launch.
   virtual TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) = 0;
 };
+
+// UsageError unless `backend` runs `v` (serial runs on the host: openmp only).
+void check_runs(const std::string& backend, Variant v);
 
 // How the batches are dealt: item i of `items` takes batches [first(i), first(i + 1)).
 struct Deal {

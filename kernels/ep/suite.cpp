@@ -155,7 +155,7 @@ class EpSuite final : public Suite {
  public:
   std::string name() const override { return "ep"; }
   std::string default_problem() const override { return "A"; }
-  std::vector<std::string> variants() const override { return {"reduce", "partials"}; }
+  std::vector<std::string> variants() const override { return {"reduce", "partials", "serial"}; }
 
   Plan plan(const RunOptions& options) override {
     const EpClass& c = parse_class(options);
@@ -165,6 +165,10 @@ class EpSuite final : public Suite {
     Plan plan;
     for (const DeviceInfo& device : find_devices(options, plan.unavailable)) {
       for (Variant v : variants) {
+        if (v == Variant::serial && device.backend != "openmp") {
+          plan.unavailable.push_back("serial on " + device.backend + ": NAS's serial code runs on the host (openmp)");
+          continue;
+        }
         PointId id;
         id.suite = name();
         id.problem = problem_name(c);
@@ -174,6 +178,7 @@ class EpSuite final : public Suite {
         id.precision = Precision::f64;
         LaunchConfig launch;
         if (takes_launch_parameters(device.backend)) launch = choose_launch(options, device, c, v, id.params);
+        if (v == Variant::serial) id.params["threads"] = 1;
         plan.points.push_back(std::make_unique<EpPoint>(std::move(id), c, v, launch));
       }
     }
@@ -183,7 +188,7 @@ class EpSuite final : public Suite {
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     const EpClass& c = parse_class(options);
     std::vector<Variant> variants;
-    for (Variant v : all_variants)
+    for (Variant v : device_variants)
       if (kernel.empty() || kernel == tally_kernel(v)) variants.push_back(v);
     if (variants.empty()) throw UsageError("unknown EP kernel '" + kernel + "' (tunable: tally, tally_partials)");
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");

@@ -19,22 +19,8 @@ namespace {
 
 using testing::HasSubstr;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result gpubench(const std::string& args) {
-  const std::string cmd = gpubench::test::gpubench_binary() + " " + args + " 2>&1";
-  Result r;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) r.output += buf.data();
-  const int status = pclose(pipe.release());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gpubench::test::gpubench;
+using gpubench::test::Result;
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpubench_e2e_" + std::to_string(getpid()) + "_" + name)).string();

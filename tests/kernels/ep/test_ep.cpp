@@ -1,14 +1,21 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "backends/registry.hpp"
 #include "bench/errors.hpp"
 #include "bench/suite.hpp"
 #include "kernels/ep/ep.hpp"
 #include "kernels/ep/operations.hpp"
+#include "tests/test_paths.hpp"
 
 namespace gpubench::ep {
 namespace {
@@ -104,7 +111,8 @@ std::vector<Case> cases() {
   std::vector<Case> result;
   for (const char* b : {"openmp", "opencl", "cuda"})
     if (find_operations(b) != nullptr)
-      for (Variant v : all_variants) result.push_back({b, v});
+      for (Variant v : all_variants)
+        if (v != Variant::serial || std::string(b) == "openmp") result.push_back({b, v});
   return result;
 }
 
@@ -185,7 +193,82 @@ TEST(EpSuite, IsDoublePrecisionOnlyAndHasNoIterations) {
   o.problem = "npb:Z";
   EXPECT_THROW(suite->plan(o), InputError);
   o.problem = "npb:S";
-  EXPECT_EQ(suite->plan(o).points.size(), 2u);  // reduce and partials
+  EXPECT_EQ(suite->plan(o).points.size(), 3u);  // reduce, partials and serial
+  if (find_operations("opencl")) {
+    o.backends = {"opencl"};
+    o.variants = {"serial"};
+    const Plan plan = suite->plan(o);
+    EXPECT_TRUE(plan.points.empty());
+    ASSERT_EQ(plan.unavailable.size(), 1u);
+    EXPECT_NE(plan.unavailable[0].find("serial on opencl"), std::string::npos) << plan.unavailable[0];
+  }
+}
+
+TEST(EpSuite, SerialRunsOnlyOnTheHost) {
+  EXPECT_NO_THROW(check_runs("openmp", Variant::serial));
+  EXPECT_THROW(check_runs("opencl", Variant::serial), UsageError);
+  EXPECT_THROW(check_runs("cuda", Variant::serial), UsageError);
+  EXPECT_NO_THROW(check_runs("cuda", Variant::reduce));
+}
+
+// The whole program: both device variants on openmp and OpenCL (PoCL in CI) against NAS's serial
+// code, class S, verified, with NAS's fields in the records.
+TEST(EpEndToEnd, ClassSVerifiesOnEveryHostBackendAgainstTheSerialBaseline) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("gpubench_ep_" + std::to_string(getpid()) + ".json")).string();
+  const test::Result r = test::gpubench("--suite ep --backend openmp,opencl --problem S --repetitions 1 "
+                                        "--baseline openmp:serial --format json --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("class S (2^24 pairs): verified"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("serial on opencl"), std::string::npos) << r.output;  // listed, not failed
+  std::ifstream f(out);
+  const nlohmann::json records = nlohmann::json::parse(f);
+  std::filesystem::remove(out);
+  int points = 0;
+  for (const auto& b : records["benchmarks"]) {
+    if (b.value("run_type", "") != "iteration") continue;
+    ++points;
+    EXPECT_TRUE(b["verified"].get<bool>()) << b["name"];
+    EXPECT_NEAR(b["sx"].get<double>(), ep_class("S").sx_verify, 1e-8 * std::abs(ep_class("S").sx_verify)) << b["name"];
+    EXPECT_EQ(b["npb_class"], "S");
+    EXPECT_EQ(b["q"].size(), 10u);
+  }
+  EXPECT_EQ(points, 5);  // openmp reduce, partials, serial; opencl reduce, partials
+}
+
+TEST(EpEndToEnd, SinglePrecisionIsAUsageError) {
+  const test::Result r = test::gpubench("--suite ep --backend openmp --problem S --precision f32");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("double precision only"), std::string::npos) << r.output;
+}
+
+// A small sweep on OpenCL (PoCL in CI) stores an entry for the tally kernel, and the next run
+// launches with it.
+TEST(EpEndToEnd, SweepStoresAnEntryThatTheNextRunUses) {
+  if (find_backend("opencl").devices().empty()) GTEST_SKIP() << "no OpenCL device here";
+  const std::string db =
+      (std::filesystem::temp_directory_path() / ("gpubench_ep_db_" + std::to_string(getpid()))).string();
+  const test::Result sweep = test::gpubench("sweep --suite ep --backend opencl --problem S --kernel tally "
+                                            "--param work_group_size=32,64 --param work_groups_per_cu=1:2 --tuning-db " + db);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  EXPECT_NE(sweep.output.find("tally"), std::string::npos) << sweep.output;
+  const std::string out = db + "/run.json";
+  const test::Result run = test::gpubench("--suite ep --backend opencl --problem S --variant reduce --repetitions 1 "
+                                          "--format json --out " + out + " --tuning-db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream f(out);
+  const nlohmann::json records = nlohmann::json::parse(f);
+  std::filesystem::remove_all(db);
+  bool seen = false;
+  for (const auto& b : records["benchmarks"]) {
+    if (b.value("run_type", "") != "iteration") continue;
+    const auto& launch = b["params"]["launch"]["tally"];
+    EXPECT_EQ(launch["from"], "tuned") << launch.dump();
+    EXPECT_LE(launch["work_group_size"].get<int>(), 64);
+    EXPECT_LE(launch["work_groups_per_cu"].get<int>(), 2);
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace
