@@ -107,6 +107,8 @@ struct Case {
   Variant variant;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.backend << " " << to_string(c.variant); }
+
 std::vector<Case> cases() {
   std::vector<Case> result;
   for (const char* b : {"openmp", "opencl", "cuda"})
