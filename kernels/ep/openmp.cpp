@@ -24,6 +24,7 @@ class OpenmpOperations final : public Operations {
 
   TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig&) override {
     if (variant == Variant::serial) {
+      whole_batches(pairs);
       const double start = omp_get_wtime();
       const Tally t = host_tally(0, pairs);
       TallyRun run;
@@ -35,9 +36,8 @@ class OpenmpOperations final : public Operations {
       return run;
     }
     const int threads = std::max(omp_get_max_threads(), 1);
-    DeviceInfo one_per_thread = device_;
-    one_per_thread.compute_units = threads;
-    const Deal d = deal(one_per_thread, pairs, LaunchConfig{1, 1}, 1);
+    // One run of batches per thread; host_tally counts in double, so no per-item limit.
+    const Deal d{whole_batches(pairs), static_cast<std::uint64_t>(threads)};
     const auto items = static_cast<std::size_t>(d.items);
     std::vector<double> partials(variant == Variant::partials ? items * result_values : 0);
 

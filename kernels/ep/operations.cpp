@@ -35,6 +35,14 @@ void check_runs(const std::string& backend, Variant v) {
                      "not " + backend);
 }
 
+std::uint64_t whole_batches(std::uint64_t pairs) {
+  const std::uint64_t batch = std::uint64_t{1} << batch_log2;
+  if (pairs == 0 || pairs % batch != 0)
+    throw UsageError("EP: " + std::to_string(pairs) + " pairs is not a whole number of batches of " +
+                     std::to_string(batch));
+  return pairs / batch;
+}
+
 Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group) {
   if (launch.work_group_size < 1 || launch.work_group_size > largest_group)
     throw UsageError("EP tally: work_group_size " + std::to_string(launch.work_group_size) + " is outside 1.." +
@@ -42,11 +50,8 @@ Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& lau
   if (launch.work_groups_per_cu < 1)
     throw UsageError("EP tally: work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " must be >= 1");
   const std::uint64_t batch = std::uint64_t{1} << batch_log2;
-  if (pairs == 0 || pairs % batch != 0)
-    throw UsageError("EP: " + std::to_string(pairs) + " pairs is not a whole number of batches of " +
-                     std::to_string(batch));
   Deal d;
-  d.batches = pairs / batch;
+  d.batches = whole_batches(pairs);
   d.items = static_cast<std::uint64_t>(launch.work_groups_per_cu) * static_cast<std::uint64_t>(std::max(device.compute_units, 1)) *
             static_cast<std::uint64_t>(launch.work_group_size);
   const std::uint64_t most = (d.batches + d.items - 1) / d.items * batch;

@@ -61,6 +61,8 @@ struct Deal {
   std::uint64_t batches = 0, items = 0;
   std::uint64_t first(std::uint64_t item) const { return item * batches / items; }
 };
+// pairs / 2^batch_log2; UsageError unless that is a whole, non-zero number of batches.
+std::uint64_t whole_batches(std::uint64_t pairs);
 // Checks the launch against the device (work-group size within 1..largest, WG/CU >= 1) and the
 // pair count (whole batches; at most 2^32 pairs per item, which the items' counters hold).
 Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group);
