@@ -1,6 +1,7 @@
 #include "backends/registry.hpp"
 
 #include <algorithm>
+#include <iostream>
 
 #include "bench/errors.hpp"
 
@@ -44,6 +45,21 @@ DeviceInfo find_device(const std::string& backend, int index) {
                       "' (valid: 0.." + std::to_string(devices.size() - 1) + "):" + valid);
   }
   return devices[static_cast<std::size_t>(index)];
+}
+
+std::vector<DeviceInfo> find_devices(const std::vector<std::string>& backends, int index,
+                                     std::vector<std::string>& skipped) {
+  std::vector<DeviceInfo> devices;
+  for (const auto& backend : backends) {
+    try {
+      devices.push_back(find_device(backend, index));
+    } catch (const DeviceError& e) {
+      if (backends.size() == 1) throw;
+      std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+      skipped.push_back(backend + ": " + e.what());
+    }
+  }
+  return devices;
 }
 
 }  // namespace gpubench

@@ -24,6 +24,10 @@ const Backend& find_backend(const std::string& name);
 // The device `index` of `backend` (index < 0: its default device, the first GPU if any, else
 // the first device). Throws DeviceError naming the backend and the valid indices.
 DeviceInfo find_device(const std::string& backend, int index);
+// find_device for each of `backends`. With one backend its DeviceError propagates; with several,
+// one without the device is skipped: said on stderr and listed in `skipped` ("cuda: ...").
+std::vector<DeviceInfo> find_devices(const std::vector<std::string>& backends, int index,
+                                     std::vector<std::string>& skipped);
 
 namespace detail {
 struct BackendRegistrar {

@@ -285,19 +285,8 @@ class CgSuite final : public Suite {
   }
 
  private:
-  // Each backend's device; with several backends, one without it is skipped and listed.
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    std::vector<DeviceInfo> devices;
-    for (const auto& backend : options.backends) {
-      try {
-        devices.push_back(find_device(backend, options.device));
-      } catch (const DeviceError& e) {
-        if (options.backends.size() == 1) throw;
-        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
-        skipped.push_back(backend + ": " + e.what());
-      }
-    }
-    return devices;
+    return gpubench::find_devices(options.backends, options.device, skipped);
   }
 
   // The problem, after checking that a generated one fits the host and every device.

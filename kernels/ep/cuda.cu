@@ -17,16 +17,6 @@ namespace {
 constexpr std::uint64_t mask = modulus_mask;
 constexpr unsigned sum_block = 256;
 
-__device__ std::uint64_t device_lcg_power(std::uint64_t a, std::uint64_t n) {
-  std::uint64_t r = 1;
-  while (n > 0) {
-    if (n & 1) r = (r * a) & mask;
-    a = (a * a) & mask;
-    n >>= 1;
-  }
-  return r;
-}
-
 // 1 + x 2^-46 in [1, 2): the 46 bits of x as the top of a mantissa. 2 of it - 3 is exactly
 // 2 (x 2^-46) - 1 (every step is exact), without an integer-to-double conversion, two of which
 // per pair are slow on GPUs.
@@ -58,7 +48,7 @@ __global__ void tally_batches(std::uint64_t batches, std::uint64_t items, double
   unsigned q[annuli] = {};
   if (item < items) {
     const std::uint64_t first = item * batches / items, last = (item + 1) * batches / items;
-    std::uint64_t x = (seed * device_lcg_power(multiplier, (first << batch_log2) * 2)) & mask;
+    std::uint64_t x = state_before_pair(first << batch_log2);
     for (std::uint64_t p = (last - first) << batch_log2; p > 0; --p) {
       x = (x * multiplier) & mask;
       const double x1 = 2.0 * uniform_plus_one(x) - 3.0;

@@ -26,6 +26,23 @@ ulong lcg_power(ulong a, ulong n) {
   return r;
 }
 
+// Tree sum of `v` over the work-group in `scratch` (one double per work-item; any group size:
+// the upper half folds down); every work-item gets the total.
+double group_sum(double v, __local double* scratch) {
+  const uint lid = get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint active = get_local_size(0); active > 1;) {
+    const uint upper = (active + 1) / 2;
+    if (lid < active - upper) scratch[lid] += scratch[lid + upper];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    active = upper;
+  }
+  const double total = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return total;
+}
+
 __kernel void tally(ulong batches, ulong items, __global double* out, __local double* scratch) {
   const ulong item = get_global_id(0);
   double sx = 0, sy = 0;
@@ -55,20 +72,10 @@ __kernel void tally(ulong batches, ulong items, __global double* out, __local do
   const ulong rows = get_global_size(0);
   for (int k = 0; k < VALUES; ++k) out[k * rows + item] = v[k];
 #else
-  // Tree reduction of each value over the work-group (any size: the upper half folds down).
-  const uint lid = get_local_id(0), size = get_local_size(0);
   const ulong rows = get_num_groups(0), row = get_group_id(0);
   for (int k = 0; k < VALUES; ++k) {
-    scratch[lid] = v[k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint active = size; active > 1;) {
-      const uint upper = (active + 1) / 2;
-      if (lid < active - upper) scratch[lid] += scratch[lid + upper];
-      barrier(CLK_LOCAL_MEM_FENCE);
-      active = upper;
-    }
-    if (lid == 0) out[k * rows + row] = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const double total = group_sum(v[k], scratch);
+    if (get_local_id(0) == 0) out[k * rows + row] = total;
   }
 #endif
 }
@@ -79,13 +86,6 @@ __kernel void sum_columns(__global const double* in, ulong rows, __global double
   const ulong column = get_group_id(0);
   double s = 0;
   for (ulong r = lid; r < rows; r += size) s += in[column * rows + r];
-  scratch[lid] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint active = size; active > 1;) {
-    const uint upper = (active + 1) / 2;
-    if (lid < active - upper) scratch[lid] += scratch[lid + upper];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    active = upper;
-  }
-  if (lid == 0) out[column] = scratch[0];
+  const double total = group_sum(s, scratch);
+  if (lid == 0) out[column] = total;
 }

@@ -2,7 +2,6 @@
 // A point tallies all 2^M pairs in one timed call and checks sx and sy against NAS's values.
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 
 #include "backends/registry.hpp"
 #include "bench/errors.hpp"
@@ -225,24 +224,16 @@ class EpSuite final : public Suite {
     return ep_class(spec);
   }
 
+  // The devices of the backends that run EP; the others are listed as unavailable.
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    std::vector<DeviceInfo> devices;
+    std::vector<std::string> backends;
     for (const auto& backend : options.backends) {
-      if (!find_operations(backend)) {
-        skipped.push_back(backend + ": no EP implementation (EP runs on openmp, opencl and cuda)");
-        continue;
-      }
-      try {
-        devices.push_back(find_device(backend, options.device));
-      } catch (const DeviceError& e) {
-        if (options.backends.size() == 1) throw;
-        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
-        skipped.push_back(backend + ": " + e.what());
-      }
+      if (find_operations(backend)) backends.push_back(backend);
+      else skipped.push_back(backend + ": no EP implementation (EP runs on openmp, opencl and cuda)");
     }
-    if (devices.empty() && options.backends.size() == 1)
+    if (backends.empty() && options.backends.size() == 1)
       throw UsageError("backend '" + options.backends.front() + "' has no EP implementation (openmp, opencl, cuda)");
-    return devices;
+    return gpubench::find_devices(backends, options.device, skipped);
   }
 
   // The tally kernel's launch from the tuning database (exact class, nearest class, the
