@@ -45,6 +45,17 @@ class TunableKernel {
   virtual KernelTiming measure(const Params& params, double time_limit_s) = 0;
 };
 
+// What a run launches one kernel with: the tuning database's choice for `key` (exact key,
+// nearest size, the device's default, then `heuristic`), or `heuristic` when `db` is null
+// (--tuning off). Only the parameters `tunables` names are taken; a value outside its range is
+// an InputError naming the entry and the device.
+struct LaunchChoice {
+  Params params;
+  TuningChoice choice;
+};
+LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, const TuningKey& key,
+                                  const Params& heuristic, const std::vector<TunableRange>& tunables);
+
 // The kernels of one suite on one device, problem and precision.
 struct SweepTarget {
   DeviceInfo device;

@@ -322,24 +322,15 @@ class CgSuite final : public Suite {
     nlohmann::json launch = nlohmann::json::object();
     for (const KernelWork& k : iteration_work(v, ProblemShape{a.rows, a.nnz(), p})) {
       const Params heuristic = heuristic_params(k.kernel, device.max_work_group_size);
-      nlohmann::json h = nlohmann::json::object();
-      for (const auto& [name, value] : heuristic) h[name] = value;
-      TuningChoice choice{h, TuningSource::off, "--tuning off"};
-      if (options.tuning)
-        choice = options.tuning->lookup(device, {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())}, h);
-      LaunchConfig config;
       const auto tunables = kernel_tunables(k.kernel, device.max_work_group_size);
-      for (const auto& t : tunables) {
-        const auto it = choice.params.find(t.name);
-        if (it == choice.params.end() || !it->is_number_integer()) continue;
-        const int value = it->get<int>();
-        if (value < t.min || value > t.max)
-          throw InputError("tuning database: " + choice.detail + ": " + t.name + " = " + std::to_string(value) +
-                           " is outside its legal range [" + std::to_string(t.min) + ", " + std::to_string(t.max) +
-                           "] on " + device.label());
-        if (t.name == "work_group_size") config.work_group_size = value;
-        if (t.name == "work_groups_per_cu") config.work_groups_per_cu = value;
-      }
+      const LaunchChoice chosen =
+          choose_launch_params(options.tuning.get(), device,
+                               {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())}, heuristic, tunables);
+      const TuningChoice& choice = chosen.choice;
+      LaunchConfig config;
+      if (auto it = chosen.params.find("work_group_size"); it != chosen.params.end()) config.work_group_size = it->second;
+      if (auto it = chosen.params.find("work_groups_per_cu"); it != chosen.params.end())
+        config.work_groups_per_cu = it->second;
       nlohmann::json used = {{"work_group_size", config.work_group_size}};
       if (tunables.size() > 1) used["work_groups_per_cu"] = config.work_groups_per_cu;
       used["from"] = to_string(choice.source);

@@ -243,22 +243,10 @@ class EpSuite final : public Suite {
     // The largest group is known only to an opened device; the database's values are checked
     // against the device's limit here and against the kernel's when the point runs.
     const int largest = static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 1));
-    nlohmann::json h = nlohmann::json::object();
-    for (const auto& [name, value] : heuristic_params(largest)) h[name] = value;
-    TuningChoice choice{h, TuningSource::off, "--tuning off"};
-    if (options.tuning) choice = options.tuning->lookup(device, key_of(v, c), h);
-    LaunchConfig launch;
-    for (const TunableRange& t : tunables(largest)) {
-      const auto it = choice.params.find(t.name);
-      if (it == choice.params.end() || !it->is_number_integer()) continue;
-      const int value = it->get<int>();
-      if (value < t.min || value > t.max)
-        throw InputError("tuning database: " + choice.detail + ": " + t.name + " = " + std::to_string(value) +
-                         " is outside its legal range [" + std::to_string(t.min) + ", " + std::to_string(t.max) +
-                         "] on " + device.label());
-      if (t.name == "work_group_size") launch.work_group_size = value;
-      if (t.name == "work_groups_per_cu") launch.work_groups_per_cu = value;
-    }
+    const LaunchChoice chosen =
+        choose_launch_params(options.tuning.get(), device, key_of(v, c), heuristic_params(largest), tunables(largest));
+    const TuningChoice& choice = chosen.choice;
+    const LaunchConfig launch = launch_of(chosen.params);
     params["launch"][tally_kernel(v)] = {{"work_group_size", launch.work_group_size},
                                          {"work_groups_per_cu", launch.work_groups_per_cu},
                                          {"from", to_string(choice.source)},
