@@ -91,8 +91,9 @@ class EpPoint final : public Point {
   std::vector<KernelRow> profile() override {
     const TallyRun r = ops_->tally(pairs_of(class_), variant_, launch_);
     const double bytes = run_bytes(variant_, r.items, launch_.work_group_size);
-    return {{tally_kernel(variant_), 1, r.tally_seconds, run_flops(class_), bytes - result_bytes},
-            {"sum_columns", 1, r.sum_seconds, 0, bytes / 2}};
+    std::vector<KernelRow> rows = {{tally_kernel(variant_), 1, r.tally_seconds, run_flops(class_), bytes - result_bytes}};
+    if (r.sum_seconds > 0) rows.push_back({"sum_columns", 1, r.sum_seconds, 0, bytes / 2});  // none on openmp reduce
+    return rows;
   }
 
   double flops_per_iteration() const override { return run_flops(class_); }
