@@ -46,18 +46,17 @@ class OpenmpOperations final : public Operations {
     double sx = 0, sy = 0;
     double q[annuli] = {};
     const double start = omp_get_wtime();
-#pragma omp parallel num_threads(threads) reduction(+ : sx, sy, q[:annuli])
-    {
-      const auto item = static_cast<std::uint64_t>(omp_get_thread_num());
-      const std::uint64_t first = d.first(item) << batch_log2;
-      const std::uint64_t count = (d.first(item + 1) << batch_log2) - first;
+    // Over items, not thread numbers: right even where the runtime gives fewer threads.
+#pragma omp parallel for num_threads(threads) schedule(static, 1) reduction(+ : sx, sy, q[:annuli])
+    for (std::size_t i = 0; i < items; ++i) {
+      const std::uint64_t first = d.first(i) << batch_log2;
+      const std::uint64_t count = (d.first(i + 1) << batch_log2) - first;
       const Tally t = host_tally(first, count);
       if (variant == Variant::reduce) {
         sx += t.sx;
         sy += t.sy;
         for (int l = 0; l < annuli; ++l) q[l] += t.q[static_cast<std::size_t>(l)];
       } else {
-        const auto i = static_cast<std::size_t>(item);
         partials[0 * items + i] = t.sx;
         partials[1 * items + i] = t.sy;
         for (std::size_t l = 0; l < annuli; ++l) partials[(2 + l) * items + i] = t.q[l];
