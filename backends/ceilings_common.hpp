@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backends/device.hpp"
+#include "backends/host_device.hpp"
 #include "bench/errors.hpp"
 
 namespace gpubench::ceilings {
@@ -39,8 +40,10 @@ inline std::uint64_t stream_array_bytes(const DeviceInfo& device) {
 // b[i] before copy writes it. copy makes b[i] = a[i]; triad then a[i] = b[i] + triad_scalar c[i].
 constexpr double triad_scalar = 3.0;
 constexpr double stream_b_initial = -1.0;
-inline double stream_a_initial(std::uint64_t i) { return 1.0 + static_cast<double>(i & 1023) * 0.5; }
-inline double stream_c_initial(std::uint64_t i) { return static_cast<double>(i & 7) * 0.25; }
+GPUBENCH_HOST_DEVICE inline double stream_a_initial(std::uint64_t i) {
+  return 1.0 + static_cast<double>(i & 1023) * 0.5;
+}
+GPUBENCH_HOST_DEVICE inline double stream_c_initial(std::uint64_t i) { return static_cast<double>(i & 7) * 0.25; }
 inline double stream_b_after_copy(std::uint64_t i) { return stream_a_initial(i); }
 inline double stream_a_after_triad(std::uint64_t i) {
   return stream_b_after_copy(i) + triad_scalar * stream_c_initial(i);
@@ -60,8 +63,12 @@ inline int stream_repetitions(double warmup_seconds) {
 constexpr int fma_chains = 8;
 constexpr double fma_a = 1.0 - 1.0 / 4096.0;
 constexpr double fma_one_minus_a = 1.0 / 4096.0;
-inline double fma_target(std::uint64_t item) { return 1.0 + static_cast<double>(item & 255) / 256.0; }
-inline double fma_start(std::uint64_t item, int chain) { return fma_target(item) + (chain + 1) * 0.125; }
+GPUBENCH_HOST_DEVICE inline double fma_target(std::uint64_t item) {
+  return 1.0 + static_cast<double>(item & 255) / 256.0;
+}
+GPUBENCH_HOST_DEVICE inline double fma_start(std::uint64_t item, int chain) {
+  return fma_target(item) + (chain + 1) * 0.125;
+}
 
 // The result of item `item` after `iterations`, computed on the host in T as the kernels do:
 // one fused multiply-add per step (`fused`), or a multiply then an add (OpenMP's portable path).

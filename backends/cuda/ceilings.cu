@@ -26,9 +26,9 @@ namespace kernels {
 __global__ void stream_init(double* __restrict__ a, double* __restrict__ b, double* __restrict__ c, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  a[i] = 1.0 + static_cast<double>(i & 1023) * 0.5;
-  b[i] = -1.0;
-  c[i] = static_cast<double>(i & 7) * 0.25;
+  a[i] = ceilings::stream_a_initial(i);
+  b[i] = ceilings::stream_b_initial;
+  c[i] = ceilings::stream_c_initial(i);
 }
 
 __global__ void stream_copy(const double* __restrict__ a, double* __restrict__ b, std::size_t n) {
@@ -47,10 +47,10 @@ __global__ void stream_triad(double* __restrict__ a, const double* __restrict__ 
 template <typename T>
 __global__ void fma_chains(unsigned iterations, T a, T one_minus_a, T* __restrict__ out) {
   const std::size_t item = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const T p = T(1) + static_cast<T>(item & 255) / T(256);
-  const T b = one_minus_a * p;
-  T x0 = p + T(0.125), x1 = p + T(0.25), x2 = p + T(0.375), x3 = p + T(0.5);
-  T x4 = p + T(0.625), x5 = p + T(0.75), x6 = p + T(0.875), x7 = p + T(1);
+  const T b = one_minus_a * static_cast<T>(ceilings::fma_target(item));
+  auto start = [item](int chain) { return static_cast<T>(ceilings::fma_start(item, chain)); };
+  T x0 = start(0), x1 = start(1), x2 = start(2), x3 = start(3), x4 = start(4), x5 = start(5), x6 = start(6),
+    x7 = start(7);
   for (unsigned k = 0; k < iterations; ++k) {
     x0 = fma(x0, a, b);
     x1 = fma(x1, a, b);

@@ -415,10 +415,10 @@ class CudaOperations final : public Operations {
     const T* x = vector(in);
     T* y = vector(out);
     // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
-    const std::size_t warp_block = std::max<std::size_t>(spmv_launch_.block / warp_size * warp_size, warp_size);
+    const std::size_t warp_block = std::max<std::size_t>(launches_.spmv.block / warp_size * warp_size, warp_size);
     const unsigned lanes = spmv_lanes(per_row_, warp_block);
     if (lanes == 1) {
-      const std::size_t b = spmv_launch_.block;
+      const std::size_t b = launches_.spmv.block;
       const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + b - 1) / b);
       const auto block = static_cast<unsigned>(b);
       enqueue("spmv", [&] {
@@ -452,7 +452,7 @@ class CudaOperations final : public Operations {
   double dot(Slot a, Slot b) override {
     const T* x = vector(a);
     const T* y = vector(b);
-    const Launch& l = dot_launch_;
+    const Launch& l = launches_.dot;
     run("dot", l, "dot_partials", kernels::dot_partials<T>, l.block * sizeof(T), n(), x, y, partials_.data());
     read_partials(l.blocks);
     double sum = 0;
@@ -463,7 +463,7 @@ class CudaOperations final : public Operations {
   std::array<double, 2> dot2(Slot r, Slot w) override {
     const T* rv = vector(r);
     const T* wv = vector(w);
-    const Launch& l = dot2_launch_;
+    const Launch& l = launches_.dot2;
     run("dot2", l, "dot2_partials", kernels::dot2_partials<T>, 2 * l.block * sizeof(T), n(), rv, wv,
         partials_.data());
     read_partials(2 * l.blocks);
@@ -478,19 +478,19 @@ class CudaOperations final : public Operations {
   void axpy(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("axpy", axpy_launch_, "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
+    run("axpy", launches_.axpy, "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
   }
 
   void xpay(Slot x, double beta, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("xpay", xpay_launch_, "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
+    run("xpay", launches_.xpay, "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
   }
 
   void scale(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("scale", scale_launch_, "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
+    run("scale", launches_.scale, "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
@@ -499,7 +499,7 @@ class CudaOperations final : public Operations {
     const T* rv = vector(r);
     T* rp = vector(r_prev);
     const T* wv = vector(w);
-    run("three_term_update", three_term_launch_, "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
+    run("three_term_update", launches_.three_term_update, "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
         rv, rp, wv);
   }
 
@@ -509,7 +509,7 @@ class CudaOperations final : public Operations {
     T* pv = vector(p);
     T* sv = vector(s);
     T* xv = vector(x);
-    run("cg_update", cg_update_launch_, "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+    run("cg_update", launches_.cg_update, "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
   }
 
   void start_timer() override {
@@ -555,7 +555,7 @@ class CudaOperations final : public Operations {
       partials_ = cuda::DeviceBuffer<T>(2 * l.blocks);
       host_partials_ = cuda::PinnedBuffer<T>(2 * l.blocks);
     }
-    launch_of(kernel) = l;
+    launches_[kernel] = l;
   }
 
   std::unique_ptr<Solver> make_vendor_solver() override {
@@ -767,17 +767,6 @@ class CudaOperations final : public Operations {
     std::size_t block = 0, blocks = 0;
   };
 
-  Launch& launch_of(const std::string& kernel) {
-    if (kernel == "spmv") return spmv_launch_;
-    if (kernel == "dot") return dot_launch_;
-    if (kernel == "dot2") return dot2_launch_;
-    if (kernel == "axpy") return axpy_launch_;
-    if (kernel == "xpay") return xpay_launch_;
-    if (kernel == "scale") return scale_launch_;
-    if (kernel == "three_term_update") return three_term_launch_;
-    return cg_update_launch_;  // check_set_launch has refused every other name
-  }
-
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
   template <typename... Params, typename... Args>
   void run(const char* profile_name, const Launch& l, const char* kernel_name, void (*kernel)(Params...),
@@ -825,8 +814,7 @@ class CudaOperations final : public Operations {
   cuda::Event timer_start_, timer_end_;
   std::size_t largest_block_ = 0;
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
-  Launch spmv_launch_, dot_launch_, dot2_launch_, axpy_launch_, xpay_launch_, scale_launch_, three_term_launch_,
-      cg_update_launch_;
+  KernelLaunches<Launch> launches_;
   cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
   // spmv_slabs (slabs_ > 0): the matrix slab by slab, and its launch.
   std::size_t slabs_ = 0, slab_width_ = 0, slab_grid_ = 0, slab_block_ = 0;

@@ -94,7 +94,7 @@ class OpenclOperations final : public Operations {
   void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
 
   void spmv(Slot in, Slot out) override {
-    const std::size_t local = spmv_launch_.local;
+    const std::size_t local = launches_.spmv.local;
     const std::size_t lanes = spmv_lanes(per_row_, local);
     const std::size_t items = static_cast<std::size_t>(rows_) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
@@ -109,7 +109,7 @@ class OpenclOperations final : public Operations {
   }
 
   double dot(Slot a, Slot b) override {
-    const Launch& l = dot_launch_;
+    const Launch& l = launches_.dot;
     run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
     context_.read(partials_, host_partials_.data(), l.groups * sizeof(T));
     double sum = 0;
@@ -118,7 +118,7 @@ class OpenclOperations final : public Operations {
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
-    const Launch& l = dot2_launch_;
+    const Launch& l = launches_.dot2;
     const opencl::LocalMemory scratch{l.local * sizeof(T)};
     run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
     context_.read(partials_, host_partials_.data(), 2 * l.groups * sizeof(T));
@@ -131,24 +131,24 @@ class OpenclOperations final : public Operations {
   }
 
   void axpy(double alpha, Slot x, Slot y) override {
-    run("axpy", axpy_launch_, axpy_, n(), real(alpha), vector(x), vector(y));
+    run("axpy", launches_.axpy, axpy_, n(), real(alpha), vector(x), vector(y));
   }
 
   void xpay(Slot x, double beta, Slot y) override {
-    run("xpay", xpay_launch_, xpay_, n(), vector(x), real(beta), vector(y));
+    run("xpay", launches_.xpay, xpay_, n(), vector(x), real(beta), vector(y));
   }
 
   void scale(double alpha, Slot x, Slot y) override {
-    run("scale", scale_launch_, scale_, n(), real(alpha), vector(x), vector(y));
+    run("scale", launches_.scale, scale_, n(), real(alpha), vector(x), vector(y));
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
-    run("three_term_update", three_term_launch_, three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
+    run("three_term_update", launches_.three_term_update, three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
         vector(r_prev), vector(w));
   }
 
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    run("cg_update", cg_update_launch_, cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
+    run("cg_update", launches_.cg_update, cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
   }
 
   void start_timer() override {
@@ -194,7 +194,7 @@ class OpenclOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(launch.work_group_size),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
                        static_cast<std::size_t>(launch.work_groups_per_cu)};
-    launch_of(kernel) = l;
+    launches_[kernel] = l;
     if (2 * l.groups > host_partials_.size()) {  // dot and dot2 write one or two partials per group
       partials_ = context_.create_buffer(2 * l.groups * sizeof(T));
       host_partials_.resize(2 * l.groups);
@@ -206,17 +206,6 @@ class OpenclOperations final : public Operations {
   struct Launch {
     std::size_t local = 0, groups = 0;
   };
-
-  Launch& launch_of(const std::string& kernel) {
-    if (kernel == "spmv") return spmv_launch_;
-    if (kernel == "dot") return dot_launch_;
-    if (kernel == "dot2") return dot2_launch_;
-    if (kernel == "axpy") return axpy_launch_;
-    if (kernel == "xpay") return xpay_launch_;
-    if (kernel == "scale") return scale_launch_;
-    if (kernel == "three_term_update") return three_term_launch_;
-    return cg_update_launch_;  // check_set_launch has refused every other name
-  }
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
   cl_uint n() const { return static_cast<cl_uint>(rows_); }
@@ -256,8 +245,7 @@ class OpenclOperations final : public Operations {
   opencl::Kernel spmv_vector_;
   opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;
   std::size_t largest_group_ = 0;
-  Launch spmv_launch_, dot_launch_, dot2_launch_, axpy_launch_, xpay_launch_, scale_launch_, three_term_launch_,
-      cg_update_launch_;
+  KernelLaunches<Launch> launches_;
   opencl::Buffer row_ptr_, col_idx_, values_, partials_;
   std::vector<opencl::Buffer> vectors_;
   std::vector<T> host_partials_;

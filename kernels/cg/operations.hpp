@@ -112,6 +112,24 @@ void check_vector_length(std::size_t length, int rows, const char* what);
 void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std::size_t largest,
                       const DeviceInfo& device);
 
+// One launch per tunable kernel (tunable_kernels() names them), each API's own Launch type;
+// launches["axpy"] finds one by name, for set_launch.
+template <typename Launch>
+struct KernelLaunches {
+  Launch spmv, dot, dot2, axpy, xpay, scale, three_term_update, cg_update;
+
+  Launch& operator[](const std::string& kernel) {
+    if (kernel == "spmv") return spmv;
+    if (kernel == "dot") return dot;
+    if (kernel == "dot2") return dot2;
+    if (kernel == "axpy") return axpy;
+    if (kernel == "xpay") return xpay;
+    if (kernel == "scale") return scale;
+    if (kernel == "three_term_update") return three_term_update;
+    return cg_update;  // check_set_launch has refused every other name
+  }
+};
+
 // Each API registers how to make its Operations for a device (GPUBENCH_REGISTER_CG_OPERATIONS in
 // its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the
 // device cannot run the point (no fp64, too little memory, build failure ...).

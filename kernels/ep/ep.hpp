@@ -20,12 +20,7 @@
 #include <string>
 #include <vector>
 
-// The generator's helpers are compiled for the GPU too when nvcc includes this (kernels/ep/cuda.cu).
-#ifdef __CUDACC__
-#define GPUBENCH_EP_HOST_DEVICE __host__ __device__
-#else
-#define GPUBENCH_EP_HOST_DEVICE
-#endif
+#include "backends/host_device.hpp"
 
 namespace gpubench::ep {
 
@@ -50,7 +45,7 @@ const std::vector<EpClass>& ep_classes();
 constexpr double verify_tolerance = 1e-8;  // NAS's epsilon, relative, on sx and sy
 
 // a^n mod 2^46.
-GPUBENCH_EP_HOST_DEVICE constexpr std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n) {
+GPUBENCH_HOST_DEVICE constexpr std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n) {
   std::uint64_t result = 1;
   while (n > 0) {
     if (n & 1) result = (result * a) & modulus_mask;
@@ -61,7 +56,7 @@ GPUBENCH_EP_HOST_DEVICE constexpr std::uint64_t lcg_power(std::uint64_t a, std::
 }
 
 // The generator's state just before pair `pair`: x_{2 pair}.
-GPUBENCH_EP_HOST_DEVICE constexpr std::uint64_t state_before_pair(std::uint64_t pair) {
+GPUBENCH_HOST_DEVICE constexpr std::uint64_t state_before_pair(std::uint64_t pair) {
   return (seed * lcg_power(multiplier, 2 * pair)) & modulus_mask;
 }
 
