@@ -1,28 +1,26 @@
-// EP on CUDA (kernels/ep/ep.hpp says what is computed and how the work is dealt). tally_batches<false>
-// (variant reduce) reduces each block's values in shared memory and writes one row per block;
-// tally_batches<true> (variant partials) writes one row per thread. Either way `out` is
-// column-major,
-// value v of row r at out[v * rows + r], and sum_columns adds each column with one block.
+// EP on CUDA (kernels/ep/ep.hpp says what is computed and how the work is dealt; the loop itself
+// is kernels/ep/pair_math.h). tally_batches<false> (variant reduce) reduces each block's values
+// in shared memory and writes one row per block; tally_batches<true> (variant partials) writes
+// one row per thread. Either way `out` is column-major, value v of row r at out[v * rows + r],
+// and sum_columns adds each column with one block.
 #include <algorithm>
 #include <cstdint>
 
 #include "backends/cuda/cuda.hpp"
 #include "bench/errors.hpp"
 #include "kernels/ep/operations.hpp"
+#include "kernels/ep/pair_math.h"
 
 namespace gpubench::ep {
 
 namespace {
 
-constexpr std::uint64_t mask = modulus_mask;
 constexpr unsigned sum_block = 256;
+static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_COUNT_ROWS == annuli + 1);
 
-// 1 + x 2^-46 in [1, 2): the 46 bits of x as the top of a mantissa. 2 of it - 3 is exactly
-// 2 (x 2^-46) - 1 (every step is exact), without an integer-to-double conversion, two of which
-// per pair are slow on GPUs.
-__device__ double uniform_plus_one(std::uint64_t x) {
-  return __longlong_as_double(static_cast<long long>(0x3FF0000000000000ULL | (x << 6)));
-}
+// Shared memory per thread of tally_batches: its annulus counts, later the reduction's scratch.
+constexpr std::size_t tally_shared_per_thread = EP_COUNT_ROWS * sizeof(ep_u32);
+static_assert(tally_shared_per_thread >= sizeof(double));
 
 // Tree sum of `v` over the block in `scratch` (blockDim.x doubles); thread 0 gets the total.
 __device__ double block_sum(double v, double* scratch) {
@@ -42,37 +40,25 @@ __device__ double block_sum(double v, double* scratch) {
 
 template <bool Partials>
 __global__ void tally_batches(std::uint64_t batches, std::uint64_t items, double* out) {
-  extern __shared__ double scratch[];
+  extern __shared__ ep_u32 counts[];  // EP_COUNT_ROWS x blockDim.x: thread t's in column t
+  ep_u32* mine = counts + threadIdx.x;
+  for (unsigned row = 0; row < EP_COUNT_ROWS; ++row) mine[row * blockDim.x] = 0;
   const std::uint64_t item = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   double sx = 0, sy = 0;
-  unsigned q[annuli] = {};
   if (item < items) {
     const std::uint64_t first = item * batches / items, last = (item + 1) * batches / items;
-    std::uint64_t x = state_before_pair(first << batch_log2);
-    for (std::uint64_t p = (last - first) << batch_log2; p > 0; --p) {
-      x = (x * multiplier) & mask;
-      const double x1 = 2.0 * uniform_plus_one(x) - 3.0;
-      x = (x * multiplier) & mask;
-      const double x2 = 2.0 * uniform_plus_one(x) - 3.0;
-      const double r = x1 * x1 + x2 * x2;
-      if (r <= 1.0) {
-        const double f = sqrt(-2.0 * log(r) / r);
-        const double g1 = x1 * f, g2 = x2 * f;
-        const int l = static_cast<int>(fmax(fabs(g1), fabs(g2)));
-#pragma unroll
-        for (int k = 0; k < annuli; ++k) q[k] += l == k;  // registers: no dynamic index
-        sx += g1;
-        sy += g2;
-      }
-    }
+    ep_tally_batches(state_before_pair(first << batch_log2), last - first, &sx, &sy, mine, blockDim.x);
   }
-  const double v[result_values] = {sx,   sy,   double(q[0]), double(q[1]), double(q[2]), double(q[3]),
-                                   double(q[4]), double(q[5]), double(q[6]), double(q[7]), double(q[8]), double(q[9])};
+  double v[result_values] = {sx, sy};
+#pragma unroll
+  for (int k = 0; k < annuli; ++k) v[2 + k] = mine[k * blockDim.x];
   if constexpr (Partials) {
     const std::uint64_t rows = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
 #pragma unroll
     for (int k = 0; k < result_values; ++k) out[k * rows + item] = v[k];
   } else {
+    __syncthreads();  // every thread has read its counts: the memory becomes the scratch
+    double* scratch = reinterpret_cast<double*>(counts);
 #pragma unroll
     for (int k = 0; k < result_values; ++k) {
       const double total = block_sum(v[k], scratch);
@@ -95,7 +81,8 @@ class CudaOperations final : public Operations {
   explicit CudaOperations(const DeviceInfo& device)
       : info_(cuda::open_device(device.index)), totals_(result_values), host_(result_values) {
     if (!info_.fp64) throw DeviceError("device " + info_.label() + " has no fp64 support, which EP requires");
-    largest_ = static_cast<int>(std::min<std::size_t>(info_.max_work_group_size, info_.local_mem_bytes / sizeof(double)));
+    largest_ = static_cast<int>(
+        std::min<std::size_t>(info_.max_work_group_size, info_.local_mem_bytes / tally_shared_per_thread));
     for (const void* kernel : {reinterpret_cast<const void*>(tally_batches<false>), reinterpret_cast<const void*>(tally_batches<true>)}) {
       cudaFuncAttributes attributes{};
       cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", "(EP tally)");
@@ -114,10 +101,10 @@ class CudaOperations final : public Operations {
     const auto grid = static_cast<unsigned>(d.items / block);
     const std::size_t rows = variant == Variant::partials ? static_cast<std::size_t>(d.items) : grid;
     if (rows * result_values > partials_.size()) partials_ = cuda::DeviceBuffer<double>(rows * result_values);
-    const std::size_t shared = block * sizeof(double);
+    const std::size_t shared = block * tally_shared_per_thread;
     start_.record(stream_);
     if (variant == Variant::partials)
-      tally_batches<true><<<grid, block, 0, stream_.get()>>>(d.batches, d.items, partials_.data());
+      tally_batches<true><<<grid, block, shared, stream_.get()>>>(d.batches, d.items, partials_.data());
     else
       tally_batches<false><<<grid, block, shared, stream_.get()>>>(d.batches, d.items, partials_.data());
     cuda::check_launch(tally_kernel(variant), grid, block);

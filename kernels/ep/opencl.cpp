@@ -9,6 +9,7 @@
 #include "backends/opencl/opencl.hpp"
 #include "bench/errors.hpp"
 #include "kernels/ep/operations.hpp"
+#include "kernels/ep/pair_math.h"
 
 namespace gpubench::ep {
 
@@ -21,6 +22,9 @@ using opencl::Kernel;
 using opencl::LocalMemory;
 
 constexpr std::size_t sum_group = 256;
+// Local memory per work-item of tally: its annulus counts, later the reduction's scratch.
+constexpr std::size_t tally_local_per_item = EP_COUNT_ROWS * sizeof(cl_uint);
+static_assert(tally_local_per_item >= sizeof(double));
 
 class OpenclOperations final : public Operations {
  public:
@@ -33,9 +37,9 @@ class OpenclOperations final : public Operations {
       tally_[static_cast<int>(v)] = program.kernel("tally");
       sum_[static_cast<int>(v)] = program.kernel("sum_columns");
     }
-    // The device's largest work-group, within the local memory the reduction needs.
+    // The device's largest work-group, within the local memory the counts need.
     largest_ = static_cast<int>(std::min<std::size_t>(context_.info().max_work_group_size,
-                                                      context_.info().local_mem_bytes / sizeof(double)));
+                                                      context_.info().local_mem_bytes / tally_local_per_item));
     largest_ = std::max(largest_, 1);
     totals_ = context_.create_buffer(result_values * sizeof(double));
   }
@@ -57,7 +61,7 @@ class OpenclOperations final : public Operations {
     tally.set_arg(0, static_cast<cl_ulong>(d.batches));
     tally.set_arg(1, static_cast<cl_ulong>(d.items));
     tally.set_arg(2, partials_);
-    tally.set_arg(3, LocalMemory{local * sizeof(double)});
+    tally.set_arg(3, LocalMemory{local * tally_local_per_item});
     const Kernel& sum = sum_[static_cast<int>(variant)];
     sum.set_arg(0, partials_);
     sum.set_arg(1, static_cast<cl_ulong>(rows));

@@ -15,6 +15,7 @@
 #include "bench/suite.hpp"
 #include "kernels/ep/ep.hpp"
 #include "kernels/ep/operations.hpp"
+#include "kernels/ep/pair_math.h"
 #include "tests/test_paths.hpp"
 
 namespace gpubench::ep {
@@ -75,6 +76,86 @@ TEST(EpReference, SplittingTheStreamChangesOnlyTheOrderOfTheSums) {
   for (std::size_t l = 0; l < annuli; ++l) EXPECT_EQ(parts.q[l], whole.q[l]) << "q[" << l << "]";
   // About pi/4 of the pairs fall in the unit circle.
   EXPECT_NEAR(whole.pairs_accepted() / (1 << 16), acceptance, 0.01);
+}
+
+// Error of `got` against the exact `want`, in units in the last place of `want` (as a double).
+double ulps(double got, long double want) {
+  const double w = static_cast<double>(want);
+  const double ulp = std::nextafter(std::abs(w), INFINITY) - std::abs(w);
+  return static_cast<double>(std::abs(static_cast<long double>(got) - want) / ulp);
+}
+
+// The r values EP feeds the factor: x1^2 + x2^2 <= 1 from the generator's stream, and the edges
+// of the mantissa reduction and of the range.
+std::vector<double> radii() {
+  std::vector<double> r = {1.0, std::nextafter(1.0, 0.0), 0.5, std::sqrt(0.5), std::nextafter(std::sqrt(0.5), 0.0),
+                           std::nextafter(std::sqrt(0.5), 1.0), 0x1p-90, 0x1.fffffp-45, 0.75};
+  std::uint64_t x = seed;
+  while (r.size() < 400000) {
+    x = (x * multiplier) & modulus_mask;
+    const double x1 = 2.0 * (static_cast<double>(x) * two_to_minus_46) - 1.0;
+    x = (x * multiplier) & modulus_mask;
+    const double x2 = 2.0 * (static_cast<double>(x) * two_to_minus_46) - 1.0;
+    const double t = x1 * x1 + x2 * x2;
+    if (t <= 1.0) r.push_back(t);
+    if (r.size() % 16 == 0) r.push_back(std::ldexp(1.0 + static_cast<double>(x) * two_to_minus_46, -1 - static_cast<int>(x % 90)));
+  }
+  return r;
+}
+
+TEST(EpPairMath, MinusTwoLogIsWithinFourUlps) {
+  double worst = 0, worst_r = 0;
+  for (const double r : radii()) {
+    const long double want = -2.0L * std::log(static_cast<long double>(r));
+    const double got = ep_minus_two_log(r);
+    if (r == 1.0) {
+      EXPECT_EQ(got, 0.0);
+      continue;
+    }
+    if (ulps(got, want) > worst) worst = ulps(got, want), worst_r = r;
+  }
+  EXPECT_LE(worst, 4.0) << "at r = " << worst_r;
+}
+
+TEST(EpPairMath, GaussFactorIsWithinFourUlps) {
+  double worst = 0, worst_r = 0;
+  for (const double r : radii()) {
+    const long double lr = r;
+    const double got = ep_gauss_factor(r);
+    if (r == 1.0) {
+      EXPECT_EQ(got, 0.0);  // not 0 x infinity
+      continue;
+    }
+    const long double want = std::sqrt(-2.0L * std::log(lr) / lr);
+    if (ulps(got, want) > worst) worst = ulps(got, want), worst_r = r;
+  }
+  EXPECT_LE(worst, 4.0) << "at r = " << worst_r;
+}
+
+TEST(EpPairMath, AnnulusIsTheFloorOfTheLargerMagnitude) {
+  EXPECT_EQ(ep_annulus(0.3, -0.9), 0u);
+  EXPECT_EQ(ep_annulus(-1.0, 0.2), 1u);
+  EXPECT_EQ(ep_annulus(0.5, -2.9999999999), 2u);
+  EXPECT_EQ(ep_annulus(9.999, 3.0), 9u);
+  EXPECT_EQ(ep_annulus(10.0, 0.0), EP_COUNT_ROWS - 1);  // the row that is not counted
+  EXPECT_EQ(ep_annulus(0.0, -11.2), EP_COUNT_ROWS - 1);
+}
+
+// The devices' loop, run here, against NAS's formula (host_tally): the same pairs fall in the
+// same annuli, and the sums agree to rounding.
+TEST(EpPairMath, DeviceLoopMatchesTheReference) {
+  static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_COUNT_ROWS == annuli + 1);
+  for (const std::uint64_t first_batch : {std::uint64_t{0}, std::uint64_t{12345}}) {
+    const std::uint64_t batches = 48;
+    double sx = 0, sy = 0;
+    ep_u32 counts[EP_COUNT_ROWS] = {};
+    ep_tally_batches(state_before_pair(first_batch << batch_log2), batches, &sx, &sy, counts, 1);
+    const Tally want = host_tally(first_batch << batch_log2, batches << batch_log2);
+    EXPECT_NEAR(sx, want.sx, 1e-12 * std::abs(want.sx)) << "from batch " << first_batch;
+    EXPECT_NEAR(sy, want.sy, 1e-12 * std::abs(want.sy)) << "from batch " << first_batch;
+    for (std::size_t l = 0; l < annuli; ++l) EXPECT_EQ(counts[l], want.q[l]) << "q[" << l << "] from batch " << first_batch;
+    EXPECT_EQ(counts[annuli], 0u);
+  }
 }
 
 TEST(EpClasses, NasSizesAndUnknownNames) {
@@ -140,6 +221,10 @@ TEST_P(EpOperations, ClassesSAndWVerify) {
     const Verdict v = verify(k, t);
     EXPECT_TRUE(v.passed) << "class " << name << ": " << v.detail;
     EXPECT_NEAR(t.pairs_accepted() / static_cast<double>(std::uint64_t{1} << k.m), acceptance, 1e-3);
+    if (k.name == 'S') {  // NAS checks only the sums; the counts must be the reference's too
+      const Tally want = host_tally(0, std::uint64_t{1} << k.m);
+      for (std::size_t l = 0; l < annuli; ++l) EXPECT_EQ(t.q[l], want.q[l]) << "class S q[" << l << "]";
+    }
   }
 }
 
