@@ -40,8 +40,9 @@ __device__ double block_sum(double v, double* scratch) {
 
 template <bool Partials>
 __global__ void tally_batches(std::uint64_t batches, std::uint64_t items, double* out) {
-  extern __shared__ ep_u32 counts[];  // EP_COUNT_ROWS x blockDim.x: thread t's in column t
-  ep_u32* mine = counts + threadIdx.x;
+  // EP_COUNT_ROWS x blockDim.x counts, thread t's in column t; then the reduction's doubles.
+  extern __shared__ double scratch[];
+  ep_u32* mine = reinterpret_cast<ep_u32*>(scratch) + threadIdx.x;
   for (unsigned row = 0; row < EP_COUNT_ROWS; ++row) mine[row * blockDim.x] = 0;
   const std::uint64_t item = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   double sx = 0, sy = 0;
@@ -58,7 +59,6 @@ __global__ void tally_batches(std::uint64_t batches, std::uint64_t items, double
     for (int k = 0; k < result_values; ++k) out[k * rows + item] = v[k];
   } else {
     __syncthreads();  // every thread has read its counts: the memory becomes the scratch
-    double* scratch = reinterpret_cast<double*>(counts);
 #pragma unroll
     for (int k = 0; k < result_values; ++k) {
       const double total = block_sum(v[k], scratch);

@@ -42,12 +42,13 @@ double group_sum(double v, __local double* scratch) {
   return total;
 }
 
-// `counts` holds EP_COUNT_ROWS rows of one counter per work-item (its column), and is then the
-// reduction's scratch (get_local_size doubles fit in it).
-__kernel void tally(ulong batches, ulong items, __global double* out, __local uint* counts) {
+// `scratch` holds EP_COUNT_ROWS rows of one counter per work-item (its column), then serves the
+// reduction (get_local_size doubles fit in it). It is declared double for the alignment that
+// needs: NVIDIA's driver faults on doubles in a local buffer passed as uint.
+__kernel void tally(ulong batches, ulong items, __global double* out, __local double* scratch) {
   const ulong item = get_global_id(0);
   const uint lid = get_local_id(0), size = get_local_size(0);
-  __local uint* mine = counts + lid;
+  __local uint* mine = (__local uint*)scratch + lid;
   for (uint row = 0; row < EP_COUNT_ROWS; ++row) mine[row * size] = 0;
   double sx = 0, sy = 0;
   if (item < items) {
@@ -62,7 +63,6 @@ __kernel void tally(ulong batches, ulong items, __global double* out, __local ui
   for (int k = 0; k < VALUES; ++k) out[k * rows + item] = v[k];
 #else
   barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read its counts: the memory becomes the scratch
-  __local double* scratch = (__local double*)counts;
   const ulong rows = get_num_groups(0), row = get_group_id(0);
   for (int k = 0; k < VALUES; ++k) {
     const double total = group_sum(v[k], scratch);
