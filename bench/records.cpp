@@ -44,10 +44,16 @@ std::string col(const std::string& s, std::size_t width, bool right = false) {
 }
 
 std::string summary_of(const PointResult& p) {
-  // The last verified repetition's suite summary (e.g. NAS CG's zeta and Mop/s).
-  for (auto it = p.repetitions.rbegin(); it != p.repetitions.rend(); ++it)
-    if (it->verified && it->fields.contains("summary")) return it->fields["summary"].get<std::string>();
-  return "";
+  // The suite summary (e.g. NAS CG's zeta, NAS EP's time and Mop/s) of the verified repetition
+  // whose time per iteration is nearest the row's median, so that a time in it is the row's.
+  const Outcome* chosen = nullptr;
+  double nearest = 0;
+  for (const Outcome& o : p.repetitions) {
+    if (!o.verified || !o.fields.contains("summary")) continue;
+    const double distance = std::abs(o.seconds / std::max(o.iterations, 1) - p.median_seconds_per_iteration);
+    if (chosen == nullptr || distance < nearest) chosen = &o, nearest = distance;
+  }
+  return chosen ? chosen->fields["summary"].get<std::string>() : "";
 }
 
 struct BaselineSpec {

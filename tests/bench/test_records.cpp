@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "bench/harness.hpp"
+#include "bench/records.hpp"
+
+namespace gpubench {
+namespace {
+
+Outcome repetition(double seconds, const std::string& summary) {
+  Outcome o;
+  o.seconds = seconds;
+  o.iterations = 1;
+  o.verified = true;
+  o.fields = {{"summary", summary}};
+  return o;
+}
+
+// A suite's summary can hold a time (NAS EP's block does): the table must show the one of the
+// repetition whose time is the row's median, not whichever ran last.
+TEST(RecordsTable, SummaryIsTheMedianRepetitions) {
+  PointResult p;
+  p.id.suite = "ep";
+  p.id.problem = "npb:S";
+  p.id.backend = "openmp";
+  p.id.variant = "reduce";
+  p.id.device.name = "test device";
+  p.repetitions = {repetition(0.30, "run at 0.30 s"), repetition(0.20, "run at 0.20 s"),
+                   repetition(0.10, "run at 0.10 s")};
+  p.median_seconds_per_iteration = 0.20;
+  RunReport report;
+  report.points.push_back(p);
+  std::ostringstream out;
+  write_table(report, out);
+  EXPECT_NE(out.str().find("run at 0.20 s"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("run at 0.10 s"), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace gpubench
