@@ -11,8 +11,11 @@
 //
 // Work is dealt out in batches of 2^10 pairs (NAS's batches hold 2^16: too few of them for a
 // GPU at classes S-C). Each work-item takes a run of whole batches, skips ahead to the first,
-// and keeps sx, sy and q in registers. The result does not depend on the split beyond the order
-// of the floating-point sums (relative differences around 1e-14, far inside NAS's 1e-8).
+// and keeps sx and sy in registers and its q counts in its own column of local memory. The
+// result does not depend on the split beyond the order of the floating-point sums (relative
+// differences around 1e-14, far inside NAS's 1e-8). host_tally below is NAS's formula with the
+// host's libm; the GPUs' loop (kernels/ep/pair_math.h) computes the same f to within 2 ulp
+// without the math library, and the tests check that both give the same q.
 #pragma once
 
 #include <array>
@@ -83,9 +86,10 @@ Verdict verify(const EpClass& c, const Tally& t);
 // is accepted (probability pi/4), 8 more: log t, times -2, divided by t, the square root, the
 // two products x1 f and x2 f, and the two sums (log, division and square root counted as one
 // each; the max and the count as none). NAS counts the random numbers instead, 2 per pair: its
-// Mop/s is reported beside. A double log is some 20 instructions on a GPU and the integer
-// generator is not counted at all, so EP's % of the FLOP ceiling understates how busy the
-// device is; the count is the conventional one, fixed so that results compare across devices.
+// Mop/s is reported beside. A pair costs about 115 instructions on an H100 (ncu, class C: the
+// log's series alone is 9 fused multiply-adds) and the integer generator is not counted at all,
+// so EP's % of the FLOP ceiling understates how busy the device is; the count is the
+// conventional one, fixed so that results compare across devices and implementations.
 constexpr double flops_always = 9;
 constexpr double flops_accepted = 8;
 constexpr double acceptance = 0.78539816339744830962;  // pi / 4
