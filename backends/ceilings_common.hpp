@@ -56,6 +56,19 @@ inline int stream_repetitions(double warmup_seconds) {
   return static_cast<int>(std::clamp(0.6 / warmup_seconds, 3.0, 10.0));
 }
 
+// Warm-up, then the best of the timed passes, in GB/s. `timed_pass` runs one pass of a bandwidth
+// kernel and returns its seconds, by each API's own clock.
+template <typename TimedPass>
+double best_bandwidth(TimedPass&& timed_pass, double bytes_moved) {
+  const int repetitions = stream_repetitions(timed_pass());
+  double best = 0;
+  for (int r = 0; r < repetitions; ++r) {
+    const double seconds = timed_pass();
+    if (seconds > 0) best = std::max(best, bytes_moved / seconds * 1e-9);
+  }
+  return best;
+}
+
 // The FMA chains: each work-item (each lane on the CPU) runs `fma_chains` independent chains
 // x = fma(x, a, b) for K iterations and writes their sum. a = 1 - 2^-12 and b = (1 - a) p pull x
 // towards p = 1 + (item mod 256) / 256 without ever leaving [1, 3]: finite, never denormal, and

@@ -95,13 +95,7 @@ class Probe {
   // Warm-up, then the best of the timed launches, in GB/s.
   template <typename Launch>
   double best_bandwidth(Launch&& launch, double bytes_moved) const {
-    const int repetitions = ceilings::stream_repetitions(timed(launch));
-    double best = 0;
-    for (int r = 0; r < repetitions; ++r) {
-      const double seconds = timed(launch);
-      if (seconds > 0) best = std::max(best, bytes_moved / seconds * 1e-9);
-    }
-    return best;
+    return ceilings::best_bandwidth([&] { return timed(launch); }, bytes_moved);
   }
 
   void measure_bandwidth(Ceilings& result, std::ostream& log) const {

@@ -83,17 +83,11 @@ class Probe {
       verify_stream<float>(a, b, n);
   }
 
-  // Warm-up, then the best of the timed launches, in GB/s.
+  // Warm-up, then the best of the timed launches (each by its profiling event), in GB/s.
   double best_bandwidth(const Kernel& kernel, std::size_t n, double bytes_moved) const {
     const std::size_t local = work_group_size(context_, kernel);
     const std::size_t global = round_up(n, local);
-    const double warmup = context_.launch(kernel, global, local).seconds();
-    const int repetitions = ceilings::stream_repetitions(warmup);
-    std::vector<Event> events;
-    for (int r = 0; r < repetitions; ++r) events.push_back(context_.launch(kernel, global, local));
-    double best = 0;
-    for (const Event& e : events) best = std::max(best, e.seconds() > 0 ? bytes_moved / e.seconds() * 1e-9 : 0.0);
-    return best;
+    return ceilings::best_bandwidth([&] { return context_.launch(kernel, global, local).seconds(); }, bytes_moved);
   }
 
   // Every element of b (copy) and a (triad), read back in pieces.

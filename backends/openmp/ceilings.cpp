@@ -48,13 +48,7 @@ double seconds_of(auto&& body) {
 
 // Warm-up, then the best of the timed passes, in GB/s.
 double best_bandwidth(auto&& pass, double bytes_moved) {
-  const int repetitions = ceilings::stream_repetitions(seconds_of(pass));
-  double best = 0;
-  for (int r = 0; r < repetitions; ++r) {
-    const double seconds = seconds_of(pass);
-    if (seconds > 0) best = std::max(best, bytes_moved / seconds * 1e-9);
-  }
-  return best;
+  return ceilings::best_bandwidth([&] { return seconds_of(pass); }, bytes_moved);
 }
 
 struct FreeMemory {
