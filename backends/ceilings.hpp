@@ -11,7 +11,7 @@
 
 #include "backends/device.hpp"
 #include "backends/registry.hpp"
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 
 namespace gpubench {
 

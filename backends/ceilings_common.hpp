@@ -13,7 +13,7 @@
 
 #include "backends/device.hpp"
 #include "backends/host_device.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::ceilings {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

@@ -9,7 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/build_info.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

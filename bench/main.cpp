@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "bench/cli.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/harness.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/records.hpp"

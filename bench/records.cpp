@@ -8,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

@@ -1,6 +1,6 @@
 #include "bench/suite.hpp"
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

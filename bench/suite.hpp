@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/device.hpp"
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 #include "bench/tunable.hpp"
 #include "bench/tuning_db.hpp"
 

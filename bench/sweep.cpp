@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/roofline.hpp"
 
 namespace gpubench {

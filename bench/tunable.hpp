@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/device.hpp"
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 #include "bench/tuning_db.hpp"
 
 namespace gpubench {

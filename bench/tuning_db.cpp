@@ -20,7 +20,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

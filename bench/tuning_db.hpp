@@ -13,7 +13,7 @@
 
 #include "backends/ceilings.hpp"
 #include "backends/device.hpp"
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 
 namespace gpubench {
 

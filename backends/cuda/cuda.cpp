@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::cuda {
 

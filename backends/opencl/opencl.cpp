@@ -5,7 +5,7 @@
 
 #include "backends/kernel_sources.hpp"
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::opencl {
 

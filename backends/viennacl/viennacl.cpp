@@ -14,7 +14,7 @@
 #include "backends/openmp/openmp.hpp"
 #include "backends/ceilings.hpp"
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::viennacl_backend {
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/work.hpp"

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::cg {
 

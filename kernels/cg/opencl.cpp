@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/work.hpp"
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 
 namespace gpubench::cg {

@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/work.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "backends/device.hpp"
 #include "backends/registry.hpp"
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 #include "kernels/cg/csr.hpp"
 
 namespace gpubench::cg {

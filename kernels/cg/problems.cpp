@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 
 namespace gpubench::cg {

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::cg {
 

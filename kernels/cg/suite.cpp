@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/suite.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"

@@ -8,7 +8,7 @@
 #include <functional>
 #include <random>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/work.hpp"

@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/solver.hpp"

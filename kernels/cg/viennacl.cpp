@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "backends/opencl/opencl.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/solver.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::cg {
 

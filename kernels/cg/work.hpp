@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/precision.hpp"
+#include "common/precision.hpp"
 #include "bench/tunable.hpp"
 
 namespace gpubench::cg {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "backends/cuda/cuda.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/ep/operations.hpp"
 #include "kernels/ep/pair_math.h"
 

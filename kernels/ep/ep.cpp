@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::ep {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/opencl/opencl.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/ep/operations.hpp"
 #include "kernels/ep/pair_math.h"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/ep/operations.hpp"
 
 namespace gpubench::ep {

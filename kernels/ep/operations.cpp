@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::ep {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/suite.hpp"
 #include "kernels/ep/ep.hpp"
 #include "kernels/ep/operations.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench::test {
 

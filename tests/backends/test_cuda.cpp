@@ -14,7 +14,7 @@
 
 #include "backends/cuda/cuda.hpp"
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"

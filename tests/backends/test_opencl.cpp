@@ -8,7 +8,7 @@
 
 #include "backends/opencl/opencl.hpp"
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "tests/backends/backend_test_helpers.hpp"
 
 namespace gpubench::opencl {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 
 #include "bench/cli.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 namespace {

@@ -6,7 +6,7 @@
 #include <functional>
 #include <sstream>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/sweep.hpp"
 
 namespace gpubench {

@@ -13,7 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/tuning_db.hpp"
 
 namespace gpubench {

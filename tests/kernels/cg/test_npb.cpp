@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/problems.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 
 namespace gpubench::cg {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/problems.hpp"
 #include "tests/test_paths.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"

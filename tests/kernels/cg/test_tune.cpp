@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"
 #include "kernels/cg/tune.hpp"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.hpp"
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 #include "bench/suite.hpp"
 #include "kernels/ep/ep.hpp"
 #include "kernels/ep/operations.hpp"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "bench/errors.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 

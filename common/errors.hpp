@@ -1,4 +1,5 @@
 // The one error family of gpubench, and the one place where each kind maps to an exit code.
+// Beneath backends/, bench/ and kernels/: every layer throws these.
 #pragma once
 
 #include <stdexcept>
