@@ -72,6 +72,11 @@ std::string usage() {
          "  --tuning on|off       take each kernel's launch parameters from the tuning database (default on;\n"
          "                        off: the built-in heuristic)\n"
          "  --tuning-db DIR       the tuning database (default $GPUBENCH_TUNING_DB, else the source tree's tuning-db/)\n"
+         "  --isolate on|off      run points (and sweep configurations) in a worker process, so that a crash or\n"
+         "                        hang in a driver, compiler or kernel fails that point only (default on)\n"
+         "  --point-timeout S     a point or sweep configuration that makes no progress for S seconds (its\n"
+         "                        setup, profiled pass, one repetition) is killed and FAILED as a hang\n"
+         "                        (default 600)\n"
          "  --help                this text\n"
          "\n"
          "sweep options (with --suite, --backend, --device, --problem, --precision, --format json, --out):\n"
@@ -150,6 +155,14 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     } else if (key == "--tuning-db") {
       o.tuning_db = next();
       if (o.tuning_db.empty()) throw UsageError("--tuning-db needs a directory");
+    } else if (key == "--isolate") {
+      const std::string t = next();
+      if (t != "on" && t != "off") throw UsageError("--isolate takes on or off, got '" + t + "'");
+      o.isolate = t == "on";
+    } else if (key == "--point-timeout") {
+      const std::string t = next();
+      o.point_timeout_s = parse_number<double>(key, t, 0.0);
+      if (!(o.point_timeout_s > 0)) throw UsageError("--point-timeout must be positive seconds, got " + t);
     } else if (key == "--kernel") {
       o.kernel = next();
       sweep_only.push_back(key);

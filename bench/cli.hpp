@@ -27,6 +27,8 @@ struct CliOptions {
   std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row
   bool list_devices = false;
   bool help = false;
+  bool isolate = true;          // --isolate on|off: points run in a worker process (bench/isolation.hpp)
+  double point_timeout_s = 600; // --point-timeout S: a unit without progress for this long is a hang
 };
 
 // Throws UsageError naming the bad option or value and listing the valid ones.

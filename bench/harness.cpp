@@ -5,10 +5,13 @@
 #include <ctime>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include <benchmark/benchmark.h>
 
 #include "bench/build_info.hpp"
+#include "bench/isolation.hpp"
+#include "bench/result_json.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
@@ -67,13 +70,6 @@ class Collector final : public benchmark::BenchmarkReporter {
   std::vector<Run> runs;
 };
 
-struct PointState {
-  Point* point = nullptr;
-  PointResult* result = nullptr;
-  int calls = 0;
-  std::string prepare_error;  // non-empty: prepare() or profile() failed; every repetition fails
-};
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -81,22 +77,25 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-void run_one_repetition(benchmark::State& st, PointState& s, int repetitions, std::ostream& log) {
-  Point& point = *s.point;
-  PointResult& result = *s.result;
-  const int call = s.calls++;
+// Google Benchmark calls this once per repetition: the first call prepares the point and runs its
+// profiled pass; each call times one repetition.
+void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, std::string& prepare_error,
+                        int& calls, int repetitions, std::ostream& log) {
+  const int call = calls++;
   if (call == 0) {
     log << "gpubench: " << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
     try {
       point.prepare();
+      isolation::alive();
       result.kernels = point.profile();
     } catch (const std::exception& e) {
-      s.prepare_error = e.what();
+      prepare_error = e.what();
     }
+    isolation::alive();
   }
   for (auto _ : st) {
     try {
-      if (!s.prepare_error.empty()) throw Error(ExitCode::point_failed, s.prepare_error);
+      if (!prepare_error.empty()) throw Error(ExitCode::point_failed, prepare_error);
       Outcome o = point.run();
       const int iterations = std::max(o.iterations, 1);
       st.SetIterationTime(o.seconds / iterations);
@@ -119,17 +118,17 @@ void run_one_repetition(benchmark::State& st, PointState& s, int repetitions, st
       st.SkipWithError(e.what());
     }
   }
-  if (s.calls == repetitions) {
+  isolation::alive();
+  if (calls == repetitions) {
     try {
       point.release();
     } catch (const std::exception& e) {
       log << "gpubench: releasing " << point.id().name() << ": " << e.what() << std::endl;
     }
-    log << "gpubench: " << point.id().name() << (result.failed ? " FAILED: " + result.error : std::string(" verified"))
-        << std::endl;
   }
 }
 
+// The record fields every entry of a point carries.
 nlohmann::json point_fields(const PointResult& p) {
   const PointId& id = p.id;
   nlohmann::json kernels = nlohmann::json::array();
@@ -155,7 +154,7 @@ nlohmann::json point_fields(const PointResult& p) {
           {"kernels", kernels},
           {"flops_per_iteration", p.flops_per_iteration},
           {"bytes_per_iteration", p.bytes_per_iteration},
-          {"time_includes", "kernels and the host gaps between them (dot partials read back); no matrix upload"}};
+          {"time_includes", p.time_includes}};
 }
 
 nlohmann::json roofline_fields(const PointResult& p) {
@@ -168,14 +167,108 @@ nlohmann::json roofline_fields(const PointResult& p) {
   return j;
 }
 
-nlohmann::json device_json(const DeviceInfo& d) {
-  return {{"backend", d.backend},       {"index", d.index},
-          {"api", d.api},               {"platform", d.platform},
-          {"vendor", d.vendor},         {"name", d.name},
-          {"type", d.type},             {"compute_units", d.compute_units},
-          {"driver", d.driver},         {"max_work_group_size", d.max_work_group_size},
-          {"global_mem_bytes", d.global_mem_bytes}, {"local_mem_bytes", d.local_mem_bytes},
-          {"fp64", d.fp64}};
+// One Google Benchmark entry (an iteration or an aggregate) of point `p`, in the layout of its
+// JSON reporter, with gpubench's fields added.
+nlohmann::json entry_of(const benchmark::BenchmarkReporter::Run& run, const PointResult& p) {
+  const bool aggregate = run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  nlohmann::json j = {{"name", run.benchmark_name()},
+                      {"family_index", run.family_index},
+                      {"per_family_instance_index", run.per_family_instance_index},
+                      {"run_name", run.run_name.str()},
+                      {"run_type", aggregate ? "aggregate" : "iteration"},
+                      {"repetitions", run.repetitions},
+                      {"threads", run.threads},
+                      {"iterations", run.iterations},
+                      {"real_time", run.GetAdjustedRealTime()},
+                      {"cpu_time", run.GetAdjustedCPUTime()},
+                      {"time_unit", "ms"}};
+  if (aggregate) {
+    j["aggregate_name"] = run.aggregate_name;
+    j["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
+  } else {
+    j["repetition_index"] = run.repetition_index;
+  }
+  for (const auto& [name, counter] : run.counters) j[name] = counter.value;
+  j.update(point_fields(p));
+  if (p.median_seconds_per_iteration > 0) j.update(roofline_fields(p));
+  if (!aggregate && run.repetition_index >= 0 &&
+      static_cast<std::size_t>(run.repetition_index) < p.repetitions.size()) {
+    const Outcome& o = p.repetitions[static_cast<std::size_t>(run.repetition_index)];
+    j["verified"] = o.verified && !run.error_occurred;
+    j["verification"] = o.verification;
+    j["timed_iterations"] = o.iterations;
+    j["device_seconds"] = o.seconds;
+    j.update(o.fields);
+  } else {
+    j["verified"] = !p.failed;
+  }
+  if (run.error_occurred) {
+    j["error_occurred"] = true;
+    j["error_message"] = run.error_message;
+  }
+  return j;
+}
+
+// The entries of a point that crashed its worker: one failed iteration per repetition, as Google
+// Benchmark writes a benchmark that skipped with an error.
+nlohmann::json crashed_entries(const PointResult& p, int repetitions) {
+  nlohmann::json entries = nlohmann::json::array();
+  const std::string name = p.id.name();
+  for (int r = 0; r < repetitions; ++r) {
+    // The name Google Benchmark gives the family (bench/harness registers each point alike).
+    const std::string run_name = name + "/iterations:1/repeats:" + std::to_string(repetitions) + "/manual_time";
+    nlohmann::json j = {{"name", run_name},
+                        {"family_index", 0},
+                        {"per_family_instance_index", 0},
+                        {"run_name", run_name},
+                        {"run_type", "iteration"},
+                        {"repetitions", repetitions},
+                        {"repetition_index", r},
+                        {"threads", 1},
+                        {"iterations", 0},
+                        {"real_time", 0.0},
+                        {"cpu_time", 0.0},
+                        {"time_unit", "ms"}};
+    j.update(point_fields(p));
+    j["verified"] = false;
+    j["error_occurred"] = true;
+    j["error_message"] = p.error;
+    entries.push_back(std::move(j));
+  }
+  return entries;
+}
+
+// Runs one point (prepare, profiled pass, the timed repetitions, release) through Google
+// Benchmark; its result and its entries, as JSON (the form a worker process hands back).
+nlohmann::json run_point(Point& point, PointResult result, int repetitions, std::ostream& log) {
+  std::string prepare_error;
+  int calls = 0;
+  const std::string name = point.id().name();
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [&](benchmark::State& st) {
+                                 run_one_repetition(st, point, result, prepare_error, calls, repetitions, log);
+                               })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(repetitions)
+      ->Unit(benchmark::kMillisecond);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::ClearRegisteredBenchmarks();
+
+  std::vector<double> per_iteration;
+  for (const auto& o : result.repetitions)
+    if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
+  result.median_seconds_per_iteration = median(per_iteration);
+  if (!result.kernels.empty() && result.median_seconds_per_iteration > 0) {
+    double sum = 0;
+    for (const auto& k : result.kernels) sum += k.seconds_per_iteration;
+    result.kernels.push_back({"overhead", 0, result.median_seconds_per_iteration - sum, 0, 0});
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& run : collector.runs)
+    if (run.run_name.function_name == name) entries.push_back(entry_of(run, result));
+  return {{"point", result}, {"benchmarks", entries}};
 }
 
 }  // namespace
@@ -184,104 +277,60 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
   auto& points = plan.points;
   RunReport report;
   report.unavailable = plan.unavailable;
-  report.points.resize(points.size());
-  std::vector<PointState> states(points.size());
-  std::map<std::string, std::size_t> by_name;
+  {
+    Collector collector;
+    collector.ReportContext(benchmark::BenchmarkReporter::Context());
+    report.context = collector.context;
+  }
+  std::set<std::string> names;
+  for (const auto& point : points)
+    if (!names.insert(point->id().name()).second) throw Error(ExitCode::internal, "two points named " + point->id().name());
+
+  report.benchmarks = nlohmann::json::array();
   for (std::size_t i = 0; i < points.size(); ++i) {
-    PointResult& r = report.points[i];
-    r.id = points[i]->id();
-    r.flops_per_iteration = points[i]->flops_per_iteration();
-    r.bytes_per_iteration = points[i]->bytes_per_iteration();
-    if (auto c = ceilings.find(device_key(r.id.device)); c != ceilings.end()) r.ceilings = c->second;
-    states[i] = {points[i].get(), &r, 0, {}};
-    const std::string name = r.id.name();
-    if (!by_name.emplace(name, i).second) throw Error(ExitCode::internal, "two points named " + name);
-    benchmark::RegisterBenchmark(name.c_str(), [&states, i, repetitions, &log](benchmark::State& st) {
-      run_one_repetition(st, states[i], repetitions, log);
-    })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Repetitions(repetitions)
-        ->Unit(benchmark::kMillisecond);
-  }
-  Collector collector;
-  benchmark::RunSpecifiedBenchmarks(&collector);
-  benchmark::ClearRegisteredBenchmarks();
+    Point& point = *points[i];
+    PointResult base;
+    base.id = point.id();
+    base.flops_per_iteration = point.flops_per_iteration();
+    base.bytes_per_iteration = point.bytes_per_iteration();
+    base.time_includes = point.time_includes();
+    if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end()) base.ceilings = c->second;
 
-  for (auto& p : report.points) {
-    std::vector<double> per_iteration;
-    for (const auto& o : p.repetitions)
-      if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
-    p.median_seconds_per_iteration = median(per_iteration);
-    if (!p.kernels.empty() && p.median_seconds_per_iteration > 0) {
-      double sum = 0;
-      for (const auto& k : p.kernels) sum += k.seconds_per_iteration;
-      p.kernels.push_back({"overhead", 0, p.median_seconds_per_iteration - sum, 0, 0});
+    bool replayed = false;
+    const nlohmann::json done =
+        isolation::unit(base.id.name(), [&] { return run_point(point, base, repetitions, log); }, &replayed);
+    PointResult result;
+    nlohmann::json entries;
+    if (const auto crash = isolation::crash_of(done)) {
+      result = base;
+      result.failed = true;
+      result.error = "crashed: " + *crash;
+      entries = crashed_entries(result, repetitions);
+    } else {
+      result = done.at("point").get<PointResult>();
+      entries = done.at("benchmarks");
     }
+    // Each point ran as a family of its own: number the families as the plan orders them.
+    for (auto& e : entries) e["family_index"] = i;
+    for (auto& e : entries) report.benchmarks.push_back(std::move(e));
+    if (!replayed)
+      log << "gpubench: " << result.id.name() << (result.failed ? " FAILED: " + result.error : std::string(" verified"))
+          << std::endl;
+    report.points.push_back(std::move(result));
   }
 
-  report.context = collector.context;
   report.context["gpubench_version"] = GPUBENCH_VERSION;
   report.context["gpubench_commit"] = build_commit;
   nlohmann::json devices = nlohmann::json::array();
-  std::vector<std::string> seen;
+  std::set<std::string> seen;
   for (const auto& p : report.points) {
-    const std::string key = p.id.backend + ":" + std::to_string(p.id.device.index);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-    seen.push_back(key);
-    nlohmann::json d = device_json(p.id.device);
-    if (p.ceilings)
-      d["ceilings"] = {{"copy_gbps", p.ceilings->copy_gbps},   {"triad_gbps", p.ceilings->triad_gbps},
-                       {"f32_gflops", p.ceilings->f32_gflops}, {"f64_gflops", p.ceilings->f64_gflops},
-                       {"measured", p.ceilings->date},         {"by", p.ceilings->backend}};
+    if (!seen.insert(device_key(p.id.device)).second) continue;
+    nlohmann::json d = p.id.device;
+    if (p.ceilings) d["ceilings"] = *p.ceilings;
     devices.push_back(d);
   }
   report.context["devices"] = devices;
   report.context["unavailable"] = report.unavailable;
-
-  report.benchmarks = nlohmann::json::array();
-  for (const auto& run : collector.runs) {
-    auto it = by_name.find(run.run_name.function_name);
-    if (it == by_name.end()) continue;
-    const PointResult& p = report.points[it->second];
-    const bool aggregate = run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
-    nlohmann::json j = {{"name", run.benchmark_name()},
-                        {"family_index", run.family_index},
-                        {"per_family_instance_index", run.per_family_instance_index},
-                        {"run_name", run.run_name.str()},
-                        {"run_type", aggregate ? "aggregate" : "iteration"},
-                        {"repetitions", run.repetitions},
-                        {"threads", run.threads},
-                        {"iterations", run.iterations},
-                        {"real_time", run.GetAdjustedRealTime()},
-                        {"cpu_time", run.GetAdjustedCPUTime()},
-                        {"time_unit", "ms"}};
-    if (aggregate) {
-      j["aggregate_name"] = run.aggregate_name;
-      j["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
-    } else {
-      j["repetition_index"] = run.repetition_index;
-    }
-    for (const auto& [name, counter] : run.counters) j[name] = counter.value;
-    j.update(point_fields(p));
-    if (p.median_seconds_per_iteration > 0) j.update(roofline_fields(p));
-    if (!aggregate && run.repetition_index >= 0 &&
-        static_cast<std::size_t>(run.repetition_index) < p.repetitions.size()) {
-      const Outcome& o = p.repetitions[static_cast<std::size_t>(run.repetition_index)];
-      j["verified"] = o.verified && !run.error_occurred;
-      j["verification"] = o.verification;
-      j["cg_iterations"] = o.iterations;
-      j["device_seconds"] = o.seconds;
-      j.update(o.fields);
-    } else {
-      j["verified"] = !p.failed;
-    }
-    if (run.error_occurred) {
-      j["error_occurred"] = true;
-      j["error_message"] = run.error_message;
-    }
-    report.benchmarks.push_back(std::move(j));
-  }
   return report;
 }
 

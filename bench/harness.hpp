@@ -21,6 +21,7 @@ struct PointResult {
   std::string error;           // the first error or verification failure
   std::vector<Outcome> repetitions;
   std::vector<KernelRow> kernels;  // from the profiled pass, plus an "overhead" row
+  std::string time_includes;       // the point's own words (Point::time_includes)
   double flops_per_iteration = 0, bytes_per_iteration = 0;
   double median_seconds_per_iteration = 0;  // over verified repetitions
   std::optional<Ceilings> ceilings;          // the device's, when known
@@ -45,6 +46,8 @@ struct RunReport {
 };
 
 // Progress goes to `log` (stderr in the CLI). Never throws for a point's failure: it is recorded.
+// Each point is one unit of crash isolation (bench/isolation.hpp), named by PointId::name(): in
+// a worker process, a point that crashed an earlier worker is reported FAILED with the reason.
 RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log);
 
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include "bench/cli.hpp"
 #include "common/errors.hpp"
 #include "bench/harness.hpp"
+#include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/records.hpp"
 #include "bench/roofline.hpp"
@@ -109,13 +110,19 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   return all_tuned ? 0 : static_cast<int>(ExitCode::point_failed);
 }
 
-int run(const std::vector<std::string>& args) {
+int run(const std::vector<std::string>& argv) {
   using namespace gpubench;
-  const CliOptions options = parse_cli(args);
+  isolation::attach_worker();
+  const CliOptions options = parse_cli(std::vector<std::string>(argv.begin() + 1, argv.end()));
   if (options.help) {
     std::cout << usage();
     return 0;
   }
+  // Runs and sweeps go to a worker process, started before this one opens any device.
+  const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
+  if (measures && options.isolate && !isolation::in_worker())
+    return isolation::supervise(argv, {options.point_timeout_s}, std::cerr);
+
   if (options.list_devices) return list_devices(std::cout) ? 0 : static_cast<int>(ExitCode::device);
 
   // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
@@ -166,7 +173,7 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    return run(std::vector<std::string>(argv, argv + argc));
   } catch (const gpubench::UsageError& e) {
     std::cerr << "gpubench: " << e.what() << "\n(gpubench --help lists the options)\n";
     return static_cast<int>(e.code());

@@ -73,6 +73,9 @@ class Point {
   virtual std::vector<KernelRow> profile() = 0;     // a separate pass with per-kernel events
   virtual double flops_per_iteration() const = 0;   // declared work
   virtual double bytes_per_iteration() const = 0;
+  // What the timed region of one repetition holds, and what one iteration is, for the records:
+  // "one CG iteration: kernels and the host gaps between them; no matrix upload".
+  virtual std::string time_includes() const = 0;
   virtual void release() = 0;                       // free device memory
 
  private:

@@ -29,8 +29,9 @@ struct Result {
   std::string output;
 };
 
-inline Result gpubench(const std::string& args) {
-  const std::string cmd = gpubench_binary() + " " + args + " 2>&1";
+// `env`: assignments for this run only, e.g. "GPUBENCH_FAULT=abort@form1".
+inline Result gpubench(const std::string& args, const std::string& env = {}) {
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + gpubench_binary() + " " + args + " 2>&1";
   Result r;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   if (!pipe) return r;

@@ -110,6 +110,14 @@ class CgPoint final : public Point {
     return bytes;
   }
 
+  std::string time_includes() const override {
+    if (problem_->npb)
+      return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
+             "norms) divided by niter x 25; no matrix upload";
+    return "one CG iteration of the timed solve: its kernels and the host gaps between them (dot partials read "
+           "back); no matrix upload";
+  }
+
   void release() override {
     ops_.reset();
     solver_.reset();

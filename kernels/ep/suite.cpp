@@ -100,6 +100,10 @@ class EpPoint final : public Point {
   double bytes_per_iteration() const override {
     return run_bytes(variant_, last_.items ? last_.items : 1, launch_.work_group_size);
   }
+  std::string time_includes() const override {
+    return "one whole EP run: the tally over all 2^M pairs and the sum of its partial results, read back to the "
+           "host; no setup";
+  }
   void release() override { ops_.reset(); }
 
  private:

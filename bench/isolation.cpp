@@ -1,0 +1,271 @@
+#include "bench/isolation.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "common/errors.hpp"
+
+namespace gpubench::isolation {
+
+namespace {
+
+// The environment variable that makes a process a worker: the number of its end of the socket.
+constexpr const char* worker_fd_variable = "GPUBENCH_WORKER_FD";
+
+// The worker's side: its socket to the supervisor and the journal it was started with.
+struct Worker {
+  int fd = -1;
+  nlohmann::json journal = nlohmann::json::object();
+};
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(ExitCode::internal, std::string("lost the supervising process: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void send_message(const nlohmann::json& message) {
+  if (worker().fd >= 0) write_all(worker().fd, message.dump() + "\n");
+}
+
+// Reads one line from `fd` into `line`, keeping what follows in `buffer`. False at end of file.
+bool read_line(int fd, std::string& buffer, std::string& line) {
+  for (;;) {
+    if (const auto nl = buffer.find('\n'); nl != std::string::npos) {
+      line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      return true;
+    }
+    char chunk[65536];
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+// The test-only fault hook: GPUBENCH_FAULT=KIND@NAME[;KIND@NAME...], KIND one of abort, segv,
+// hang; NAME a substring of the unit's name. Unset: nothing happens.
+void plant_fault(const std::string& unit_name) {
+  const char* spec = std::getenv("GPUBENCH_FAULT");
+  if (!spec || !*spec) return;
+  std::stringstream in(spec);
+  for (std::string item; std::getline(in, item, ';');) {
+    const auto at = item.find('@');
+    if (at == std::string::npos || at + 1 == item.size())
+      throw UsageError("GPUBENCH_FAULT: '" + item + "' is not KIND@NAME (KIND: abort, segv or hang)");
+    const std::string kind = item.substr(0, at), name = item.substr(at + 1);
+    if (kind != "abort" && kind != "segv" && kind != "hang")
+      throw UsageError("GPUBENCH_FAULT: unknown kind '" + kind + "' (abort, segv or hang)");
+    if (unit_name.find(name) == std::string::npos) continue;
+    // The default action, as the kernel delivers it: a handler that a driver's compiler installed
+    // (LLVM's prints a stack trace, and can take longer than a short --point-timeout) would
+    // otherwise decide what the test sees.
+    if (kind == "abort") {
+      ::signal(SIGABRT, SIG_DFL);
+      std::abort();
+    }
+    if (kind == "segv") {
+      ::signal(SIGSEGV, SIG_DFL);
+      ::raise(SIGSEGV);
+    }
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+
+std::string signal_text(int sig) {
+  std::string text = "signal " + std::to_string(sig);
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* description = ::strsignal(sig);
+  if (abbrev) text += std::string(" (SIG") + abbrev + (description ? std::string(", ") + description : "") + ")";
+  return text;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+// One worker process, started with the journal.
+class WorkerProcess {
+ public:
+  WorkerProcess(const std::vector<std::string>& argv, const nlohmann::json& journal) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw Error(ExitCode::internal, std::string("socketpair: ") + std::strerror(errno));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const std::string fd_text = std::to_string(sv[1]);
+    pid_ = ::fork();
+    if (pid_ < 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      throw Error(ExitCode::internal, std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid_ == 0) {
+      // The worker must not outlive its supervisor, and keeps its end of the socket across exec.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::fcntl(sv[1], F_SETFD, 0);
+      ::setenv(worker_fd_variable, fd_text.c_str(), 1);
+      ::execv("/proc/self/exe", args.data());
+      const char message[] = "gpubench: cannot start the worker process (exec /proc/self/exe failed)\n";
+      [[maybe_unused]] const auto ignored = ::write(2, message, sizeof message - 1);
+      ::_exit(static_cast<int>(ExitCode::internal));
+    }
+    ::close(sv[1]);
+    fd_ = sv[0];
+    write_all(fd_, nlohmann::json{{"journal", journal}}.dump() + "\n");
+  }
+  ~WorkerProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  int fd() const { return fd_; }
+  void kill() { ::kill(pid_, SIGKILL); }
+  // Waits for the worker to end; its wait status.
+  int wait() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::optional<std::string> crash_of(const nlohmann::json& unit_result) {
+  if (unit_result.is_object() && unit_result.contains("crashed")) return unit_result["crashed"].get<std::string>();
+  return std::nullopt;
+}
+
+bool in_worker() { return worker().fd >= 0; }
+
+void attach_worker() {
+  const char* fd_text = std::getenv(worker_fd_variable);
+  if (!fd_text) return;
+  const int fd = std::atoi(fd_text);
+  ::unsetenv(worker_fd_variable);  // not for the processes this one starts
+  if (fd < 3 || ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    throw Error(ExitCode::internal, std::string(worker_fd_variable) + "=" + fd_text + " is not an open socket");
+  std::string buffer, line;
+  if (!read_line(fd, buffer, line)) throw Error(ExitCode::internal, "the supervising process sent no journal");
+  try {
+    worker().journal = nlohmann::json::parse(line).at("journal");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::internal, std::string("the supervising process's journal is malformed: ") + e.what());
+  }
+  worker().fd = fd;
+}
+
+nlohmann::json unit(const std::string& name, const std::function<nlohmann::json()>& work, bool* replayed) {
+  if (replayed) *replayed = false;
+  if (!in_worker()) {
+    plant_fault(name);
+    return work();
+  }
+  if (auto it = worker().journal.find(name); it != worker().journal.end()) {
+    if (replayed) *replayed = !crash_of(*it).has_value();
+    return *it;
+  }
+  send_message({{"begin", name}});
+  nlohmann::json result;
+  try {
+    plant_fault(name);
+    result = work();
+  } catch (...) {
+    send_message({{"abandon", name}});
+    throw;
+  }
+  send_message({{"end", name}, {"result", result}});
+  return result;
+}
+
+void alive() {
+  if (in_worker()) send_message({{"alive", true}});
+}
+
+int supervise(const std::vector<std::string>& argv, const SuperviseOptions& options, std::ostream& log) {
+  nlohmann::json journal = nlohmann::json::object();
+  const auto limit = std::chrono::duration<double>(options.timeout_s);
+  for (;;) {
+    WorkerProcess process(argv, journal);
+    std::string buffer, line, current;  // current: the unit under way, empty between units
+    auto last = std::chrono::steady_clock::now();
+    std::string crash;  // why the worker did not end by itself
+    for (;;) {
+      if (buffer.find('\n') == std::string::npos) {
+        const auto left = limit - (std::chrono::steady_clock::now() - last);
+        const int wait_ms = static_cast<int>(std::max(0.0, std::chrono::duration<double, std::milli>(left).count()));
+        pollfd p{process.fd(), POLLIN, 0};
+        const int ready = ::poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {
+          process.kill();
+          crash = "hung: no progress for " + seconds_text(options.timeout_s) + " s (--point-timeout), killed";
+          process.wait();
+          break;
+        }
+      }
+      if (!read_line(process.fd(), buffer, line)) {
+        const int status = process.wait();
+        if (WIFSIGNALED(status)) crash = "killed by " + signal_text(WTERMSIG(status));
+        else if (!current.empty()) crash = "exited with code " + std::to_string(WEXITSTATUS(status));
+        else return WEXITSTATUS(status);
+        break;
+      }
+      last = std::chrono::steady_clock::now();
+      nlohmann::json message;
+      try {
+        message = nlohmann::json::parse(line);
+      } catch (const std::exception&) {
+        continue;  // not ours: the socket carries only our lines, but stay robust
+      }
+      if (message.contains("begin")) current = message["begin"].get<std::string>();
+      else if (message.contains("abandon")) current.clear();
+      else if (message.contains("end")) {
+        journal[message["end"].get<std::string>()] = message["result"];
+        current.clear();
+      }
+    }
+    if (current.empty())
+      throw Error(ExitCode::device, "the worker process crashed outside any point (while planning, opening a "
+                                    "device or writing the results): " + crash);
+    log << "gpubench: " << current << " crashed: " << crash << "; going on in a new worker process" << std::endl;
+    journal[current] = {{"crashed", crash}};
+  }
+}
+
+}  // namespace gpubench::isolation
