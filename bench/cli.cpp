@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "backends/registry.hpp"
+#include "bench/parse_number.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
@@ -20,28 +21,27 @@ std::vector<std::string> split(const std::string& s) {
   return parts;
 }
 
-template <class T>
-T parse_number(const std::string& option, const std::string& value, T min) {
-  T v{};
-  const auto* end = value.data() + value.size();
-  auto [ptr, ec] = std::from_chars(value.data(), end, v);
-  if (ec != std::errc() || ptr != end || value.empty())
-    throw UsageError(option + " needs a number, got '" + value + "'");
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!std::isfinite(v)) throw UsageError(option + " needs a finite number, got '" + value + "'");
-  }
-  if (v < min) {
-    std::ostringstream msg;
-    msg << option << " must be at least " << min << ", got " << value;
-    throw UsageError(msg.str());
-  }
-  return v;
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
+}
+
+// Each registered suite's problems, variants and own options, in its own words.
+std::string suites_help() {
+  std::string text = "suites (--suite NAME), with their problems, variants and own options:\n";
+  for (const auto& name : suite_names()) {
+    const auto suite = make_suite(name);
+    text += "  " + name + "\n";
+    text += "    problems: " + suite->problems_help() + " (default " + suite->default_problem() + ")\n";
+    text += "    variants: " + join(suite->variants()) + "\n";
+    for (const auto& option : suite->options()) {
+      std::string flag = "--" + option.name + " " + option.value;
+      if (flag.size() < 20) flag += std::string(20 - flag.size(), ' ');
+      text += "    " + flag + "  " + option.help + "\n";
+    }
+  }
+  return text;
 }
 
 }  // namespace
@@ -59,11 +59,9 @@ std::string usage() {
          "  --device N            device index within the backend, as --list-devices numbers them\n"
          "                        (default: the backend's first GPU, else its first device)\n"
          "  --list-devices        list every backend's devices and exit\n"
-         "  --problem SPEC        poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C (default poisson2d:512)\n"
+         "  --problem SPEC        the suite's problem (below; default: the suite's own)\n"
          "  --precision P         f32, f64 or all (default f64)\n"
-         "  --variant V[,V..]     classic, form1, form2, vendor or all (default all)\n"
-         "  --iterations K        CG iterations (default 100; with --tolerance, the cap, default 20000)\n"
-         "  --tolerance T         solve to relative residual ||r||/||b|| <= T instead of a fixed count\n"
+         "  --variant V[,V..]     the suite's variants (below) or all (default all)\n"
          "  --repetitions R       timed repetitions per point (default 5)\n"
          "  --format F            table, json (Google Benchmark layout) or csv (default table)\n"
          "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
@@ -88,7 +86,8 @@ std::string usage() {
          "roofline options (with --backend, --device):\n"
          "  --remeasure           measure again even when the database has the ceilings\n"
          "\n"
-         "Exit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
+         + suites_help() +
+         "\nExit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
 }
 
 CliOptions parse_cli(const std::vector<std::string>& args) {
@@ -132,14 +131,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     else if (key == "--problem") o.run.problem = next();
     else if (key == "--precision") precision = next();
     else if (key == "--variant") variant = next();
-    else if (key == "--iterations") {
-      o.run.iterations = parse_number<int>(key, next(), 1);
-      o.run.iterations_given = true;
-    } else if (key == "--tolerance") {
-      const std::string t = next();
-      o.run.tolerance = parse_number<double>(key, t, 0.0);
-      if (o.run.tolerance <= 0 || o.run.tolerance >= 1) throw UsageError("--tolerance must be in (0, 1), got " + t);
-    } else if (key == "--repetitions") o.run.repetitions = parse_number<int>(key, next(), 1);
+    else if (key == "--repetitions") o.run.repetitions = parse_number<int>(key, next(), 1);
     else if (key == "--format") {
       const std::string f = next();
       if (f == "table") o.format = Format::table;
@@ -180,6 +172,12 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     } else if (key == "--remeasure") {
       o.remeasure = true;
       roofline_only.push_back(key);
+    } else if (key.rfind("--", 0) == 0 && key.size() > 2) {
+      // Not ours: perhaps an option of the suite, which is known only once every option is read.
+      const std::string name = key.substr(2);
+      if (!declared_by_a_suite(name)) throw UsageError("unknown option '" + arg + "' (see --help)");
+      if (o.run.suite_options.count(name)) throw UsageError(key + " is given twice");
+      o.run.suite_options[name] = next();
     } else throw UsageError("unknown option '" + arg + "' (see --help)");
   }
   if (o.help || o.list_devices) return o;
@@ -194,7 +192,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (o.command == Command::sweep && !o.tuning)
     std::cerr << "gpubench: note: --tuning off: the sweep's results are not stored" << std::endl;
 
-  make_suite(o.run.suite);  // validates the name
+  check_suite_options(*make_suite(o.run.suite), o.run);
   for (const auto& b : split(backend)) {
     if (b == "all") {
       for (const auto& reg : backends()) o.run.backends.push_back(reg.name);
@@ -212,7 +210,6 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (o.run.precisions.empty()) throw UsageError("--precision needs a value (f32, f64, all)");
   for (const auto& v : split(variant))
     if (v != "all") o.run.variants.push_back(v);
-  if (o.run.tolerance > 0 && !o.run.iterations_given) o.run.iterations = 20000;
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/build_info.hpp"
+#include "bench/format.hpp"
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
 #include "common/errors.hpp"
@@ -42,10 +43,7 @@ namespace {
 class Collector final : public benchmark::BenchmarkReporter {
  public:
   bool ReportContext(const Context& c) override {
-    char date[64];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-    context["date"] = date;
+    context["date"] = iso_timestamp();
     context["host_name"] = c.sys_info.name;
     context["executable"] = Context::executable_name ? Context::executable_name : "gpubench";
     context["num_cpus"] = c.cpu_info.num_cpus;

@@ -5,6 +5,7 @@
 
 #include "bench/cli.hpp"
 #include "common/errors.hpp"
+#include "bench/format.hpp"
 #include "bench/harness.hpp"
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
@@ -81,9 +82,7 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   if (!anything) throw UsageError("nothing to sweep:" + (why.empty() ? std::string(" no device") : why));
   const bool terminal = isatty(fileno(stderr)) != 0;
   std::vector<SweepReport> reports;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  const std::string date = iso_timestamp();
   for (auto& target : targets) {
     const auto ceilings = device_ceilings(target.device, db.get(), false, std::cerr);
     reports.push_back(gpubench::sweep(target, options.sweep, ceilings, std::cerr, terminal));

@@ -8,17 +8,12 @@
 #include <iomanip>
 #include <sstream>
 
+#include "bench/format.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
 
 namespace {
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
 
 // Fixed below `wide` (keeps columns aligned), else 3 significant digits with an exponent: a
 // compute-bound kernel's FLOP/B and theoretical GFLOP/s run to 1e18.
@@ -36,12 +31,7 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-// Pads or truncates to a column.
-std::string col(const std::string& s, std::size_t width, bool right = false) {
-  if (s.size() >= width) return s.substr(0, width);
-  const std::string pad(width - s.size(), ' ');
-  return right ? pad + s : s + pad;
-}
+std::string col(const std::string& s, std::size_t width, bool right = false) { return column(s, width, right); }
 
 std::string summary_of(const PointResult& p) {
   // The suite summary (e.g. NAS CG's zeta, NAS EP's time and Mop/s) of the verified repetition

@@ -1,5 +1,9 @@
 #include "bench/roofline.hpp"
 
+#include "bench/format.hpp"
+#include "bench/isolation.hpp"
+#include "bench/result_json.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <iomanip>
@@ -37,15 +41,20 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
         << " has no ceiling probe (measure them with the API it runs on: gpubench roofline --backend ...)" << std::endl;
     return std::nullopt;
   }
-  log << "gpubench: measuring the ceilings of " << d.label() << std::endl;
-  Ceilings c = (*probe)(d, log);
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-  c.date = date;
-  c.commit = build_commit;
-  if (db) db->store_ceilings(d, c);
-  return c;
+  // The probes are kernels like any other: a crash in one costs the roofline, not the run.
+  const nlohmann::json measured = isolation::unit("ceilings/" + d.backend + ":" + std::to_string(d.index), [&] {
+    log << "gpubench: measuring the ceilings of " << d.label() << std::endl;
+    Ceilings c = (*probe)(d, log);
+    c.date = iso_timestamp();
+    c.commit = build_commit;
+    if (db) db->store_ceilings(d, c);
+    return nlohmann::json(c);
+  });
+  if (const auto crash = isolation::crash_of(measured)) {
+    log << "gpubench: no ceilings for " << d.label() << ": the probe crashed: " << *crash << std::endl;
+    return std::nullopt;
+  }
+  return measured.get<Ceilings>();
 }
 
 std::optional<Datasheet> datasheet(const DeviceInfo& d) {
@@ -66,11 +75,6 @@ std::optional<Datasheet> datasheet(const DeviceInfo& d) {
 }
 
 namespace {
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
 std::string pct(double measured, double sheet) { return sheet > 0 ? " (" + fixed(100 * measured / sheet, 0) + "% of it)" : ""; }
 }  // namespace
 

@@ -1,5 +1,8 @@
 #include "bench/suite.hpp"
 
+#include <limits>
+
+#include "bench/parse_number.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
@@ -18,6 +21,42 @@ std::string PointId::name() const {
 
 std::vector<SweepTarget> Suite::sweep_targets(const RunOptions&, const std::string&) {
   throw UsageError("suite " + name() + " has no tunable kernels to sweep");
+}
+
+std::optional<long long> integer_option(const RunOptions& options, const std::string& name, long long min) {
+  const auto it = options.suite_options.find(name);
+  if (it == options.suite_options.end()) return std::nullopt;
+  return parse_number<long long>("--" + name, it->second, min);
+}
+
+std::optional<double> real_option(const RunOptions& options, const std::string& name) {
+  const auto it = options.suite_options.find(name);
+  if (it == options.suite_options.end()) return std::nullopt;
+  return parse_number<double>("--" + name, it->second, -std::numeric_limits<double>::max());
+}
+
+bool declared_by_a_suite(const std::string& name) {
+  for (const auto& f : factories())
+    for (const auto& option : f()->options())
+      if (option.name == name) return true;
+  return false;
+}
+
+void check_suite_options(const Suite& suite, const RunOptions& options) {
+  for (const auto& [name, value] : options.suite_options) {
+    bool ours = false;
+    for (const auto& option : suite.options()) ours = ours || option.name == name;
+    if (ours) continue;
+    std::string owners;
+    for (const auto& f : factories()) {
+      const auto other = f();
+      for (const auto& option : other->options())
+        if (option.name == name) owners += (owners.empty() ? "" : ", ") + other->name();
+    }
+    throw UsageError("--" + name + " is an option of suite " + (owners.empty() ? "none" : owners) + ", not of " +
+                     suite.name());
+  }
+  suite.check_option_values(options);
 }
 
 void register_suite(std::function<std::unique_ptr<Suite>()> factory) { factories().push_back(std::move(factory)); }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +26,26 @@ struct RunOptions {
   std::string problem;                // empty: the suite's default
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
-  int iterations = 100;
-  bool iterations_given = false;
-  double tolerance = 0;               // 0: fixed iteration count
   int repetitions = 5;
+  // --NAME VALUE for the options the suite declares (Suite::options), unparsed: the suite reads them.
+  std::map<std::string, std::string> suite_options;
   // The tuning database every run reads launch parameters from; null with --tuning off (each
   // kernel then runs with the built-in heuristic).
   std::shared_ptr<const TuningDb> tuning;
 };
+
+// An option that only one suite reads (CG's --iterations): the suite declares it, --help lists it
+// under the suite, the command line takes it only with that suite, and the suite parses it.
+struct SuiteOption {
+  std::string name;   // without the dashes: "iterations"
+  std::string value;  // the value's name in --help: "K"
+  std::string help;   // one line
+};
+
+// The value of the suite option `name` as a number no smaller than `min` (a UsageError naming
+// --name otherwise); nullopt when it was not given.
+std::optional<long long> integer_option(const RunOptions& options, const std::string& name, long long min);
+std::optional<double> real_option(const RunOptions& options, const std::string& name);
 
 // Where a point sits in the measurement space.
 struct PointId {
@@ -94,7 +108,12 @@ class Suite {
   virtual ~Suite() = default;
   virtual std::string name() const = 0;
   virtual std::string default_problem() const = 0;
+  virtual std::string problems_help() const = 0;  // what --problem takes: "poisson2d:N, mtx:PATH, ..."
   virtual std::vector<std::string> variants() const = 0;
+  virtual std::vector<SuiteOption> options() const { return {}; }
+  // Throws UsageError for a value of its options it cannot take, so that the command line fails
+  // before anything runs.
+  virtual void check_option_values(const RunOptions&) const {}
   // Throws UsageError / InputError for options it cannot honour. Points that cannot run on a
   // device are still planned: their prepare() throws, and they are reported as failed.
   virtual Plan plan(const RunOptions& options) = 0;
@@ -106,6 +125,10 @@ class Suite {
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);
 std::vector<std::string> suite_names();
 std::unique_ptr<Suite> make_suite(const std::string& name);  // UsageError listing valid ones
+// Whether any registered suite declares the option `name`.
+bool declared_by_a_suite(const std::string& name);
+// UsageError for a suite option in `options` that `suite` does not declare, naming the suite that does.
+void check_suite_options(const Suite& suite, const RunOptions& options);
 
 namespace detail {
 struct SuiteRegistrar {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <new>
 #include <numeric>
@@ -231,12 +232,21 @@ class CgSuite final : public Suite {
  public:
   std::string name() const override { return "cg"; }
   std::string default_problem() const override { return "poisson2d:512"; }
+  std::string problems_help() const override {
+    return "poisson2d:N, poisson3d:N, mtx:PATH (Matrix Market, SPD), npb:S|W|A|B|C (NAS CG)";
+  }
+  std::vector<SuiteOption> options() const override {
+    return {{"iterations", "K", "CG iterations (default 100; with --tolerance, the cap, default 20000)"},
+            {"tolerance", "T", "solve to relative residual ||r||/||b|| <= T instead of a fixed count"}};
+  }
   std::vector<std::string> variants() const override {
     std::vector<std::string> v;
     for (Variant x : all_variants) v.push_back(to_string(x));
     v.push_back(to_string(Variant::vendor));
     return v;
   }
+
+  void check_option_values(const RunOptions& options) const override { stop_rule(options); }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
@@ -260,10 +270,9 @@ class CgSuite final : public Suite {
     std::vector<std::string> skipped;
     const std::vector<DeviceInfo> devices = find_devices(options, skipped);
     auto shared = load_problem(options, devices);
-    if (shared->npb && (options.tolerance > 0 || options.iterations_given))
+    if (shared->npb && !options.suite_options.empty())
       throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
-
-    const StopRule rule{options.iterations, options.tolerance};
+    const StopRule rule = stop_rule(options);
     Plan plan;
     plan.unavailable = std::move(skipped);
     for (const DeviceInfo& device : devices) {
@@ -293,6 +302,21 @@ class CgSuite final : public Suite {
   }
 
  private:
+  // --iterations and --tolerance: a fixed count (default 100), or a tolerance with a cap (default 20000).
+  static StopRule stop_rule(const RunOptions& options) {
+    StopRule rule{100, 0};
+    if (const auto t = real_option(options, "tolerance")) {
+      if (!(*t > 0 && *t < 1)) throw UsageError("--tolerance must be in (0, 1), got " + options.suite_options.at("tolerance"));
+      rule.tolerance = *t;
+      rule.iterations = 20000;
+    }
+    if (const auto k = integer_option(options, "iterations", 1)) {
+      if (*k > std::numeric_limits<int>::max()) throw UsageError("--iterations " + std::to_string(*k) + " is too large");
+      rule.iterations = static_cast<int>(*k);
+    }
+    return rule;
+  }
+
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
     return gpubench::find_devices(options.backends, options.device, skipped);
   }

@@ -21,7 +21,7 @@ std::string usage_error(const std::vector<std::string>& args) {
 TEST(Cli, Defaults) {
   const CliOptions o = parse_cli({});
   EXPECT_EQ(o.run.suite, "cg");
-  EXPECT_EQ(o.run.iterations, 100);
+  EXPECT_TRUE(o.run.suite_options.empty());
   EXPECT_EQ(o.run.repetitions, 5);
   ASSERT_EQ(o.run.precisions.size(), 1u);
   EXPECT_EQ(o.run.precisions[0], Precision::f64);
@@ -39,17 +39,23 @@ TEST(Cli, ParsesEveryOption) {
   EXPECT_EQ(o.run.problem, "poisson3d:8");
   EXPECT_EQ(o.run.precisions.size(), 2u);
   EXPECT_EQ(o.run.variants, (std::vector<std::string>{"form1", "form2"}));
-  EXPECT_EQ(o.run.iterations, 7);
+  EXPECT_EQ(o.run.suite_options, (std::map<std::string, std::string>{{"iterations", "7"}}));
   EXPECT_EQ(o.run.repetitions, 3);
   EXPECT_EQ(o.format, Format::json);
   EXPECT_EQ(o.out, "/tmp/x.json");
 }
 
-TEST(Cli, ToleranceRaisesTheIterationCap) {
-  const CliOptions o = parse_cli({"--tolerance", "1e-8"});
-  EXPECT_DOUBLE_EQ(o.run.tolerance, 1e-8);
-  EXPECT_EQ(o.run.iterations, 20000);
-  EXPECT_EQ(parse_cli({"--tolerance", "1e-8", "--iterations", "50"}).run.iterations, 50);
+TEST(Cli, SuiteOptionsAreTheSuitesOwn) {
+  // CG declares --iterations and --tolerance; the command line takes them only with CG, and CG
+  // parses them (its plan reads the stop rule from them).
+  EXPECT_EQ(parse_cli({"--tolerance", "1e-8", "--iterations=50"}).run.suite_options,
+            (std::map<std::string, std::string>{{"iterations", "50"}, {"tolerance", "1e-8"}}));
+  EXPECT_THAT(usage_error({"--suite", "ep", "--iterations", "5"}), HasSubstr("--iterations is an option of suite cg, not of ep"));
+  EXPECT_THAT(usage_error({"--iterations", "5", "--iterations", "6"}), HasSubstr("--iterations is given twice"));
+  EXPECT_THAT(usage_error({"--colour", "red"}), HasSubstr("unknown option '--colour'"));
+  EXPECT_THAT(usage(), HasSubstr("--tolerance T"));
+  EXPECT_THAT(usage(), HasSubstr("npb:S|W|A|B|C"));
+  EXPECT_THAT(usage(), HasSubstr("reduce, partials, serial"));
 }
 
 TEST(Cli, UnknownValuesListTheValidOnes) {

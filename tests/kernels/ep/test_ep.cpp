@@ -274,9 +274,9 @@ TEST(EpSuite, IsDoublePrecisionOnlyAndHasNoIterations) {
     EXPECT_NE(std::string(e.what()).find("double precision only"), std::string::npos) << e.what();
   }
   o.precisions = {Precision::f64};
-  o.iterations_given = true;
-  EXPECT_THROW(suite->plan(o), UsageError);
-  o.iterations_given = false;
+  o.suite_options["iterations"] = "5";  // CG's option: the command line names the suite that has it
+  EXPECT_THROW(check_suite_options(*suite, o), UsageError);
+  o.suite_options.clear();
   o.problem = "npb:Z";
   EXPECT_THROW(suite->plan(o), InputError);
   o.problem = "npb:S";
