@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "backends/registry.hpp"
 #include "bench/parse_number.hpp"
 #include "common/errors.hpp"
 
@@ -33,6 +34,26 @@ std::optional<double> real_option(const RunOptions& options, const std::string& 
   const auto it = options.suite_options.find(name);
   if (it == options.suite_options.end()) return std::nullopt;
   return parse_number<double>("--" + name, it->second, -std::numeric_limits<double>::max());
+}
+
+std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::string& suite,
+                                      const std::function<bool(const std::string& backend)>& implemented,
+                                      std::vector<std::string>& skipped) {
+  std::string runs_on;
+  for (const auto& b : backends())
+    if (implemented(b.name)) runs_on += (runs_on.empty() ? "" : ", ") + b.name;
+  std::vector<std::string> with_suite;
+  for (const auto& backend : options.backends) {
+    if (implemented(backend)) {
+      with_suite.push_back(backend);
+      continue;
+    }
+    const std::string why = "backend '" + backend + "' has no " + suite + " implementation in this build (" + suite +
+                            " runs on " + (runs_on.empty() ? std::string("none") : runs_on) + ")";
+    if (options.backends.size() == 1) throw UsageError(why);
+    skipped.push_back(backend + ": " + why);
+  }
+  return find_devices(with_suite, options.device, skipped);
 }
 
 bool declared_by_a_suite(const std::string& name) {

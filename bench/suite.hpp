@@ -122,6 +122,15 @@ class Suite {
   virtual std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel);
 };
 
+// The one device-finding policy of every suite: the --device (or default) device of each
+// --backend that `implemented` says the suite runs on. A backend without the suite, or (when
+// several are asked for) without the device, is listed in `skipped` ("cuda: ...") and said on
+// stderr; with one backend asked for, that is an error: UsageError without the suite,
+// DeviceError without the device.
+std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::string& suite,
+                                      const std::function<bool(const std::string& backend)>& implemented,
+                                      std::vector<std::string>& skipped);
+
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);
 std::vector<std::string> suite_names();
 std::unique_ptr<Suite> make_suite(const std::string& name);  // UsageError listing valid ones

@@ -318,7 +318,7 @@ class CgSuite final : public Suite {
   }
 
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    return gpubench::find_devices(options.backends, options.device, skipped);
+    return suite_devices(options, "cg", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
   }
 
   // The problem, after checking that a generated one fits the host and every device.

@@ -230,14 +230,7 @@ class EpSuite final : public Suite {
 
   // The devices of the backends that run EP; the others are listed as unavailable.
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    std::vector<std::string> backends;
-    for (const auto& backend : options.backends) {
-      if (find_operations(backend)) backends.push_back(backend);
-      else skipped.push_back(backend + ": no EP implementation (EP runs on openmp, opencl and cuda)");
-    }
-    if (backends.empty() && options.backends.size() == 1)
-      throw UsageError("backend '" + options.backends.front() + "' has no EP implementation (openmp, opencl, cuda)");
-    return gpubench::find_devices(backends, options.device, skipped);
+    return suite_devices(options, "ep", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
   }
 
   // The tally kernel's launch from the tuning database (exact class, nearest class, the
