@@ -171,7 +171,7 @@ LaunchLimits launch_limits() {
 void check_launch(std::string_view kernel, dim3 grid, dim3 block) {
   const cudaError_t status = cudaGetLastError();
   if (status == cudaSuccess) return;
-  const unsigned dims = grid.z > 1 || block.z > 1 ? 3 : grid.y > 1 || block.y > 1 ? 2 : 1;
+  const unsigned dims = grid.z != 1 || block.z != 1 ? 3 : grid.y != 1 || block.y != 1 ? 2 : 1;
   const Geometry g = geometry(dims, grid, block);
   // Without the device's limits (the failure may be that there is no device), the checks every
   // API shares still run; the launch's own error is reported either way.

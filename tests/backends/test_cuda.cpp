@@ -16,6 +16,7 @@
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
 #include "tests/backends/backend_test_helpers.hpp"
+#include "tests/backends/cuda_ids.hpp"
 
 namespace gpubench {
 namespace {
@@ -156,6 +157,30 @@ TEST_F(CudaTest, BuffersStreamsAndEvents) {
   EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): the moved-from state is what is tested
   EXPECT_EQ(moved.size(), n);
   EXPECT_EQ(cuda::DeviceBuffer<double>(0).data(), nullptr);
+}
+
+TEST_F(CudaTest, TwoAndThreeDimensionalLaunchesReachEveryGlobalId) {
+  for (const auto& [grid, block] : {std::pair{dim3(2, 3), dim3(4, 2)}, std::pair{dim3(2, 2, 2), dim3(2, 3, 1)}}) {
+    const auto got = test::cuda_ids(grid, block);
+    const unsigned width = grid.x * block.x, height = grid.y * block.y, depth = grid.z * block.z;
+    for (unsigned z = 0; z < depth; ++z)
+      for (unsigned y = 0; y < height; ++y)
+        for (unsigned x = 0; x < width; ++x)
+          ASSERT_EQ(got[(z * height + y) * width + x], x + 1000 * y + 1000000 * z) << x << "," << y << "," << z;
+  }
+}
+
+TEST_F(CudaTest, ImpossibleGeometriesNameTheKernelTheDimensionAndTheLimit) {
+  const LaunchLimits limits = cuda::launch_limits();
+  const auto too_deep = static_cast<unsigned>(limits.local.z + 1);
+  EXPECT_TRUE(contains(device_error_of([&] { test::cuda_ids(dim3(1, 1, 1), dim3(1, 1, too_deep)); }),
+                       "local size " + std::to_string(too_deep) + " of dimension z exceeds the device's limit of " +
+                           std::to_string(limits.local.z)));
+  EXPECT_TRUE(contains(device_error_of([&] { test::cuda_ids(dim3(1, 1), dim3(64, 32)); }),
+                       "a work-group of 2048 work-items exceeds the device's limit of " +
+                           std::to_string(limits.local_total)));
+  EXPECT_TRUE(contains(device_error_of([&] { test::cuda_ids(dim3(1, 0), dim3(1, 1)); }),
+                       "kernel 'ids' (global 1x0, local 1x1): global size of dimension y is 0"));
 }
 
 TEST_F(CudaTest, FailedAllocationNamesTheCallAndTheSize) {
