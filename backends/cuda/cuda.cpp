@@ -145,12 +145,53 @@ void check(cusparseStatus_t status, std::string_view call, std::string_view deta
   throw DeviceError(failure(call, detail, error_text(status)));
 }
 
-void check_launch(std::string_view kernel, unsigned grid, unsigned block) {
+Geometry geometry(unsigned dims, dim3 grid, dim3 block) {
+  return Geometry::of_groups(dims, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z});
+}
+
+LaunchLimits launch_limits() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  auto attribute = [device](cudaDeviceAttr what, const char* name) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, what, device), "cudaDeviceGetAttribute", name);
+    return static_cast<std::size_t>(value);
+  };
+  LaunchLimits limits;
+  limits.local = {attribute(cudaDevAttrMaxBlockDimX, "(cudaDevAttrMaxBlockDimX)"),
+                  attribute(cudaDevAttrMaxBlockDimY, "(cudaDevAttrMaxBlockDimY)"),
+                  attribute(cudaDevAttrMaxBlockDimZ, "(cudaDevAttrMaxBlockDimZ)")};
+  limits.local_total = attribute(cudaDevAttrMaxThreadsPerBlock, "(cudaDevAttrMaxThreadsPerBlock)");
+  limits.groups = {attribute(cudaDevAttrMaxGridDimX, "(cudaDevAttrMaxGridDimX)"),
+                   attribute(cudaDevAttrMaxGridDimY, "(cudaDevAttrMaxGridDimY)"),
+                   attribute(cudaDevAttrMaxGridDimZ, "(cudaDevAttrMaxGridDimZ)")};
+  return limits;
+}
+
+void check_launch(std::string_view kernel, dim3 grid, dim3 block) {
   const cudaError_t status = cudaGetLastError();
   if (status == cudaSuccess) return;
+  const unsigned dims = grid.z != 1 || block.z != 1 ? 3 : grid.y != 1 || block.y != 1 ? 2 : 1;
+  const Geometry g = geometry(dims, grid, block);
+  // Without the device's limits (the failure may be that there is no device), the checks every
+  // API shares still run; the launch's own error is reported either way.
+  LaunchLimits limits;
+  try {
+    limits = launch_limits();
+  } catch (const DeviceError&) {
+  }
+  try {
+    check_geometry(kernel, g, limits);
+  } catch (const DeviceError& e) {
+    throw DeviceError(std::string(e.what()) + " (" + error_text(status) + ")");
+  }
+  auto sizes = [](dim3 d) {
+    return std::to_string(d.x) + (d.y > 1 || d.z > 1 ? "x" + std::to_string(d.y) : "") +
+           (d.z > 1 ? "x" + std::to_string(d.z) : "");
+  };
   throw DeviceError(failure("kernel launch",
-                            "for kernel '" + std::string(kernel) + "' (grid " + std::to_string(grid) + ", block " +
-                                std::to_string(block) + ")",
+                            "for kernel '" + std::string(kernel) + "' (grid " + sizes(grid) + ", block " +
+                                sizes(block) + ")",
                             error_text(status)));
 }
 

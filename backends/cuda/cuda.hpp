@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/device.hpp"
+#include "backends/launch.hpp"
 
 namespace gpubench::cuda {
 
@@ -32,8 +33,17 @@ void check(cudaError_t status, std::string_view call, std::string_view detail = 
 void check(cublasStatus_t status, std::string_view call, std::string_view detail = {});
 void check(cusparseStatus_t status, std::string_view call, std::string_view detail = {});
 
-// Checks the launch just made: cudaGetLastError, named after `kernel` and its grid and block.
-void check_launch(std::string_view kernel, unsigned grid, unsigned block);
+// Checks the launch just made: cudaGetLastError, named after `kernel` and its grid and block. On
+// a failure, a grid or block the current device cannot take (launch_limits) is named with the
+// dimension and the limit it breaks. Costs nothing beyond cudaGetLastError when the launch worked.
+void check_launch(std::string_view kernel, dim3 grid, dim3 block);
+inline void check_launch(std::string_view kernel, unsigned grid, unsigned block) {
+  check_launch(kernel, dim3(grid), dim3(block));
+}
+// The grid `grid` of blocks `block`, as a Geometry of `dims` dimensions.
+Geometry geometry(unsigned dims, dim3 grid, dim3 block);
+// The current device's maxThreadsDim, maxThreadsPerBlock and maxGridSize.
+LaunchLimits launch_limits();
 
 // Every CUDA device, numbered as the runtime numbers them (CUDA_VISIBLE_DEVICES applies). No
 // driver, no device, or a machine whose devices are all unavailable is an empty list, not an

@@ -313,6 +313,14 @@ Context::Context(int index) {
   const DeviceHandle& h = handles[static_cast<std::size_t>(index)];
   info_ = describe(h, index);
   device_ = h.device;
+  // At least 3 dimensions (OpenCL guarantees 3; a device may report more).
+  std::vector<std::size_t> sizes(std::max<cl_uint>(
+      3, device_value<cl_uint>(device_, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, "CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS")));
+  check(clGetDeviceInfo(device_, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes.size() * sizeof(std::size_t), sizes.data(),
+                        nullptr),
+        "clGetDeviceInfo", "(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+  limits_.local = {sizes[0], sizes[1], sizes[2]};
+  limits_.local_total = info_.max_work_group_size;
 
   const std::array<cl_context_properties, 3> properties = {CL_CONTEXT_PLATFORM,
                                                            reinterpret_cast<cl_context_properties>(h.platform), 0};
@@ -402,28 +410,15 @@ Event Context::fill(const Buffer& dst, const void* pattern, std::size_t pattern_
   return adopt(e);
 }
 
-Event Context::launch(const Kernel& kernel, std::size_t global, std::size_t local) const {
-  return launch(kernel, std::span<const std::size_t>(&global, 1), std::span<const std::size_t>(&local, 1));
-}
-
-Event Context::launch(const Kernel& kernel, std::span<const std::size_t> global,
-                      std::span<const std::size_t> local) const {
-  const auto dims = static_cast<cl_uint>(global.size());
+Event Context::launch(const Kernel& kernel, const Geometry& geometry) const {
+  check_geometry(kernel.name(), geometry, limits_);
+  const std::size_t global[] = {geometry.global.x, geometry.global.y, geometry.global.z};
+  const std::size_t local[] = {geometry.local.x, geometry.local.y, geometry.local.z};
   cl_event e = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(queue_.get(), kernel.get(), dims, nullptr, global.data(),
-                                               local.empty() ? nullptr : local.data(), 0, nullptr, &e);
-  if (status != CL_SUCCESS) {
-    auto sizes = [](std::span<const std::size_t> s) {
-      std::string text;
-      for (std::size_t v : s) {
-        if (!text.empty()) text += 'x';
-        text += std::to_string(v);
-      }
-      return text.empty() ? std::string("auto") : text;
-    };
-    check(status, "clEnqueueNDRangeKernel",
-          "for kernel '" + kernel.name() + "' (global " + sizes(global) + ", local " + sizes(local) + ")");
-  }
+  const cl_int status =
+      clEnqueueNDRangeKernel(queue_.get(), kernel.get(), geometry.dims, nullptr, global, local, 0, nullptr, &e);
+  if (status != CL_SUCCESS)  // the message is built only on failure: launches are on the timed path
+    check(status, "clEnqueueNDRangeKernel", "for kernel '" + kernel.name() + "' (" + geometry.text() + ")");
   return adopt(e);
 }
 

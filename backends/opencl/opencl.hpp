@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backends/device.hpp"
+#include "backends/launch.hpp"
 
 namespace gpubench::opencl {
 
@@ -210,10 +211,15 @@ class Context {
   // Fills `bytes` of `dst` (a multiple of pattern_size) with the pattern repeated.
   Event fill(const Buffer& dst, const void* pattern, std::size_t pattern_size, std::size_t bytes) const;
 
-  // 1-D launch; global must be a multiple of local (OpenCL 1.2).
-  Event launch(const Kernel& kernel, std::size_t global, std::size_t local) const;
-  // N-D launch (1 to 3 dimensions); an empty `local` lets the implementation choose.
-  Event launch(const Kernel& kernel, std::span<const std::size_t> global, std::span<const std::size_t> local) const;
+  // A 1-, 2- or 3-D launch, checked first (check_geometry) against the device's limits: each
+  // local size divides its global size (OpenCL 1.2), within CL_DEVICE_MAX_WORK_ITEM_SIZES and
+  // CL_DEVICE_MAX_WORK_GROUP_SIZE.
+  Event launch(const Kernel& kernel, const Geometry& geometry) const;
+  // 1-D launch.
+  Event launch(const Kernel& kernel, std::size_t global, std::size_t local) const {
+    return launch(kernel, Geometry{1, {global}, {local}});
+  }
+  const LaunchLimits& launch_limits() const { return limits_; }
 
   void flush() const;
   void finish() const;
@@ -221,6 +227,7 @@ class Context {
  private:
   DeviceInfo info_;
   cl_device_id device_ = nullptr;  // not reference-counted for root devices
+  LaunchLimits limits_;
   Handle<cl_context> context_;
   Handle<cl_command_queue> queue_;
   std::map<std::pair<std::string, std::string>, Program> programs_;

@@ -4,10 +4,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace gpubench::cg {
+
+// CSR indices are 32-bit: the most rows, columns or nonzeros a matrix may have.
+inline constexpr std::int64_t int32_limit = std::numeric_limits<std::int32_t>::max();
 
 struct CsrMatrix {
   std::int32_t rows = 0;

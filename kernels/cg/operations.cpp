@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <utility>
 
 #include "common/errors.hpp"
@@ -12,15 +11,6 @@
 namespace gpubench::cg {
 
 namespace {
-struct Registered {
-  OperationsFactory factory;
-  std::string vendor;
-  bool launch_parameters = false;
-};
-std::map<std::string, Registered>& factories() {
-  static std::map<std::string, Registered> f;
-  return f;
-}
 std::string gigabytes(std::uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g GB", static_cast<double>(bytes) / 1e9);
@@ -84,14 +74,23 @@ std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision
   return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * n * real;
 }
 
-void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor,
-                         bool launch_parameters) {
-  factories()[backend] = {std::move(factory), std::move(vendor), launch_parameters};
+OperationsRegistry& operations_registry() {
+  static OperationsRegistry registry;
+  return registry;
+}
+
+const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
+
+std::string vendor_library(const std::string& backend) {
+  const auto* entry = operations_registry().find(backend);
+  return entry ? entry->extra.vendor : std::string();
 }
 
 bool takes_launch_parameters(const std::string& backend) {
-  auto it = factories().find(backend);
-  return it != factories().end() && it->second.launch_parameters;
+  const auto* entry = operations_registry().find(backend);
+  return entry && entry->extra.launch_parameters;
 }
 
 void Operations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
@@ -108,16 +107,6 @@ void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std
     throw DeviceError("kernel " + kernel + ": work-group size " + std::to_string(launch.work_group_size) +
                       " exceeds the largest " + device.label() + " launches it with (" + std::to_string(largest) +
                       ")");
-}
-
-const OperationsFactory* find_operations(const std::string& backend) {
-  auto it = factories().find(backend);
-  return it == factories().end() ? nullptr : &it->second.factory;
-}
-
-std::string vendor_library(const std::string& backend) {
-  auto it = factories().find(backend);
-  return it == factories().end() ? std::string() : it->second.vendor;
 }
 
 }  // namespace gpubench::cg

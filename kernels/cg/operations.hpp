@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/device.hpp"
+#include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
 #include "common/precision.hpp"
 #include "kernels/cg/csr.hpp"
@@ -136,28 +137,25 @@ struct KernelLaunches {
 using OperationsFactory = std::function<std::unique_ptr<Operations>(
     const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch)>;
 
-// `vendor`: what the backend's vendor variant is built from ("cuSPARSE SpMV + cuBLAS"), empty
-// when it has none. `launch_parameters`: whether its kernels honour LaunchConfig (and are swept).
-void register_operations(const std::string& backend, OperationsFactory factory, std::string vendor = {},
-                         bool launch_parameters = false);
+// What a backend records beside its factory. `vendor`: what its vendor variant is built from
+// ("cuSPARSE SpMV + cuBLAS"), empty when it has none. `launch_parameters`: whether its kernels
+// honour LaunchConfig (and are swept).
+struct BackendTraits {
+  std::string vendor;
+  bool launch_parameters = false;
+};
+using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
+OperationsRegistry& operations_registry();
+
 // nullptr when `backend` has no CG implementation in this build.
 const OperationsFactory* find_operations(const std::string& backend);
 // Empty when `backend` has no vendor CG.
 std::string vendor_library(const std::string& backend);
 bool takes_launch_parameters(const std::string& backend);
 
-namespace detail {
-struct OperationsRegistrar {
-  OperationsRegistrar(const std::string& backend, OperationsFactory f, std::string vendor = {},
-                      bool launch_parameters = false) {
-    register_operations(backend, std::move(f), std::move(vendor), launch_parameters);
-  }
-};
-}  // namespace detail
-
 }  // namespace gpubench::cg
 
 // GPUBENCH_REGISTER_CG_OPERATIONS("cuda", make_cuda_operations [, "cuSPARSE SpMV + cuBLAS" [, true]])
-#define GPUBENCH_REGISTER_CG_OPERATIONS(...)                                                  \
-  static const ::gpubench::cg::detail::OperationsRegistrar GPUBENCH_CONCAT(gpubench_cg_ops_, \
-                                                                           __LINE__){__VA_ARGS__}
+#define GPUBENCH_REGISTER_CG_OPERATIONS(...)                                                     \
+  static const ::gpubench::cg::OperationsRegistry::Registrar GPUBENCH_CONCAT(gpubench_cg_ops_, __LINE__){ \
+      ::gpubench::cg::operations_registry(), __VA_ARGS__}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/cg/csr.hpp"
+#include "kernels/cg/matrix_market.hpp"  // mtx:PATH problems
 
 namespace gpubench::cg {
 
@@ -12,12 +13,6 @@ namespace gpubench::cg {
 CsrMatrix poisson2d(int n);
 // 7-point Laplacian on an n x n x n grid, rows = n^3, SPD.
 CsrMatrix poisson3d(int n);
-
-// Matrix Market coordinate file: real, integer or pattern; general or symmetric (symmetric is
-// expanded to both triangles). Duplicates are summed, columns sorted within each row.
-// Rejects: missing file, malformed header or entry (message carries the line number), array
-// format, complex/hermitian/skew-symmetric, out-of-range indices, wrong entry count.
-CsrMatrix read_matrix_market(const std::string& path);
 
 // Checks that make a matrix usable for CG: square, non-empty, symmetric within rounding
 // (|a_ij - a_ji| <= 1e-12 * max(|a_ij|, |a_ji|) + tiny). Throws InputError naming the first

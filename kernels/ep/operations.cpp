@@ -1,7 +1,6 @@
 #include "kernels/ep/operations.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "common/errors.hpp"
 
@@ -61,29 +60,18 @@ Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& lau
   return d;
 }
 
-namespace {
-struct Entry {
-  OperationsFactory factory;
-  bool launch_parameters = false;
-};
-std::map<std::string, Entry>& registry() {
-  static std::map<std::string, Entry> r;
-  return r;
-}
-}  // namespace
-
-void register_operations(const std::string& backend, OperationsFactory factory, bool launch_parameters) {
-  registry()[backend] = {std::move(factory), launch_parameters};
+OperationsRegistry& operations_registry() {
+  static OperationsRegistry registry;
+  return registry;
 }
 
 const OperationsFactory* find_operations(const std::string& backend) {
-  const auto it = registry().find(backend);
-  return it == registry().end() ? nullptr : &it->second.factory;
+  return operations_registry().factory(backend);
 }
 
 bool takes_launch_parameters(const std::string& backend) {
-  const auto it = registry().find(backend);
-  return it != registry().end() && it->second.launch_parameters;
+  const auto* entry = operations_registry().find(backend);
+  return entry && entry->extra.launch_parameters;
 }
 
 }  // namespace gpubench::ep

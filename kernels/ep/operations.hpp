@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "backends/device.hpp"
+#include "backends/factory_registry.hpp"
+#include "backends/registry.hpp"
 #include "kernels/ep/ep.hpp"
 
 namespace gpubench::ep {
@@ -70,20 +72,17 @@ Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& lau
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;
 // launch_parameters: whether LaunchConfig means anything on this backend (the sweeper skips
 // backends where it does not).
-void register_operations(const std::string& backend, OperationsFactory factory, bool launch_parameters);
+struct BackendTraits {
+  bool launch_parameters = false;
+};
+using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
+OperationsRegistry& operations_registry();
 const OperationsFactory* find_operations(const std::string& backend);
 bool takes_launch_parameters(const std::string& backend);
 
-namespace detail {
-struct OperationsRegistrar {
-  OperationsRegistrar(const std::string& backend, OperationsFactory f, bool launch_parameters) {
-    register_operations(backend, std::move(f), launch_parameters);
-  }
-};
-}  // namespace detail
-
 }  // namespace gpubench::ep
 
-#define GPUBENCH_REGISTER_EP_OPERATIONS(backend, factory, launch_parameters)                       \
-  static const ::gpubench::ep::detail::OperationsRegistrar gpubench_ep_operations_registrar{backend, factory, \
-                                                                                           launch_parameters}
+// GPUBENCH_REGISTER_EP_OPERATIONS("cuda", factory, launch_parameters)
+#define GPUBENCH_REGISTER_EP_OPERATIONS(...)                                                     \
+  static const ::gpubench::ep::OperationsRegistry::Registrar GPUBENCH_CONCAT(gpubench_ep_ops_, __LINE__){ \
+      ::gpubench::ep::operations_registry(), __VA_ARGS__}

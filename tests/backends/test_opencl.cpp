@@ -178,7 +178,47 @@ TEST_F(OpenclTest, LaunchTransfersAndEvents) {
 
   // A local size that does not divide the global size is refused and named.
   const std::string message = device_error_of([&] { context.launch(add, 100, 64); });
-  EXPECT_TRUE(contains(message, "clEnqueueNDRangeKernel failed for kernel 'add' (global 100, local 64)"));
+  EXPECT_TRUE(contains(message, "kernel 'add' (global 100, local 64): local size 64 of dimension x does not divide "
+                                "its global size 100"));
+}
+
+// Each work-item writes its linear global id at its place, row-major, x fastest.
+constexpr const char* ids_source = R"(
+__kernel void ids(__global uint* out) {
+  const size_t i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + get_global_id(0);
+  out[i] = (uint)(get_global_id(0) + 1000 * get_global_id(1) + 1000000 * get_global_id(2));
+})";
+
+TEST_F(OpenclTest, TwoAndThreeDimensionalLaunchesReachEveryGlobalId) {
+  const Context context(default_index());
+  const Kernel ids = context.build_program(ids_source, "", "ids").kernel("ids");
+  for (const Geometry& g : {Geometry{2, {8, 6}, {4, 2}}, Geometry{3, {4, 6, 2}, {2, 3, 1}}}) {
+    SCOPED_TRACE(g.text());
+    const Buffer out = context.create_buffer(g.global.product() * sizeof(cl_uint));
+    ids.set_args(out);
+    context.launch(ids, g).wait();
+    std::vector<cl_uint> got(g.global.product());
+    context.read(out, std::span<cl_uint>(got));
+    for (std::size_t z = 0; z < g.global.z; ++z)
+      for (std::size_t y = 0; y < g.global.y; ++y)
+        for (std::size_t x = 0; x < g.global.x; ++x)
+          ASSERT_EQ(got[(z * g.global.y + y) * g.global.x + x], x + 1000 * y + 1000000 * z) << x << "," << y << "," << z;
+  }
+}
+
+TEST_F(OpenclTest, ImpossibleGeometriesNameWhatIsWrong) {
+  const Context context(default_index());
+  const Kernel ids = context.build_program(ids_source, "", "ids").kernel("ids");
+  const Buffer out = context.create_buffer(64 * sizeof(cl_uint));
+  ids.set_args(out);
+  EXPECT_TRUE(contains(device_error_of([&] { context.launch(ids, Geometry{2, {8, 0}, {4, 1}}); }),
+                       "kernel 'ids' (global 8x0, local 4x1): global size of dimension y is 0"));
+  EXPECT_TRUE(contains(device_error_of([&] { context.launch(ids, Geometry{3, {4, 4, 4}, {2, 3, 1}}); }),
+                       "local size 3 of dimension y does not divide its global size 4"));
+  const std::size_t too_many = context.launch_limits().local.z + 1;
+  EXPECT_TRUE(contains(device_error_of([&] { context.launch(ids, Geometry{3, {1, 1, too_many}, {1, 1, too_many}}); }),
+                       "local size " + std::to_string(too_many) + " of dimension z exceeds the device's limit of " +
+                           std::to_string(too_many - 1)));
 }
 
 TEST_F(OpenclTest, HandlesRetainOnCopyAndReleaseOnce) {

@@ -1,0 +1,234 @@
+// The CG suite's CUDA kernels: those of kernels/cg/opencl.cl written once more in CUDA C++,
+// templated on the precision (cuda.cu says how they are chosen and launched).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace gpubench::cg {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels. Indices are unsigned: n < 2^31 and grid x block < 2^31, so i + stride never wraps.
+
+constexpr unsigned warp_size = 32;
+constexpr unsigned full_warp = 0xffffffffu;
+
+namespace kernels {
+
+// out = A in: CSR, one thread per row (launched over rows rounded up to the block size).
+template <typename T>
+__global__ void spmv_row_per_thread(unsigned rows, const std::int32_t* __restrict__ row_ptr,
+                                    const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
+                                    const T* __restrict__ in, T* __restrict__ out) {
+  const unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const std::int32_t end = row_ptr[row + 1];
+  T sum = 0;
+  for (std::int32_t k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  out[row] = sum;
+}
+
+// out = A in: CSR, `lanes` threads per row (4, 8, 16 or 32: a power of two dividing the warp, and
+// the block size a multiple of 32), for rows long enough that one thread per row would leave the
+// loads uncoalesced and the rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). The lanes
+// stride through the row together, then fold their sums with shuffles. One row per group of lanes,
+// no early exit: every thread of the warp takes part in the shuffles. Indices in 64 bits: rows x
+// lanes may exceed 2^32.
+template <typename T>
+__global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* __restrict__ row_ptr,
+                            const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
+                            const T* __restrict__ in, T* __restrict__ out) {
+  const std::uint64_t thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t row = thread / lanes;
+  const unsigned lane = threadIdx.x & (lanes - 1);
+  T sum = 0;
+  if (row < rows) {
+    const std::int32_t end = row_ptr[row + 1];
+    const auto step = static_cast<std::int32_t>(lanes);
+    std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+    // Four independent gathers per trip, to keep more loads in flight. (Measured on the H100, NAS
+    // CG class C: no change, 0.348 ms either way; the random x gathers bound it, see spmv_slabs.)
+    T sum1 = 0;
+    for (; k + 3 * step < end; k += 4 * step) {
+      const std::int32_t c0 = col_idx[k], c1 = col_idx[k + step], c2 = col_idx[k + 2 * step],
+                         c3 = col_idx[k + 3 * step];
+      const T v0 = values[k], v1 = values[k + step], v2 = values[k + 2 * step], v3 = values[k + 3 * step];
+      sum += v0 * in[c0] + v2 * in[c2];
+      sum1 += v1 * in[c1] + v3 * in[c3];
+    }
+    for (; k < end; k += step) sum += values[k] * in[col_idx[k]];
+    sum += sum1;
+  }
+  for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
+  if (lane == 0 && row < rows) out[row] = sum;
+}
+
+// out = A in for matrices whose x fits in L2 but whose rows gather x at random (NAS CG: 150000
+// columns, ~240 nonzeros per row spread over all of them). Each gathered 8-byte x[j] costs a
+// 32-byte L2 sector, so the gathers, not the matrix stream, bound spmv_vector there. Here the
+// columns are cut into slabs that fit in shared memory; the matrix is stored slab by slab (within
+// a slab, CSR by row, column indices as 16-bit offsets into the slab). Each block owns a contiguous
+// run of rows; per slab it copies that slice of x into shared memory (coalesced), then its groups
+// of `lanes` threads sum their rows' entries of the slab, gathering from shared memory, and add
+// them to out. x is read from L2 once per block and slab instead of once per nonzero.
+template <typename T>
+__global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
+                           const std::int32_t* __restrict__ slab_row_ptr, const std::uint16_t* __restrict__ offsets,
+                           const T* __restrict__ values, const T* __restrict__ in, T* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* const slice = reinterpret_cast<T*>(shared_bytes);
+  const unsigned per_block = (rows + gridDim.x - 1) / gridDim.x;
+  const unsigned first = blockIdx.x * per_block;
+  const unsigned last = min(rows, first + per_block);
+  const unsigned groups = blockDim.x / lanes;
+  const unsigned group = threadIdx.x / lanes;
+  const unsigned lane = threadIdx.x & (lanes - 1);
+  const auto step = static_cast<std::int32_t>(lanes);
+  for (unsigned s = 0; s < slabs; ++s) {
+    const unsigned base = s * slab_width;
+    const unsigned width = min(slab_width, cols - base);
+    __syncthreads();  // the previous slab's gathers are done
+    for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
+    __syncthreads();
+    const std::int32_t* const row_ptr = slab_row_ptr + static_cast<std::size_t>(s) * (rows + 1);
+    // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
+    for (unsigned r0 = first; r0 < last; r0 += groups) {
+      const unsigned row = r0 + group;
+      T sum = 0, sum1 = 0;
+      if (row < last) {
+        const std::int32_t end = row_ptr[row + 1];
+        std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+        for (; k + 3 * step < end; k += 4 * step) {
+          const unsigned c0 = offsets[k], c1 = offsets[k + step], c2 = offsets[k + 2 * step], c3 = offsets[k + 3 * step];
+          sum += values[k] * slice[c0] + values[k + 2 * step] * slice[c2];
+          sum1 += values[k + step] * slice[c1] + values[k + 3 * step] * slice[c3];
+        }
+        for (; k < end; k += step) sum += values[k] * slice[offsets[k]];
+      }
+      sum += sum1;
+      for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
+      if (lane == 0 && row < last) out[row] = s == 0 ? sum : out[row] + sum;
+    }
+  }
+}
+
+// The block's dynamic shared memory, as reals (the launch sizes it).
+template <typename T>
+__device__ T* shared_scratch() {
+  extern __shared__ __align__(sizeof(double)) unsigned char shared_bytes[];
+  return reinterpret_cast<T*>(shared_bytes);
+}
+
+// Sums scratch[0 .. blockDim.x) into scratch[0]. Every thread of the block must call it, after
+// writing its own entry. Halving with the odd one out carried keeps it right for any block size.
+template <typename T>
+__device__ void reduce_block(T* scratch) {
+  const unsigned tid = threadIdx.x;
+  __syncthreads();
+  for (unsigned active = blockDim.x; active > 1;) {
+    const unsigned upper = (active + 1) / 2;  // entries [upper, active) fold onto [0, active - upper)
+    if (tid < active - upper) scratch[tid] += scratch[tid + upper];
+    __syncthreads();
+    active = upper;
+  }
+}
+
+// The same for two arrays at once (one barrier per step for both).
+template <typename T>
+__device__ void reduce_block2(T* a, T* b) {
+  const unsigned tid = threadIdx.x;
+  __syncthreads();
+  for (unsigned active = blockDim.x; active > 1;) {
+    const unsigned upper = (active + 1) / 2;
+    if (tid < active - upper) {
+      a[tid] += a[tid + upper];
+      b[tid] += b[tid + upper];
+    }
+    __syncthreads();
+    active = upper;
+  }
+}
+
+// partials[block] = this block's share of sum a_i b_i. The host adds the partials in double.
+template <typename T>
+__global__ void dot_partials(unsigned n, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ partials) {
+  T* scratch = shared_scratch<T>();
+  T sum = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
+  scratch[threadIdx.x] = sum;
+  reduce_block(scratch);
+  if (threadIdx.x == 0) partials[blockIdx.x] = scratch[0];
+}
+
+// partials[block] = share of r.r, partials[blocks + block] = share of w.r.
+template <typename T>
+__global__ void dot2_partials(unsigned n, const T* __restrict__ r, const T* __restrict__ w, T* __restrict__ partials) {
+  T* scratch_rr = shared_scratch<T>();
+  T* scratch_wr = scratch_rr + blockDim.x;
+  T rr = 0;
+  T wr = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T ri = r[i];
+    rr += ri * ri;
+    wr += w[i] * ri;
+  }
+  scratch_rr[threadIdx.x] = rr;
+  scratch_wr[threadIdx.x] = wr;
+  reduce_block2(scratch_rr, scratch_wr);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = scratch_rr[0];
+    partials[gridDim.x + blockIdx.x] = scratch_wr[0];
+  }
+}
+
+// y = y + alpha x
+template <typename T>
+__global__ void axpy(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] += alpha * x[i];
+}
+
+// y = x + beta y
+template <typename T>
+__global__ void xpay(unsigned n, const T* __restrict__ x, T beta, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    y[i] = x[i] + beta * y[i];
+}
+
+// y = alpha x
+template <typename T>
+__global__ void scale(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = alpha * x[i];
+}
+
+// Saad's three-term update:
+//   x_prev = rho (x + gamma r) + (1 - rho) x_prev
+//   r_prev = rho (r - gamma w) + (1 - rho) r_prev
+template <typename T>
+__global__ void three_term_update(unsigned n, T rho, T gamma, const T* __restrict__ x, T* __restrict__ x_prev,
+                                  const T* __restrict__ r, T* __restrict__ r_prev, const T* __restrict__ w) {
+  const T keep = T(1) - rho;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T ri = r[i];
+    x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
+    r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
+  }
+}
+
+// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
+template <typename T>
+__global__ void cg_update(unsigned n, T alpha, T beta, T* __restrict__ r, const T* __restrict__ w, T* __restrict__ p,
+                          T* __restrict__ s, T* __restrict__ x) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const T pi = r[i] + beta * p[i];
+    const T si = w[i] + beta * s[i];
+    p[i] = pi;
+    s[i] = si;
+    x[i] += alpha * pi;
+    r[i] -= alpha * si;
+  }
+}
+
+}  // namespace kernels
+
+}  // namespace gpubench::cg

@@ -1,0 +1,498 @@
+// CudaOperations, the CG operations on CUDA (cuda.cu describes them): made by cuda.cu; the
+// vendor variant's library calls on them are defined in cuda_vendor.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/cuda.hpp"
+#include "common/errors.hpp"
+#include "kernels/cg/cuda_kernels.cuh"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/solver.hpp"
+#include "kernels/cg/work.hpp"
+
+namespace gpubench::cg {
+
+template <typename T>
+constexpr cudaDataType cuda_type = std::is_same_v<T, double> ? CUDA_R_64F : CUDA_R_32F;
+
+// The largest block every one of this precision's kernels can be launched with on the current
+// device (registers may hold some below the device's maxThreadsPerBlock).
+template <typename T>
+int largest_block() {
+  const void* const all[] = {reinterpret_cast<const void*>(&kernels::spmv_row_per_thread<T>),
+                             reinterpret_cast<const void*>(&kernels::spmv_vector<T>),
+                             reinterpret_cast<const void*>(&kernels::dot_partials<T>),
+                             reinterpret_cast<const void*>(&kernels::dot2_partials<T>),
+                             reinterpret_cast<const void*>(&kernels::axpy<T>),
+                             reinterpret_cast<const void*>(&kernels::xpay<T>),
+                             reinterpret_cast<const void*>(&kernels::scale<T>),
+                             reinterpret_cast<const void*>(&kernels::three_term_update<T>),
+                             reinterpret_cast<const void*>(&kernels::cg_update<T>)};
+  int limit = 1 << 30;
+  for (const void* kernel : all) {
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    limit = std::min(limit, attributes.maxThreadsPerBlock);
+  }
+  return limit;
+}
+
+template <typename T>
+class CudaOperations final : public Operations {
+ public:
+  CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
+      : info_(cuda::open_device(device.index)), rows_(a.rows), nnz_(a.nnz()) {
+    // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
+    // of the block size).
+    largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
+    largest_block_ = std::min<std::size_t>(largest_block_, info_.local_mem_bytes / (2 * sizeof(T)));
+    largest_block_ = std::max<std::size_t>(largest_block_, 1);
+    LaunchConfig defaults = launch;
+    if (static_cast<std::size_t>(defaults.work_group_size) > largest_block_) {
+      std::cerr << "gpubench: note: work_group_size " << defaults.work_group_size << " exceeds the largest "
+                << info_.label() << " runs the CG kernels with (" << largest_block_ << "); using " << largest_block_
+                << "\n";
+      defaults.work_group_size = static_cast<int>(largest_block_);
+    }
+    per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
+    for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
+    plan_slabs(a);
+
+    row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
+    col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
+    std::vector<T> values(a.values.size());
+    std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+    values_ = upload_array(std::span<const T>(values));
+    staging_ = cuda::PinnedBuffer<T>(static_cast<std::size_t>(rows_));
+    stream_.synchronize();  // the uploads read `values`, which goes out of scope
+  }
+
+  ~CudaOperations() override {
+    // Let queued work finish before its buffers go; an error here cannot be reported.
+    static_cast<void>(cudaStreamSynchronize(stream_.get()));
+  }
+
+  CudaOperations(const CudaOperations&) = delete;
+  CudaOperations& operator=(const CudaOperations&) = delete;
+
+  void allocate_vectors(int count) override {
+    stream_.synchronize();
+    vectors_.clear();
+    for (int i = 0; i < count; ++i) {
+      vectors_.emplace_back(static_cast<std::size_t>(rows_));
+      cuda::check(cudaMemsetAsync(vectors_.back().data(), 0, vector_bytes(), stream_.get()), "cudaMemsetAsync");
+    }
+    stream_.synchronize();
+  }
+
+  void upload(Slot v, std::span<const double> values) override {
+    check_vector_length(values.size(), rows_, "upload");
+    std::transform(values.begin(), values.end(), staging_.data(), [](double x) { return static_cast<T>(x); });
+    cuda::check(cudaMemcpyAsync(vector(v), staging_.data(), vector_bytes(), cudaMemcpyHostToDevice, stream_.get()),
+                "cudaMemcpyAsync", "(upload to slot " + std::to_string(v) + ")");
+    stream_.synchronize();  // staging_ may be reused at once
+  }
+
+  void download(Slot v, std::span<double> values) override {
+    check_vector_length(values.size(), rows_, "download");
+    cuda::check(cudaMemcpyAsync(staging_.data(), vector(v), vector_bytes(), cudaMemcpyDeviceToHost, stream_.get()),
+                "cudaMemcpyAsync", "(download from slot " + std::to_string(v) + ")");
+    stream_.synchronize();
+    std::transform(staging_.data(), staging_.data() + staging_.size(), values.begin(), [](T x) { return static_cast<double>(x); });
+  }
+
+  void fill_zero(Slot v) override {
+    T* y = vector(v);
+    enqueue("fill", [&] {
+      cuda::check(cudaMemsetAsync(y, 0, vector_bytes(), stream_.get()), "cudaMemsetAsync", "(fill_zero)");
+    });
+  }
+
+  void copy(Slot src, Slot dst) override {
+    const T* x = vector(src);
+    T* y = vector(dst);
+    enqueue("copy", [&] {
+      cuda::check(cudaMemcpyAsync(y, x, vector_bytes(), cudaMemcpyDeviceToDevice, stream_.get()), "cudaMemcpyAsync",
+                  "(copy)");
+    });
+  }
+
+  void spmv(Slot in, Slot out) override {
+    const T* x = vector(in);
+    T* y = vector(out);
+    // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
+    const std::size_t warp_block = std::max<std::size_t>(launches_.spmv.block / warp_size * warp_size, warp_size);
+    const unsigned lanes = spmv_lanes(per_row_, warp_block);
+    if (lanes == 1) {
+      const std::size_t b = launches_.spmv.block;
+      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + b - 1) / b);
+      const auto block = static_cast<unsigned>(b);
+      enqueue("spmv", [&] {
+        kernels::spmv_row_per_thread<T>
+            <<<grid, block, 0, stream_.get()>>>(n(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+        cuda::check_launch("spmv_row_per_thread", grid, block);
+      });
+      return;
+    }
+    if (slabs_ > 0) {
+      const auto grid = static_cast<unsigned>(slab_grid_);
+      const auto block = static_cast<unsigned>(slab_block_);
+      enqueue("spmv", [&] {
+        kernels::spmv_slabs<T><<<grid, block, slab_width_ * sizeof(T), stream_.get()>>>(
+            n(), n(), slab_lanes_, static_cast<unsigned>(slab_width_), static_cast<unsigned>(slabs_),
+            slab_row_ptr_.data(), slab_offsets_.data(), slab_values_.data(), x, y);
+        cuda::check_launch("spmv_slabs", grid, block);
+      });
+      return;
+    }
+    const std::size_t threads = static_cast<std::size_t>(rows_) * lanes;
+    const auto grid = static_cast<unsigned>((threads + warp_block - 1) / warp_block);
+    const auto block = static_cast<unsigned>(warp_block);
+    enqueue("spmv", [&] {
+      kernels::spmv_vector<T>
+          <<<grid, block, 0, stream_.get()>>>(n(), lanes, row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+      cuda::check_launch("spmv_vector", grid, block);
+    });
+  }
+
+  double dot(Slot a, Slot b) override {
+    const T* x = vector(a);
+    const T* y = vector(b);
+    const Launch& l = launches_.dot;
+    run("dot", l, "dot_partials", kernels::dot_partials<T>, l.block * sizeof(T), n(), x, y, partials_.data());
+    read_partials(l.blocks);
+    double sum = 0;
+    for (std::size_t g = 0; g < l.blocks; ++g) sum += static_cast<double>(host_partials_[g]);
+    return sum;
+  }
+
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    const T* rv = vector(r);
+    const T* wv = vector(w);
+    const Launch& l = launches_.dot2;
+    run("dot2", l, "dot2_partials", kernels::dot2_partials<T>, 2 * l.block * sizeof(T), n(), rv, wv,
+        partials_.data());
+    read_partials(2 * l.blocks);
+    std::array<double, 2> sums{0, 0};
+    for (std::size_t g = 0; g < l.blocks; ++g) {
+      sums[0] += static_cast<double>(host_partials_[g]);
+      sums[1] += static_cast<double>(host_partials_[l.blocks + g]);
+    }
+    return sums;
+  }
+
+  void axpy(double alpha, Slot x, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("axpy", launches_.axpy, "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
+  }
+
+  void xpay(Slot x, double beta, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("xpay", launches_.xpay, "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
+  }
+
+  void scale(double alpha, Slot x, Slot y) override {
+    const T* xv = vector(x);
+    T* yv = vector(y);
+    run("scale", launches_.scale, "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
+  }
+
+  void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    const T* xv = vector(x);
+    T* xp = vector(x_prev);
+    const T* rv = vector(r);
+    T* rp = vector(r_prev);
+    const T* wv = vector(w);
+    run("three_term_update", launches_.three_term_update, "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
+        rv, rp, wv);
+  }
+
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    T* rv = vector(r);
+    const T* wv = vector(w);
+    T* pv = vector(p);
+    T* sv = vector(s);
+    T* xv = vector(x);
+    run("cg_update", launches_.cg_update, "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+  }
+
+  void start_timer() override {
+    timing_ = true;
+    timer_started_ = false;
+  }
+
+  double stop_timer() override {
+    timing_ = false;
+    stream_.synchronize();
+    if (!timer_started_) return 0;
+    timer_started_ = false;
+    return cuda::Event::seconds_between(timer_start_, timer_end_);
+  }
+
+  void set_profiling(bool on) override { profiling_ = on; }
+
+  std::vector<KernelProfile> take_profile() override {
+    stream_.synchronize();
+    std::vector<KernelProfile> profile;
+    for (auto& launch : profiled_) {
+      auto it = std::find_if(profile.begin(), profile.end(),
+                             [&](const KernelProfile& k) { return k.kernel == launch.kernel; });
+      if (it == profile.end()) it = profile.insert(profile.end(), KernelProfile{launch.kernel, 0.0, 0});
+      it->seconds += cuda::Event::seconds_between(launch.start, launch.end);
+      ++it->calls;
+      spare_events_.push_back(std::move(launch.start));
+      spare_events_.push_back(std::move(launch.end));
+    }
+    profiled_.clear();
+    return profile;
+  }
+
+  int rows() const override { return rows_; }
+
+  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+    check_set_launch(kernel, launch, largest_block_, info_);
+    const Launch l{static_cast<std::size_t>(launch.work_group_size),
+                   static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
+                       static_cast<std::size_t>(launch.work_groups_per_cu)};
+    if (2 * l.blocks > partials_.size()) {  // dot and dot2 write one or two partials per block
+      stream_.synchronize();  // queued kernels may still write the old buffer
+      partials_ = cuda::DeviceBuffer<T>(2 * l.blocks);
+      host_partials_ = cuda::PinnedBuffer<T>(2 * l.blocks);
+    }
+    launches_[kernel] = l;
+  }
+
+  std::unique_ptr<Solver> make_vendor_solver() override;  // cuda_vendor.cu
+
+  // The vendor variant's operations: library calls on these slots, timed and profiled like the
+  // kernels under the names whose work they do.
+
+  // Sizes and allocates cusparseSpMV's work buffer, once (outside any timed region: the solver's
+  // start() calls it).
+  void prepare_library_spmv(Slot in, Slot out);
+
+  void library_spmv(Slot in, Slot out);
+
+  double library_dot(Slot a, Slot b);
+
+  void library_axpy(double alpha, Slot x, Slot y);
+
+  void library_scal(double alpha, Slot x);
+
+ private:
+  static constexpr cusparseSpMVAlg_t spmv_algorithm = CUSPARSE_SPMV_CSR_ALG1;
+
+  // cuBLAS and cuSPARSE state of the vendor variant, made on its first use: the handles (bound to
+  // the stream) and the matrix's descriptor; then, once vectors exist (prepare_library_spmv), the
+  // vector descriptors and cusparseSpMV's work buffer, sized and allocated once.
+  struct Library {
+    Library(const cuda::Stream& stream, int rows, std::int64_t nnz, const cuda::DeviceBuffer<std::int32_t>& row_ptr,
+            const cuda::DeviceBuffer<std::int32_t>& col_idx, const cuda::DeviceBuffer<T>& values)
+        : blas(stream),
+          sparse(stream),
+          matrix(rows, nnz, row_ptr.data(), col_idx.data(), values.data(), cuda_type<T>) {}
+    cuda::BlasHandle blas;
+    cuda::SparseHandle sparse;
+    cuda::SparseCsr matrix;
+    std::optional<cuda::DenseVector> in, out;
+    cuda::DeviceBuffer<unsigned char> work;
+  };
+
+  struct ProfiledLaunch {
+    std::string kernel;
+    cuda::Event start, end;
+  };
+
+  Library& library() {
+    if (!library_) throw Error(ExitCode::internal, "CUDA library call before make_vendor_solver()");
+    return *library_;
+  }
+
+  std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
+  unsigned n() const { return static_cast<unsigned>(rows_); }
+  int n_int() const { return rows_; }
+  static T real(double x) { return static_cast<T>(x); }
+
+  template <typename U>
+  cuda::DeviceBuffer<U> upload_array(std::span<const U> host) {
+    // At least one element, so that no array's pointer is null (cuSPARSE refuses null arrays).
+    cuda::DeviceBuffer<U> buffer(std::max<std::size_t>(host.size(), 1));
+    if (!host.empty())
+      cuda::check(cudaMemcpyAsync(buffer.data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream_.get()),
+                  "cudaMemcpyAsync", "(matrix upload)");
+    return buffer;
+  }
+
+  T* vector(Slot v) const {
+    check_slot(v, vectors_.size());
+    return vectors_[static_cast<std::size_t>(v)].data();
+  }
+
+  void read_partials(std::size_t count) {
+    cuda::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(), count * sizeof(T), cudaMemcpyDeviceToHost,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(dot partials)");
+    stream_.synchronize();
+  }
+
+  // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
+  // slab. It pays when x fits in shared memory in a few slabs and reloading it once per block and
+  // slab moves well under the bytes of the gathers it replaces (a 32-byte L2 sector per nonzero;
+  // the test below allows half of that): long
+  // rows over a moderate number of columns, as in NAS CG. Short-row matrices (Poisson) gather
+  // neighbours that share sectors anyway and keep spmv_row_per_thread.
+  void plan_slabs(const CsrMatrix& a) {
+    if (spmv_lanes(per_row_, 1024) == 1 || a.cols != a.rows) return;
+    int device = 0, per_block = 0, per_sm = 0;
+    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+    cuda::check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+                "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
+    // Two blocks per SM, each with half the shared memory: one copies its slice of x while the
+    // other gathers (measured on the H100, NAS CG class C: 0.275 ms per SpMV against 0.345 with one
+    // block per SM and 0.348 for spmv_vector).
+    constexpr std::size_t blocks_per_sm = 2;
+    // The runtime keeps 1 KiB of each block's shared memory for itself.
+    const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(per_block),
+                                                    static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024);
+    const std::size_t max_width = std::min<std::size_t>(bytes / sizeof(T), 1u << 16);  // 16-bit offsets
+    const auto cols = static_cast<std::size_t>(a.cols);
+    const std::size_t slabs = (cols + max_width - 1) / max_width;
+    const std::size_t grid = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
+    if (grid * cols * sizeof(T) > static_cast<std::size_t>(nnz_) * 16) return;
+
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernels::spmv_slabs<T>)),
+                "cudaFuncGetAttributes", "(spmv_slabs)");
+    slab_block_ = std::min<std::size_t>(1024, static_cast<std::size_t>(attributes.maxThreadsPerBlock)) / warp_size *
+                  warp_size;
+    slab_width_ = (cols + slabs - 1) / slabs;
+    cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(&kernels::spmv_slabs<T>),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(slab_width_ * sizeof(T))),
+                "cudaFuncSetAttribute", "(spmv_slabs shared memory " + std::to_string(slab_width_ * sizeof(T)) + " B)");
+    slab_lanes_ = spmv_lanes(static_cast<double>(nnz_) / (static_cast<double>(rows_) * static_cast<double>(slabs)),
+                             slab_block_);
+
+    // Slab-major CSR: per slab, rows + 1 offsets into one values/offsets array.
+    const auto rows = static_cast<std::size_t>(rows_);
+    std::vector<std::int32_t> row_ptr(slabs * (rows + 1), 0);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+        ++row_ptr[static_cast<std::size_t>(a.col_idx[k]) / slab_width_ * (rows + 1) + r + 1];
+    std::int32_t running = 0;
+    for (std::size_t s = 0; s < slabs; ++s) {
+      std::int32_t* p = row_ptr.data() + s * (rows + 1);
+      p[0] = running;
+      for (std::size_t r = 0; r < rows; ++r) p[r + 1] = running += p[r + 1];
+    }
+    std::vector<std::int32_t> next(row_ptr);  // where each (slab, row)'s next entry goes
+    std::vector<std::uint16_t> offsets(static_cast<std::size_t>(nnz_));
+    std::vector<T> values(static_cast<std::size_t>(nnz_));
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        const auto c = static_cast<std::size_t>(a.col_idx[k]);
+        const std::size_t s = c / slab_width_;
+        const auto at = static_cast<std::size_t>(next[s * (rows + 1) + r]++);
+        offsets[at] = static_cast<std::uint16_t>(c - s * slab_width_);
+        values[at] = static_cast<T>(a.values[k]);
+      }
+    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(row_ptr));
+    slab_offsets_ = upload_array(std::span<const std::uint16_t>(offsets));
+    slab_values_ = upload_array(std::span<const T>(values));
+    stream_.synchronize();  // the uploads read the vectors above
+    slab_grid_ = grid;
+    slabs_ = slabs;
+  }
+
+  // A kernel's launch: block size, and blocks for the grid-stride kernels.
+  struct Launch {
+    std::size_t block = 0, blocks = 0;
+  };
+
+  // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
+  template <typename... Params, typename... Args>
+  void run(const char* profile_name, const Launch& l, const char* kernel_name, void (*kernel)(Params...),
+           std::size_t shared, Args... args) {
+    const auto grid = static_cast<unsigned>(l.blocks);
+    const auto block = static_cast<unsigned>(l.block);
+    enqueue(profile_name, [&] {
+      kernel<<<grid, block, shared, stream_.get()>>>(args...);
+      cuda::check_launch(kernel_name, grid, block);
+    });
+  }
+
+  // Queues `body`'s work on the stream between the events that timing and profiling ask for.
+  template <typename Body>
+  void enqueue(const char* kernel, Body&& body) {
+    if (timing_ && !timer_started_) {
+      timer_start_.record(stream_);
+      timer_started_ = true;
+    }
+    if (profiling_) {
+      ProfiledLaunch launch{kernel, spare_event(), spare_event()};
+      launch.start.record(stream_);
+      body();
+      launch.end.record(stream_);
+      profiled_.push_back(std::move(launch));
+    } else {
+      body();
+    }
+    if (timing_) timer_end_.record(stream_);
+  }
+
+  cuda::Event spare_event() {
+    if (spare_events_.empty()) return cuda::Event();
+    cuda::Event e = std::move(spare_events_.back());
+    spare_events_.pop_back();
+    return e;
+  }
+
+  // Declaration order is destruction order reversed: the library state and the buffers go before
+  // the stream they were used on.
+  DeviceInfo info_;
+  int rows_;
+  std::int64_t nnz_;
+  cuda::Stream stream_;
+  cuda::Event timer_start_, timer_end_;
+  std::size_t largest_block_ = 0;
+  double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
+  KernelLaunches<Launch> launches_;
+  cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
+  // spmv_slabs (slabs_ > 0): the matrix slab by slab, and its launch.
+  std::size_t slabs_ = 0, slab_width_ = 0, slab_grid_ = 0, slab_block_ = 0;
+  unsigned slab_lanes_ = 0;
+  cuda::DeviceBuffer<std::int32_t> slab_row_ptr_;
+  cuda::DeviceBuffer<std::uint16_t> slab_offsets_;
+  cuda::DeviceBuffer<T> slab_values_;
+  cuda::DeviceBuffer<T> values_, partials_;
+  cuda::PinnedBuffer<T> host_partials_;
+  std::vector<cuda::DeviceBuffer<T>> vectors_;
+  cuda::PinnedBuffer<T> staging_;  // page-locked: uploads and downloads at the link's speed
+  std::unique_ptr<Library> library_;
+
+  bool timing_ = false;
+  bool timer_started_ = false;
+  bool profiling_ = false;
+  std::vector<ProfiledLaunch> profiled_;
+  std::vector<cuda::Event> spare_events_;
+};
+
+}  // namespace gpubench::cg
