@@ -39,7 +39,7 @@ TunableSpace restrict_to_options(const TunableSpace& declared, const SweepOption
     if (!t) continue;  // a parameter of another kernel
     for (int v : values)
       if (!t->allows(v))
-        throw UsageError("--param " + name + "=" + std::to_string(v) + " is outside its legal values (" + t->legal +
+        throw UsageError("--param " + name + "=" + std::to_string(v) + " is outside its legal range (" + t->legal +
                          " on this device)");
     t->values = values;
   }
