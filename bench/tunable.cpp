@@ -8,7 +8,15 @@ namespace gpubench {
 
 namespace {
 
-std::string interval(int min, int max) { return "[" + std::to_string(min) + ", " + std::to_string(max) + "]"; }
+// Appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on "[" + std::to_string(...) at -O3.
+std::string interval(int min, int max) {
+  std::string s = "[";
+  s += std::to_string(min);
+  s += ", ";
+  s += std::to_string(max);
+  s += "]";
+  return s;
+}
 
 void check_bounds(const std::string& name, int min, int max) {
   if (name.empty() || min > max)
