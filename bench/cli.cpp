@@ -1,6 +1,7 @@
 #include "bench/cli.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -81,8 +82,13 @@ std::string usage() {
          "  --kernel NAME         sweep one kernel (default all tunable kernels)\n"
          "  --param NAME=VALUES   visit these values only: a list and/or ranges, e.g. work_group_size=64,128\n"
          "                        or work_groups_per_cu=1:16 (repeatable)\n"
-         "  --exhaustive          walk every WG/CU value instead of stopping when steps stop improving\n"
+         "  --exhaustive          every legal configuration: every WG/CU value in the walk (instead of stopping\n"
+         "                        when steps stop improving), the whole space of a kernel without WG/CU\n"
+         "                        (instead of the search below)\n"
          "  --time-limit S        a configuration whose one call takes longer fails (default 2)\n"
+         "  --time-budget S       seconds per kernel for the search of a space of more than 256 legal\n"
+         "                        configurations: a random sample, then hill climbing (default 120)\n"
+         "  --seed N              the search's random sample (default 1; the same seed, the same sample)\n"
          "roofline options (with --backend, --device):\n"
          "  --remeasure           measure again even when the database has the ceilings\n"
          "\n"
@@ -168,6 +174,14 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       const std::string t = next();
       o.sweep.time_limit_s = parse_number<double>(key, t, 0.0);
       if (o.sweep.time_limit_s <= 0) throw UsageError("--time-limit must be positive, got " + t);
+      sweep_only.push_back(key);
+    } else if (key == "--time-budget") {
+      const std::string t = next();
+      o.sweep.time_budget_s = parse_number<double>(key, t, 0.0);
+      if (o.sweep.time_budget_s <= 0) throw UsageError("--time-budget must be positive, got " + t);
+      sweep_only.push_back(key);
+    } else if (key == "--seed") {
+      o.sweep.seed = parse_number<std::uint64_t>(key, next(), 0);
       sweep_only.push_back(key);
     } else if (key == "--remeasure") {
       o.remeasure = true;

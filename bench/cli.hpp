@@ -20,7 +20,7 @@ struct CliOptions {
   bool tuning = true;        // --tuning on|off: runs take launch parameters from the database
   std::string tuning_db;     // --tuning-db DIR; empty: default_tuning_db_dir()
   std::string kernel;        // sweep --kernel NAME
-  SweepOptions sweep;        // sweep --param, --exhaustive, --time-limit
+  SweepOptions sweep;        // sweep --param, --exhaustive, --time-limit, --time-budget, --seed
   bool remeasure = false;    // roofline --remeasure
   Format format = Format::table;
   std::string out;  // empty: stdout

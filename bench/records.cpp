@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/format.hpp"
+#include "bench/tunable.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
@@ -192,9 +193,10 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
       const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
       std::string used;
       if (auto it = launch.find(k.kernel); it != launch.end()) {
-        used = "wg " + std::to_string(it->value("work_group_size", 0));
-        if (it->contains("work_groups_per_cu")) used += " x" + std::to_string(it->value("work_groups_per_cu", 0)) + "/CU";
-        used += ": " + it->value("from", std::string());
+        Params params;  // every integer is a parameter; "from" and "detail" say where they came from
+        for (const auto& [name, value] : it->items())
+          if (value.is_number_integer()) params[name] = value.get<int>();
+        used = format_params(params) + ": " + it->value("from", std::string());
       }
       out << "  " << col(k.kernel, 19) << col(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
           << col(fixed(s * 1e3, 4), 11, true) << col(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)

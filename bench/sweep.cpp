@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -25,37 +27,60 @@ int parse_int(const std::string& text, const std::string& what) {
   return v;
 }
 
-std::string format_params(const Params& p) {
-  std::string s;
-  for (const auto& [name, value] : p) {
-    const std::string shortname = name == "work_group_size" ? "wg" : name == "work_groups_per_cu" ? "wg/cu" : name;
-    s += (s.empty() ? "" : " ") + shortname + "=" + std::to_string(value);
+// The space a sweep visits: `declared`, with the values --param gives in place of the declared
+// ones. Throws UsageError for a value outside the declared ones, or one that no legal
+// configuration can take, naming what it breaks.
+TunableSpace restrict_to_options(const TunableSpace& declared, const SweepOptions& options) {
+  TunableSpace space = declared;
+  for (const auto& [name, values] : options.params) {
+    Tunable* t = nullptr;
+    for (auto& p : space.params)
+      if (p.name == name) t = &p;
+    if (!t) continue;  // a parameter of another kernel
+    for (int v : values)
+      if (!t->allows(v))
+        throw UsageError("--param " + name + "=" + std::to_string(v) + " is outside its legal range (" + t->legal +
+                         " on this device)");
+    t->values = values;
   }
-  return s;
+  for (const auto& [name, values] : options.params) {
+    if (!space.find(name)) continue;
+    for (int v : values) {
+      TunableSpace fixed_here = space;
+      for (auto& p : fixed_here.params)
+        if (p.name == name) p.values = {v};
+      if (!fixed_here.enumerate(1).empty()) continue;
+      // Why not: what the configurations with this value break, over a bounded number of them.
+      TunableSpace unconstrained = fixed_here;
+      unconstrained.constraints.clear();
+      std::set<std::string> broken;
+      for (const Params& q : unconstrained.enumerate(100000)) {
+        std::string why;
+        if (!fixed_here.legal(q, &why)) broken.insert(why);
+      }
+      std::string list;
+      for (const auto& b : broken) list += (list.empty() ? "" : "; ") + b;
+      throw UsageError("--param " + name + "=" + std::to_string(v) +
+                       " leaves no legal configuration: with it, " + list);
+    }
+  }
+  return space;
 }
 
-bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
-// The values a sweep visits for `range`: the --param values, checked, or the legal range.
-std::vector<int> values_of(const TunableRange& range, const SweepOptions& options, bool& given) {
-  given = false;
-  for (const auto& [name, values] : options.params) {
-    if (name != range.name) continue;
-    given = true;
-    std::vector<int> legal;
-    for (int v : values) {
-      if (v < range.min || v > range.max || (range.power_of_two && !is_power_of_two(v)))
-        throw UsageError("--param " + name + "=" + std::to_string(v) + " is outside its legal range (" +
-                         (range.power_of_two ? "powers of two in " : "") + "[" + std::to_string(range.min) + ", " +
-                         std::to_string(range.max) + "] on this device)");
-      legal.push_back(v);
-    }
-    return legal;
+// Draws up to `count` distinct legal configurations not in `seen`, uniformly per parameter.
+std::vector<Params> random_legal(const TunableSpace& space, std::size_t count, std::mt19937_64& random,
+                                 const std::map<Params, std::size_t>& seen) {
+  std::vector<Params> out;
+  std::set<Params> drawn;
+  for (std::size_t tries = 0; out.size() < count && tries < 100 * count; ++tries) {
+    Params p;
+    for (const auto& t : space.params)
+      p[t.name] = t.values[std::uniform_int_distribution<std::size_t>(0, t.values.size() - 1)(random)];
+    if (seen.count(p) || drawn.count(p) || !space.legal(p)) continue;
+    drawn.insert(p);
+    out.push_back(std::move(p));
   }
-  std::vector<int> all;
-  for (int v = range.min; v <= range.max; v = range.power_of_two ? v * 2 : v + 1)
-    if (!range.power_of_two || is_power_of_two(v)) all.push_back(v);
-  return all;
+  return out;
 }
 
 // A progress bar on a terminal, one line per configuration otherwise.
@@ -92,35 +117,6 @@ class Progress {
   std::size_t done_ = 0, most_ = 1;
 };
 
-ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
-                      const std::optional<Ceilings>& ceilings, Precision precision) {
-  ConfigResult r;
-  r.params = params;
-  try {
-    r.timing = k.measure(params, options.time_limit_s);
-    const double t = r.timing.seconds;
-    if (!(t > 0)) throw Error(ExitCode::device, "the device timer reported no time");
-    r.gflops = k.flops_per_call() / t / 1e9;
-    r.gbps = k.bytes_per_call() / t / 1e9;
-    if (ceilings) r.roofline_pct = place(k.flops_per_call(), k.bytes_per_call(), t, *ceilings, precision).roofline_pct;
-  } catch (const VerificationError& e) {
-    r.status = "wrong result";
-    r.reason = e.what();
-  } catch (const DeviceError& e) {
-    r.status = "launch failed";
-    r.reason = e.what();
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    r.status = e.code() == ExitCode::point_failed ? "time limit" : "error";
-    r.reason = e.what();
-  } catch (const std::exception& e) {
-    r.status = "error";
-    r.reason = e.what();
-  }
-  return r;
-}
-
 // Half the relative spread of a configuration's samples, at least 1%: what counts as noise.
 double noise_of(const ConfigResult& r) {
   const auto& s = r.timing.samples;
@@ -150,6 +146,35 @@ nlohmann::json params_json(const Params& p) {
 }
 
 }  // namespace
+
+ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
+                      const std::optional<Ceilings>& ceilings, Precision precision) {
+  ConfigResult r;
+  r.params = params;
+  try {
+    r.timing = k.measure(params, options.time_limit_s);
+    const double t = r.timing.seconds;
+    if (!(t > 0)) throw Error(ExitCode::device, "the device timer reported no time");
+    r.gflops = k.flops_per_call() / t / 1e9;
+    r.gbps = k.bytes_per_call() / t / 1e9;
+    if (ceilings) r.roofline_pct = place(k.flops_per_call(), k.bytes_per_call(), t, *ceilings, precision).roofline_pct;
+  } catch (const VerificationError& e) {
+    r.status = "wrong result";
+    r.reason = e.what();
+  } catch (const DeviceError& e) {
+    r.status = "launch failed";
+    r.reason = e.what();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    r.status = e.code() == ExitCode::point_failed ? "time limit" : "error";
+    r.reason = e.what();
+  } catch (const std::exception& e) {
+    r.status = "error";
+    r.reason = e.what();
+  }
+  return r;
+}
 
 std::pair<std::string, std::vector<int>> parse_param(const std::string& text) {
   const auto eq = text.find('=');
@@ -195,7 +220,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     bool known = false;
     std::set<std::string> valid;
     for (const auto& k : target.kernels)
-      for (const auto& t : k->tunables()) {
+      for (const auto& t : k->tunables().params) {
         valid.insert(t.name);
         known = known || t.name == name;
       }
@@ -208,6 +233,9 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
 
   const std::string label = target.device.backend + ":" + std::to_string(target.device.index) + " " +
                             to_string(target.precision);
+  std::function<double()> now = options.clock;
+  if (!now)
+    now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   Progress progress(log, terminal, label);
   for (auto& k : target.kernels) {
     KernelSweep ks;
@@ -215,45 +243,97 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     ks.key = k->key();
     ks.flops_per_call = k->flops_per_call();
     ks.bytes_per_call = k->bytes_per_call();
-    const auto tunables = k->tunables();
-    const TunableRange* size_range = nullptr;
-    const TunableRange* per_cu_range = nullptr;
-    for (const auto& t : tunables) {
-      if (t.name == "work_group_size") size_range = &t;
-      if (t.name == "work_groups_per_cu") per_cu_range = &t;
-    }
-    bool sizes_given = false, per_cu_given = false;
-    const std::vector<int> sizes = size_range ? values_of(*size_range, options, sizes_given) : std::vector<int>{0};
-    const std::vector<int> per_cu =
-        per_cu_range ? values_of(*per_cu_range, options, per_cu_given) : std::vector<int>{};
-    progress.kernel(ks.kernel, sizes.size() * std::max<std::size_t>(per_cu.size(), 1));
+    const TunableSpace declared = k->tunables();
+    const Params heuristic = k->heuristic();
+    if (std::string why; !declared.legal(heuristic, &why))
+      throw Error(ExitCode::internal, "kernel " + ks.kernel + ": its heuristic " + format_params(heuristic) +
+                                          " is not legal on " + target.device.label() + ": " + why);
+    const TunableSpace space = restrict_to_options(declared, options);
+    const Tunable* per_cu = space.find("work_groups_per_cu");
+    bool per_cu_given = false;
+    for (const auto& given : options.params) per_cu_given = per_cu_given || given.first == "work_groups_per_cu";
 
-    auto run = [&](const Params& p) {
+    std::map<Params, std::size_t> seen;  // index into ks.configs
+    auto run = [&](const Params& p) -> const ConfigResult& {
+      if (auto it = seen.find(p); it != seen.end()) return ks.configs[it->second];
+      seen[p] = ks.configs.size();
       ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision));
       progress.config(ks.configs.back());
       return ks.configs.back();
     };
-    for (int size : sizes) {
-      Params p;
-      if (size_range) p["work_group_size"] = size;
-      if (per_cu.empty()) {
-        run(p);
-        continue;
-      }
-      double best_here = INFINITY, noise = 0.01;
-      int since = 0;
-      for (int v : per_cu) {
-        p["work_groups_per_cu"] = v;
-        const ConfigResult r = run(p);
-        if (r.status == "launch failed" && v == per_cu.front()) break;  // this size does not launch at all
-        if (r.ok() && r.timing.seconds < best_here * (1 - noise)) {
-          best_here = r.timing.seconds;
-          noise = noise_of(r);
-          since = 0;
-        } else {
-          ++since;
+
+    if (per_cu) {
+      ks.strategy = "walk over WG/CU";
+      TunableSpace others = space;
+      others.constraints.clear();
+      std::erase_if(others.params, [](const Tunable& t) { return t.name == "work_groups_per_cu"; });
+      const std::vector<Params> combos = others.params.empty() ? std::vector<Params>{Params{}} : others.enumerate();
+      progress.kernel(ks.kernel, combos.size() * per_cu->values.size());
+      for (const Params& combo : combos) {
+        double best_here = INFINITY, noise = 0.01;
+        int since = 0;
+        bool first = true;
+        for (int v : per_cu->values) {
+          Params p = combo;
+          p["work_groups_per_cu"] = v;
+          if (!space.legal(p)) continue;
+          const ConfigResult& r = run(p);
+          if (r.status == "launch failed" && first) break;  // these parameters do not launch at all
+          first = false;
+          if (r.ok() && r.timing.seconds < best_here * (1 - noise)) {
+            best_here = r.timing.seconds;
+            noise = noise_of(r);
+            since = 0;
+          } else {
+            ++since;
+          }
+          if (!options.exhaustive && !per_cu_given && since >= options.patience) break;
         }
-        if (!options.exhaustive && !per_cu_given && since >= options.patience) break;
+      }
+    } else if (std::vector<Params> all = space.enumerate(small_space + 1); options.exhaustive || all.size() <= small_space) {
+      ks.strategy = "whole space";
+      if (all.size() > small_space) all = space.enumerate();
+      progress.kernel(ks.kernel, all.size());
+      for (const Params& p : all) run(p);
+    } else {
+      ks.strategy = "sample + climb";
+      log << "gpubench: sweep " << label << " " << ks.kernel << ": more than " << small_space
+          << " legal configurations: the heuristic and " << random_sample << " at random (seed " << options.seed
+          << "), then hill climbing from the best " << climb_from << ", within " << fixed(options.time_budget_s, 0)
+          << " s" << std::endl;
+      progress.kernel(ks.kernel, 2 * random_sample);
+      const double budget_start = now();
+      auto spent = [&] { return ks.budget_spent = ks.budget_spent || now() - budget_start >= options.time_budget_s; };
+      std::mt19937_64 random(options.seed);
+      std::vector<Params> sample;
+      if (space.legal(heuristic)) sample.push_back(heuristic);
+      for (Params& p : random_legal(space, random_sample, random, seen)) sample.push_back(std::move(p));
+      for (const Params& p : sample)
+        if (!spent()) run(p);
+      std::vector<std::size_t> starts;
+      for (std::size_t i = 0; i < ks.configs.size(); ++i)
+        if (ks.configs[i].ok()) starts.push_back(i);
+      std::sort(starts.begin(), starts.end(), [&](std::size_t x, std::size_t y) {
+        return ks.configs[x].timing.seconds < ks.configs[y].timing.seconds;
+      });
+      if (starts.size() > climb_from) starts.resize(climb_from);
+      for (std::size_t from : starts) {
+        Params current = ks.configs[from].params;
+        while (!spent()) {
+          const ConfigResult here = ks.configs[seen.at(current)];
+          Params next = current;
+          double best_time = here.timing.seconds * (1 - noise_of(here));
+          for (const Params& n : space.neighbours(current)) {
+            if (spent()) break;
+            const ConfigResult& r = run(n);
+            if (r.ok() && r.timing.seconds < best_time) {
+              best_time = r.timing.seconds;
+              next = n;
+            }
+          }
+          if (next == current) break;  // a local optimum
+          current = next;
+        }
       }
     }
     progress.end_kernel();
@@ -263,18 +343,18 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
       if (c.ok() && (ks.best < 0 || c.timing.seconds < ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds))
         ks.best = static_cast<int>(i);
     }
-    // The baseline: 1 WG/CU at the best size (the thesis's starting point); without WG/CU, the
-    // built-in heuristic's configuration.
+    // The baseline: 1 WG/CU with the best's other parameters (the thesis's starting point);
+    // without WG/CU, the built-in heuristic's configuration.
     if (ks.best >= 0) {
-      Params base = per_cu.empty() ? k->heuristic() : ks.configs[static_cast<std::size_t>(ks.best)].params;
-      if (!per_cu.empty()) base["work_groups_per_cu"] = per_cu.front();
-      for (std::size_t i = 0; i < ks.configs.size(); ++i)
-        if (ks.configs[i].ok() && ks.configs[i].params == base) ks.baseline = static_cast<int>(i);
+      Params base = per_cu ? ks.configs[static_cast<std::size_t>(ks.best)].params : heuristic;
+      if (per_cu) base["work_groups_per_cu"] = per_cu->values.front();
+      if (auto it = seen.find(base); it != seen.end() && ks.configs[it->second].ok())
+        ks.baseline = static_cast<int>(it->second);
     }
     std::size_t failed = 0;
     for (const auto& c : ks.configs) failed += c.ok() ? 0 : 1;
-    log << "gpubench: sweep " << label << " " << ks.kernel << ": " << ks.configs.size() << " configurations, "
-        << failed << " failed";
+    log << "gpubench: sweep " << label << " " << ks.kernel << ": " << ks.configs.size() << " configurations ("
+        << ks.strategy << (ks.budget_spent ? ", time budget spent" : "") << "), " << failed << " failed";
     if (ks.best >= 0)
       log << "; best " << format_params(ks.configs[static_cast<std::size_t>(ks.best)].params) << " "
           << fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds * 1e3, 4) << " ms";
@@ -291,7 +371,7 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
         << fixed(r.seconds, 1) << " s)\n";
     if (!r.ceilings) out << "  (no ceilings for this device: % of roofline not shown)\n";
     out << "  " << col("kernel", 18) << col("t(1 WG/CU) ms", 14, true) << col("best ms", 10, true)
-        << col("best WG/CU", 11, true) << col("best WG", 8, true) << col("reduction", 10, true)
+        << "  " << col("best parameters", 24) << col("reduction", 10, true)
         << col("GFLOP/s", 9, true) << col("GB/s", 8, true) << col("% roof", 7, true) << col("configs", 9, true)
         << col("failed", 7, true) << "\n";
     for (const auto& k : r.kernels) {
@@ -299,20 +379,17 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
       for (const auto& c : k.configs) failed += c.ok() ? 0 : 1;
       out << "  " << col(k.kernel, 18);
       if (k.best < 0) {
-        out << col("-", 14, true) << col("-", 10, true) << col("-", 11, true) << col("-", 8, true) << col("-", 10, true)
+        out << col("-", 14, true) << col("-", 10, true) << "  " << col("-", 24) << col("-", 10, true)
             << col("-", 9, true) << col("-", 8, true) << col("-", 7, true);
       } else {
         const auto& b = k.configs[static_cast<std::size_t>(k.best)];
-        const auto per_cu = b.params.find("work_groups_per_cu");
-        const auto size = b.params.find("work_group_size");
         std::string base = "-";
         if (k.baseline >= 0) {
           base = fixed(k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds * 1e3, 4);
-          if (per_cu == b.params.end()) base += "*";
+          if (!b.params.count("work_groups_per_cu")) base += "*";
         }
-        out << col(base, 14, true) << col(fixed(b.timing.seconds * 1e3, 4), 10, true)
-            << col(per_cu == b.params.end() ? "-" : std::to_string(per_cu->second), 11, true)
-            << col(size == b.params.end() ? "-" : std::to_string(size->second), 8, true)
+        out << col(base, 14, true) << col(fixed(b.timing.seconds * 1e3, 4), 10, true) << "  "
+            << col(format_params(b.params), 24)
             << col(k.baseline >= 0 ? fixed(k.reduction_pct(), 1) + "%" : "-", 10, true) << col(fixed(b.gflops, 1), 9, true)
             << col(fixed(b.gbps, 1), 8, true) << col(r.ceilings ? fixed(b.roofline_pct, 1) : "-", 7, true);
       }
@@ -326,6 +403,9 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
       for (const auto& c : k.configs)
         if (!c.ok()) out << "  " << k.kernel << " " << format_params(c.params) << ": " << c.status << ": " << c.reason << "\n";
     }
+    for (const auto& k : r.kernels)
+      if (k.budget_spent)
+        out << "  " << k.kernel << ": the time budget ran out before the search settled (--time-budget)\n";
     for (const auto& u : r.untunable) out << "  not swept: " << u << "\n";
     out << "\n";
   }
@@ -353,6 +433,8 @@ nlohmann::json sweep_json(const std::vector<SweepReport>& reports) {
         configs.push_back(j);
       }
       nlohmann::json kj = {{"kernel", k.kernel},
+                           {"strategy", k.strategy},
+                           {"budget_spent", k.budget_spent},
                            {"key", k.key.text()},
                            {"flops_per_call", k.flops_per_call},
                            {"bytes_per_call", k.bytes_per_call},

@@ -1,28 +1,60 @@
-// What a suite tells the sweeper about one tunable kernel on one device: its parameters and their
-// legal ranges, and how to measure it (verified) with a given set of values. The sweeper
-// (bench/sweep.hpp) walks the parameters; the suite knows the kernel.
+// What a suite tells the sweeper about one tunable kernel on one device: its parameters, their
+// legal values and the constraints between them (a TunableSpace), its heuristic, and how to
+// measure it (verified) with a given set of values. The sweeper (bench/sweep.hpp), the run-time
+// lookup (choose_launch_params) and the tables all read the same declaration.
 #pragma once
 
-#include <map>
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backends/device.hpp"
-#include "common/precision.hpp"
+#include "bench/launch_config.hpp"
 #include "bench/tuning_db.hpp"
+#include "common/precision.hpp"
 
 namespace gpubench {
 
-// A tunable parameter and its legal values: the integers in [min, max], or only the powers of
-// two there.
-struct TunableRange {
-  std::string name;  // "work_group_size", "work_groups_per_cu"
-  int min = 1, max = 1;
-  bool power_of_two = false;
+// One parameter and its legal values, in ascending order for ranges and in the declared order
+// for a list; "one step" (TunableSpace::neighbours) is one place along that order.
+struct Tunable {
+  std::string name;         // "work_group_size", "work_groups_per_cu", "tile"
+  std::vector<int> values;  // never empty
+  std::string legal;        // how the values were declared: "[1, 64]", "powers of two in [32, 1024]", "{1, 2, 4}"
+
+  static Tunable range(std::string name, int min, int max);           // the integers in [min, max]
+  static Tunable powers_of_two(std::string name, int min, int max);   // the powers of two there
+  static Tunable list(std::string name, std::vector<int> values);     // exactly these
+  bool allows(int value) const;
 };
 
-using Params = std::map<std::string, int>;
+// A rule over a whole parameter set, e.g. "tile * tile <= work_group_size". `holds` is called only
+// with a value for every parameter of its space.
+struct Constraint {
+  std::string description;
+  std::function<bool(const Params&)> holds;
+};
+
+struct TunableSpace {
+  std::vector<Tunable> params;
+  std::vector<Constraint> constraints;
+
+  const Tunable* find(const std::string& name) const;  // nullptr when not declared
+  // Whether `p` gives every declared parameter (and nothing else) a legal value and meets every
+  // constraint; otherwise `why` (when given) says which parameter or constraint it breaks.
+  bool legal(const Params& p, std::string* why = nullptr) const;
+  // How many parameter sets the ranges allow, before constraints (saturates at SIZE_MAX).
+  std::size_t size() const;
+  // The legal parameter sets, the first parameter outermost, each in its values' order; at most `limit`.
+  std::vector<Params> enumerate(std::size_t limit = static_cast<std::size_t>(-1)) const;
+  // The legal sets that differ from `p` in one parameter by one step up or down.
+  std::vector<Params> neighbours(const Params& p) const;
+};
+
+// "wg=256 wg/cu=4 tile=16": short names for the two common parameters, the others as declared.
+std::string format_params(const Params& p);
 
 // One configuration's measurement: the device time per call over several timed batches.
 struct KernelTiming {
@@ -30,12 +62,20 @@ struct KernelTiming {
   std::vector<double> samples;   // per call, one per timed batch
 };
 
+// The measure loop every tunable kernel uses: one call alone (Error(ExitCode::point_failed) when
+// it takes longer than `time_limit_s`), then 5 batches of about 2 ms worth of calls (1 to 200),
+// each one sample; the median is the time. `timed_calls(n)` makes n calls and returns their
+// device time together. `one_call_s`: the time of a call already made (a timed verification
+// call), which then stands for the first call.
+KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, double time_limit_s,
+                          double one_call_s = -1);
+
 class TunableKernel {
  public:
   virtual ~TunableKernel() = default;
   virtual std::string name() const = 0;                  // "spmv"
-  virtual std::vector<TunableRange> tunables() const = 0;
-  virtual Params heuristic() const = 0;                  // the built-in default
+  virtual TunableSpace tunables() const = 0;
+  virtual Params heuristic() const = 0;                  // the built-in default: legal in tunables()
   virtual TuningKey key() const = 0;                     // where its best configuration is stored
   virtual double flops_per_call() const = 0;             // declared work
   virtual double bytes_per_call() const = 0;
@@ -47,14 +87,17 @@ class TunableKernel {
 
 // What a run launches one kernel with: the tuning database's choice for `key` (exact key,
 // nearest size, the device's default, then `heuristic`), or `heuristic` when `db` is null
-// (--tuning off). Only the parameters `tunables` names are taken; a value outside its range is
-// an InputError naming the entry and the device.
+// (--tuning off). Only the parameters `space` declares are taken, the heuristic's standing in
+// for any the entry lacks; a set that breaks a range or a constraint is an InputError naming
+// the entry, the device and what it breaks. An illegal heuristic is a bug (Error, internal).
 struct LaunchChoice {
   Params params;
   TuningChoice choice;
 };
 LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, const TuningKey& key,
-                                  const Params& heuristic, const std::vector<TunableRange>& tunables);
+                                  const Params& heuristic, const TunableSpace& space);
+// What the records keep of a choice: every parameter, with "from" and "detail".
+nlohmann::json launch_json(const LaunchChoice& c);
 
 // The kernels of one suite on one device, problem and precision.
 struct SweepTarget {

@@ -16,6 +16,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
+#include "bench/launch_config.hpp"
 #include "common/precision.hpp"
 #include "kernels/cg/csr.hpp"
 
@@ -23,13 +24,9 @@ namespace gpubench::cg {
 
 using Slot = int;
 class Solver;
-
-// Launch parameters of one CG kernel (work.hpp declares which kernels take which, and their
-// legal ranges). The defaults are the built-in heuristic the tuning database falls back to.
-struct LaunchConfig {
-  int work_group_size = 256;    // work-items per work-group (OpenCL local size)
-  int work_groups_per_cu = 8;   // grid = compute units * this, for the grid-stride kernels
-};
+// Launch parameters of one CG kernel (bench/launch_config.hpp); work.hpp declares which kernels
+// take which, and their legal values.
+using gpubench::LaunchConfig;
 
 // One kernel's device time over a profiled pass.
 struct KernelProfile {

@@ -353,21 +353,11 @@ class CgSuite final : public Suite {
     if (v == Variant::vendor || !takes_launch_parameters(device.backend)) return c;
     nlohmann::json launch = nlohmann::json::object();
     for (const KernelWork& k : iteration_work(v, ProblemShape{a.rows, a.nnz(), p})) {
-      const Params heuristic = heuristic_params(k.kernel, device.max_work_group_size);
-      const auto tunables = kernel_tunables(k.kernel, device.max_work_group_size);
-      const LaunchChoice chosen =
-          choose_launch_params(options.tuning.get(), device,
-                               {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())}, heuristic, tunables);
-      const TuningChoice& choice = chosen.choice;
-      LaunchConfig config;
-      if (auto it = chosen.params.find("work_group_size"); it != chosen.params.end()) config.work_group_size = it->second;
-      if (auto it = chosen.params.find("work_groups_per_cu"); it != chosen.params.end())
-        config.work_groups_per_cu = it->second;
-      nlohmann::json used = {{"work_group_size", config.work_group_size}};
-      if (tunables.size() > 1) used["work_groups_per_cu"] = config.work_groups_per_cu;
-      used["from"] = to_string(choice.source);
-      used["detail"] = choice.detail;
-      launch[k.kernel] = used;
+      const LaunchChoice chosen = choose_launch_params(
+          options.tuning.get(), device, {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())},
+          heuristic_params(k.kernel, device.max_work_group_size), kernel_tunables(k.kernel, device.max_work_group_size));
+      launch[k.kernel] = launch_json(chosen);
+      const LaunchConfig config = to_launch_config(chosen.params, "CG " + k.kernel);
       c.kernels.emplace_back(k.kernel, config);
     }
     c.params["launch"] = launch;

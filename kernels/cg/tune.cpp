@@ -70,9 +70,7 @@ class CgTunableKernel final : public TunableKernel {
         values_(values) {}
 
   std::string name() const override { return kernel_; }
-  std::vector<TunableRange> tunables() const override {
-    return kernel_tunables(kernel_, largest_group_);
-  }
+  TunableSpace tunables() const override { return kernel_tunables(kernel_, largest_group_); }
   Params heuristic() const override { return heuristic_params(kernel_, largest_group_); }
   TuningKey key() const override {
     const auto& a = bench_->problem->a;
@@ -83,35 +81,15 @@ class CgTunableKernel final : public TunableKernel {
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
     Operations& ops = *bench_->ops;
-    LaunchConfig launch;
-    for (const auto& [name, value] : params) {
-      if (name == "work_group_size") launch.work_group_size = value;
-      else if (name == "work_groups_per_cu") launch.work_groups_per_cu = value;
-      else throw UsageError("CG kernel " + kernel_ + " has no parameter '" + name + "'");
-    }
-    ops.set_launch(kernel_, launch);
+    ops.set_launch(kernel_, to_launch_config(params, "CG " + kernel_));
     verify(ops);
-
-    // One call alone: the time limit, and how many calls make a batch of about 2 ms.
-    ops.start_timer();
-    call_(ops);
-    const double one = ops.stop_timer();
-    if (one > time_limit_s) {
-      char text[128];
-      std::snprintf(text, sizeof text, "one call took %.3f s, over the time limit of %.3f s", one, time_limit_s);
-      throw Error(ExitCode::point_failed, text);
-    }
-    const int calls = std::clamp(static_cast<int>(2e-3 / std::max(one, 1e-7)), 1, 200);
-    KernelTiming t;
-    for (int batch = 0; batch < 5; ++batch) {
-      ops.start_timer();
-      for (int c = 0; c < calls; ++c) call_(ops);
-      t.samples.push_back(ops.stop_timer() / calls);
-    }
-    std::vector<double> sorted = t.samples;
-    std::sort(sorted.begin(), sorted.end());
-    t.seconds = sorted[sorted.size() / 2];
-    return t;
+    return time_batches(
+        [&](int calls) {
+          ops.start_timer();
+          for (int c = 0; c < calls; ++c) call_(ops);
+          return ops.stop_timer();
+        },
+        time_limit_s);
   }
 
  private:
@@ -167,9 +145,9 @@ class CgTunableKernel final : public TunableKernel {
 Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size) {
   const LaunchConfig defaults;
   Params p;
-  for (const TunableRange& t : kernel_tunables(kernel, max_work_group_size)) {
-    if (t.name == "work_group_size") p[t.name] = std::clamp(defaults.work_group_size, t.min, t.max);
-    if (t.name == "work_groups_per_cu") p[t.name] = std::clamp(defaults.work_groups_per_cu, t.min, t.max);
+  for (const Tunable& t : kernel_tunables(kernel, max_work_group_size).params) {
+    const int value = t.name == "work_group_size" ? defaults.work_group_size : defaults.work_groups_per_cu;
+    p[t.name] = std::clamp(value, t.values.front(), t.values.back());
   }
   return p;
 }

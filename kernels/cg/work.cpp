@@ -95,13 +95,13 @@ const std::vector<std::string>& tunable_kernels() {
   return names;
 }
 
-std::vector<TunableRange> kernel_tunables(const std::string& kernel, std::size_t max_work_group_size) {
+TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size) {
   const auto& names = tunable_kernels();
   if (std::find(names.begin(), names.end(), kernel) == names.end()) return {};
   int largest = 1;  // the largest power of two within the device's limit
   while (static_cast<std::size_t>(largest) * 2 <= max_work_group_size && largest < (1 << 30)) largest *= 2;
-  std::vector<TunableRange> t = {{"work_group_size", std::min(32, largest), largest, true}};
-  if (kernel != "spmv") t.push_back({"work_groups_per_cu", 1, 64, false});
+  TunableSpace t{{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest)}, {}};
+  if (kernel != "spmv") t.params.push_back(Tunable::range("work_groups_per_cu", 1, 64));
   return t;
 }
 

@@ -62,6 +62,7 @@ const std::vector<std::string>& tunable_kernels();
 // work_group_size, powers of two from 32 (or the device's limit if lower) to that limit, for
 // every kernel; work_groups_per_cu (1..64) for the grid-stride kernels only. SpMV's grid follows
 // from the rows (one work-item, or one group of lanes, per row) and has no such parameter.
-std::vector<TunableRange> kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
+// No constraints between them; an empty space for a kernel that is not tunable.
+TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
 
 }  // namespace gpubench::cg

@@ -13,6 +13,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
+#include "bench/launch_config.hpp"
 #include "kernels/ep/ep.hpp"
 
 namespace gpubench::ep {
@@ -29,12 +30,9 @@ constexpr Variant all_variants[] = {Variant::reduce, Variant::partials, Variant:
 constexpr Variant device_variants[] = {Variant::reduce, Variant::partials};  // what every backend runs
 std::string tally_kernel(Variant v);  // "tally", "tally_partials" (the tunable kernels), "serial"
 
-// The grid of the tally kernel: work_groups_per_cu x compute units groups of work_group_size.
-// The defaults are the built-in heuristic the tuning database falls back to.
-struct LaunchConfig {
-  int work_group_size = 256;
-  int work_groups_per_cu = 8;
-};
+// The grid of the tally kernel (bench/launch_config.hpp): work_groups_per_cu x compute units
+// groups of work_group_size.
+using gpubench::LaunchConfig;
 
 struct TallyRun {
   std::array<double, result_values> values{};  // sx, sy, q[0..9]

@@ -15,27 +15,26 @@ namespace {
 
 std::uint64_t pairs_of(const EpClass& c) { return std::uint64_t{1} << c.m; }
 
+// The largest power of two the device runs the tally kernel with: the sizes are powers of two.
+int largest_power_of_two(int largest_group) {
+  int p = 1;
+  while (p <= largest_group / 2) p *= 2;
+  return p;
+}
+
 // The tally kernel's tunables: work-group sizes, powers of two from 32 to the largest the
 // device runs it with, and work-groups per compute unit.
-std::vector<TunableRange> tunables(int largest_group) {
-  const int largest = std::max(largest_group, 1);
-  return {{"work_group_size", std::min(32, largest), largest, true}, {"work_groups_per_cu", 1, 64, false}};
+TunableSpace tunables(int largest_group) {
+  const int largest = largest_power_of_two(largest_group);
+  return {{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest),
+           Tunable::range("work_groups_per_cu", 1, 64)},
+          {}};
 }
 
 Params heuristic_params(int largest_group) {
   const LaunchConfig defaults;
-  return {{"work_group_size", std::min(defaults.work_group_size, std::max(largest_group, 1))},
+  return {{"work_group_size", std::min(defaults.work_group_size, largest_power_of_two(largest_group))},
           {"work_groups_per_cu", defaults.work_groups_per_cu}};
-}
-
-LaunchConfig launch_of(const Params& params) {
-  LaunchConfig l;
-  for (const auto& [name, value] : params) {
-    if (name == "work_group_size") l.work_group_size = value;
-    else if (name == "work_groups_per_cu") l.work_groups_per_cu = value;
-    else throw UsageError("EP's tally kernel has no parameter '" + name + "' (work_group_size, work_groups_per_cu)");
-  }
-  return l;
 }
 
 TuningKey key_of(Variant v, const EpClass& c) { return {"ep", tally_kernel(v), Precision::f64, c.m, 0}; }
@@ -118,35 +117,24 @@ class EpTunable final : public TunableKernel {
  public:
   EpTunable(std::shared_ptr<Operations> ops, const EpClass& c, Variant v) : ops_(std::move(ops)), class_(c), variant_(v) {}
   std::string name() const override { return tally_kernel(variant_); }
-  std::vector<TunableRange> tunables() const override { return ep::tunables(ops_->largest_group()); }
+  TunableSpace tunables() const override { return ep::tunables(ops_->largest_group()); }
   Params heuristic() const override { return heuristic_params(ops_->largest_group()); }
   TuningKey key() const override { return key_of(variant_, class_); }
   double flops_per_call() const override { return run_flops(class_); }
   double bytes_per_call() const override { return result_bytes; }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
-    const LaunchConfig launch = launch_of(params);
+    const LaunchConfig launch = to_launch_config(params, "EP " + name());
     const TallyRun first = ops_->tally(pairs_of(class_), variant_, launch);
     const Verdict v = verify(class_, Tally::from_values(first.values.data()));
     if (!v.passed) throw VerificationError(name() + ": " + v.detail);
-    if (first.seconds() > time_limit_s) {
-      char text[128];
-      std::snprintf(text, sizeof text, "one call took %.3f s, over the time limit of %.3f s", first.seconds(),
-                    time_limit_s);
-      throw Error(ExitCode::point_failed, text);
-    }
-    // Five timed samples, each of enough calls to last about 2 ms.
-    const int calls = std::clamp(static_cast<int>(2e-3 / std::max(first.seconds(), 1e-7)), 1, 100);
-    KernelTiming t;
-    for (int s = 0; s < 5; ++s) {
-      double total = 0;
-      for (int c = 0; c < calls; ++c) total += ops_->tally(pairs_of(class_), variant_, launch).seconds();
-      t.samples.push_back(total / calls);
-    }
-    std::vector<double> sorted = t.samples;
-    std::sort(sorted.begin(), sorted.end());
-    t.seconds = sorted[sorted.size() / 2];
-    return t;
+    return time_batches(
+        [&](int calls) {
+          double total = 0;
+          for (int c = 0; c < calls; ++c) total += ops_->tally(pairs_of(class_), variant_, launch).seconds();
+          return total;
+        },
+        time_limit_s, first.seconds());
   }
 
  private:
@@ -242,13 +230,8 @@ class EpSuite final : public Suite {
     const int largest = static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 1));
     const LaunchChoice chosen =
         choose_launch_params(options.tuning.get(), device, key_of(v, c), heuristic_params(largest), tunables(largest));
-    const TuningChoice& choice = chosen.choice;
-    const LaunchConfig launch = launch_of(chosen.params);
-    params["launch"][tally_kernel(v)] = {{"work_group_size", launch.work_group_size},
-                                         {"work_groups_per_cu", launch.work_groups_per_cu},
-                                         {"from", to_string(choice.source)},
-                                         {"detail", choice.detail}};
-    return launch;
+    params["launch"][tally_kernel(v)] = launch_json(chosen);
+    return to_launch_config(chosen.params, "EP " + tally_kernel(v));
   }
 };
 

@@ -100,6 +100,9 @@ TEST(Cli, CommandsAndTheirOptions) {
   EXPECT_EQ(s.sweep.params[1].second, (std::vector<int>{1, 2, 3}));
   EXPECT_TRUE(s.sweep.exhaustive);
   EXPECT_DOUBLE_EQ(s.sweep.time_limit_s, 0.5);
+  const CliOptions budget = parse_cli({"sweep", "--time-budget", "30", "--seed", "7"});
+  EXPECT_DOUBLE_EQ(budget.sweep.time_budget_s, 30);
+  EXPECT_EQ(budget.sweep.seed, 7u);
   EXPECT_TRUE(parse_cli({}).tuning);
   EXPECT_FALSE(parse_cli({"--tuning", "off"}).tuning);
 
@@ -114,6 +117,9 @@ TEST(Cli, CommandsAndTheirOptions) {
   EXPECT_THAT(usage_error({"sweep", "--param", "work_group_size=64", "--param", "work_group_size=128"}),
               HasSubstr("given twice"));
   EXPECT_THAT(usage_error({"sweep", "--time-limit", "0"}), HasSubstr("positive"));
+  EXPECT_THAT(usage_error({"sweep", "--time-budget", "0"}), HasSubstr("positive"));
+  EXPECT_THAT(usage_error({"sweep", "--seed", "-1"}), HasSubstr("--seed needs a number"));
+  EXPECT_THAT(usage_error({"--seed", "3"}), HasSubstr("is a sweep option"));
   EXPECT_THAT(usage_error({"sweep", "--param", "wg"}), HasSubstr("NAME=VALUES"));
 }
 

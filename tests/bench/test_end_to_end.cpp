@@ -248,14 +248,14 @@ TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
   const std::string run = "--backend opencl --variant classic --iterations 10 --repetitions 1 --tuning-db " + db.dir;
   const Result tuned = gpubench(run + " --problem poisson2d:64");
   ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
-  EXPECT_THAT(tuned.output, HasSubstr("wg " + std::to_string(wg) + " x" + std::to_string(per_cu) + "/CU: tuned\n"));
+  EXPECT_THAT(tuned.output, HasSubstr("wg=" + std::to_string(wg) + " wg/cu=" + std::to_string(per_cu) + ": tuned\n"));
   EXPECT_THAT(tuned.output, HasSubstr(": heuristic\n"));  // spmv, axpy, xpay were not swept
   const Result nearby = gpubench(run + " --problem poisson2d:96");  // 9216 rows: the next size bucket
   ASSERT_EQ(nearby.exit_code, 0) << nearby.output;
-  EXPECT_THAT(nearby.output, HasSubstr("/CU: tuned (nearest size)\n"));
+  EXPECT_THAT(nearby.output, HasSubstr(": tuned (nearest size)\n"));
   const Result off = gpubench(run + " --problem poisson2d:64 --tuning off");
   ASSERT_EQ(off.exit_code, 0) << off.output;
-  EXPECT_THAT(off.output, HasSubstr("wg 256 x8/CU: off\n"));
+  EXPECT_THAT(off.output, HasSubstr("wg=256 wg/cu=8: off\n"));
 
   const Result show = gpubench("tuning show --tuning-db " + db.dir);
   ASSERT_EQ(show.exit_code, 0) << show.output;

@@ -38,5 +38,24 @@ TEST(RecordsTable, SummaryIsTheMedianRepetitions) {
   EXPECT_EQ(out.str().find("run at 0.10 s"), std::string::npos) << out.str();
 }
 
+// The per-kernel "launch" column prints whatever parameters the kernel was launched with.
+TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
+  PointResult p;
+  p.id.suite = "gemm";
+  p.id.problem = "square:1024";
+  p.id.backend = "opencl";
+  p.id.variant = "tiled";
+  p.id.device.name = "test device";
+  p.id.params["launch"]["gemm_tiled"] = {{"tile", 16}, {"work_group_size", 256}, {"from", "tuned"}, {"detail", "x"}};
+  p.repetitions = {repetition(0.1, "")};
+  p.median_seconds_per_iteration = 0.1;
+  p.kernels = {{"gemm_tiled", 1, 0.09, 2e9, 1e7}};
+  RunReport report;
+  report.points.push_back(p);
+  std::ostringstream out;
+  write_table(report, out);
+  EXPECT_NE(out.str().find("tile=16 wg=256: tuned\n"), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace gpubench

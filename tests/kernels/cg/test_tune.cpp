@@ -3,7 +3,13 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include <filesystem>
+#include <sstream>
+
+#include <unistd.h>
+
 #include "backends/registry.hpp"
+#include "bench/sweep.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"
@@ -91,11 +97,12 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     EXPECT_GT(k->bytes_per_call(), 0);
     EXPECT_EQ(k->key().kernel, k->name());
     EXPECT_EQ(k->key().rows_bucket, 9);  // 576 rows
-    const auto tunables = k->tunables();
-    ASSERT_FALSE(tunables.empty());
-    EXPECT_EQ(tunables[0].name, "work_group_size");
-    EXPECT_EQ(tunables[0].max, 128);
-    EXPECT_EQ(tunables.size(), k->name() == "spmv" ? 1u : 2u);
+    const TunableSpace tunables = k->tunables();
+    ASSERT_FALSE(tunables.params.empty());
+    EXPECT_EQ(tunables.params[0].name, "work_group_size");
+    EXPECT_EQ(tunables.params[0].values.back(), 128);
+    EXPECT_EQ(tunables.params.size(), k->name() == "spmv" ? 1u : 2u);
+    EXPECT_TRUE(tunables.legal(k->heuristic()));
   }
 }
 
@@ -147,13 +154,62 @@ TEST(CgTune, HeuristicIsTheDefaultLaunchWithinTheDevice) {
   EXPECT_EQ(heuristic_params("spmv", 1024), (Params{{"work_group_size", 256}}));
   EXPECT_EQ(heuristic_params("axpy", 128), (Params{{"work_group_size", 128}, {"work_groups_per_cu", 8}}));
   EXPECT_EQ(heuristic_params("copy", 1024), Params{});
-  const auto t = kernel_tunables("dot", 1000);  // not a power of two: the largest below
+  const auto t = kernel_tunables("dot", 1000).params;  // not a power of two: the largest below
   ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(t[0].min, 32);
-  EXPECT_EQ(t[0].max, 512);
-  EXPECT_TRUE(t[0].power_of_two);
-  EXPECT_EQ(t[1].min, 1);
-  EXPECT_EQ(t[1].max, 64);
+  EXPECT_EQ(t[0].values, (std::vector<int>{32, 64, 128, 256, 512}));
+  EXPECT_EQ(t[0].legal, "powers of two in [32, 512]");
+  EXPECT_EQ(t[1].name, "work_groups_per_cu");
+  EXPECT_EQ(t[1].values.front(), 1);
+  EXPECT_EQ(t[1].values.back(), 64);
+  EXPECT_TRUE(kernel_tunables("copy", 1024).params.empty());
+  // The heuristic is legal on every device, however small its work-groups.
+  for (const std::string& kernel : tunable_kernels())
+    for (std::size_t largest : {1u, 16u, 32u, 100u, 128u, 1000u, 1024u, 4096u})
+      EXPECT_TRUE(kernel_tunables(kernel, largest).legal(heuristic_params(kernel, largest))) << kernel << " " << largest;
+}
+
+// The sweep walks CG's declared space as the thesis did: each work-group size, WG/CU from 1 up.
+TEST(CgTune, TheSweepWalksEveryWorkGroupSizeFromOneWorkGroupPerCu) {
+  Wrong::broken.clear();
+  SweepTarget t = make_sweep_target(wrong_device(), small_problem(), Precision::f64, "axpy");
+  SweepOptions o;
+  o.params = {parse_param("work_groups_per_cu=1:2")};
+  std::ostringstream log;
+  const SweepReport r = sweep(t, o, std::nullopt, log, false);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  std::vector<Params> visited;
+  for (const auto& c : r.kernels[0].configs) visited.push_back(c.params);
+  const std::vector<Params> expected = {{{"work_group_size", 32}, {"work_groups_per_cu", 1}},
+                                        {{"work_group_size", 32}, {"work_groups_per_cu", 2}},
+                                        {{"work_group_size", 64}, {"work_groups_per_cu", 1}},
+                                        {{"work_group_size", 64}, {"work_groups_per_cu", 2}},
+                                        {{"work_group_size", 128}, {"work_groups_per_cu", 1}},
+                                        {{"work_group_size", 128}, {"work_groups_per_cu", 2}}};
+  EXPECT_EQ(visited, expected);
+  EXPECT_EQ(r.kernels[0].strategy, "walk over WG/CU");
+}
+
+// A database value CG's declaration refuses (not a power of two) is an InputError naming it.
+TEST(CgTune, ADatabaseWorkGroupSizeOutsideTheDeclaredValuesIsRefused) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpubench-cg-tune-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const DeviceInfo d = wrong_device();
+  const TuningKey key{"cg", "dot", Precision::f64, 9, 11};
+  TuningDb db(dir.string());
+  TuningEntry e;
+  e.key = key;
+  e.problem = "poisson2d:24";
+  e.params = {{"work_group_size", 96}, {"work_groups_per_cu", 2}};
+  e.seconds = 1e-5;
+  db.record(d, {e});
+  try {
+    choose_launch_params(&db, d, key, heuristic_params("dot", 128), kernel_tunables("dot", 128));
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& err) {
+    EXPECT_THAT(err.what(), HasSubstr("work_group_size = 96 is outside its legal values powers of two in [32, 128]"));
+    EXPECT_THAT(err.what(), HasSubstr(d.label()));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

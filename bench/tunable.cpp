@@ -1,0 +1,177 @@
+#include "bench/tunable.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace gpubench {
+
+namespace {
+
+// Appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on "[" + std::to_string(...) at -O3.
+std::string interval(int min, int max) {
+  std::string s = "[";
+  s += std::to_string(min);
+  s += ", ";
+  s += std::to_string(max);
+  s += "]";
+  return s;
+}
+
+void check_bounds(const std::string& name, int min, int max) {
+  if (name.empty() || min > max)
+    throw Error(ExitCode::internal, "tunable '" + name + "': empty range " + interval(min, max));
+}
+
+}  // namespace
+
+Tunable Tunable::range(std::string name, int min, int max) {
+  check_bounds(name, min, max);
+  Tunable t{std::move(name), {}, interval(min, max)};
+  for (long v = min; v <= max; ++v) t.values.push_back(static_cast<int>(v));
+  return t;
+}
+
+Tunable Tunable::powers_of_two(std::string name, int min, int max) {
+  check_bounds(name, min, max);
+  Tunable t{std::move(name), {}, "powers of two in " + interval(min, max)};
+  for (long v = 1; v <= max; v *= 2)
+    if (v >= min) t.values.push_back(static_cast<int>(v));
+  if (t.values.empty()) throw Error(ExitCode::internal, "tunable '" + t.name + "': no power of two in " + interval(min, max));
+  return t;
+}
+
+Tunable Tunable::list(std::string name, std::vector<int> values) {
+  if (name.empty() || values.empty()) throw Error(ExitCode::internal, "tunable '" + name + "': no values");
+  std::string legal;
+  for (int v : values) legal += (legal.empty() ? "{" : ", ") + std::to_string(v);
+  return {std::move(name), std::move(values), legal + "}"};
+}
+
+bool Tunable::allows(int value) const { return std::find(values.begin(), values.end(), value) != values.end(); }
+
+const Tunable* TunableSpace::find(const std::string& name) const {
+  for (const auto& t : params)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+bool TunableSpace::legal(const Params& p, std::string* why) const {
+  auto fail = [&](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  for (const auto& [name, value] : p)
+    if (!find(name)) return fail("'" + name + "' is not a parameter of this kernel");
+  for (const auto& t : params) {
+    const auto it = p.find(t.name);
+    if (it == p.end()) return fail(t.name + " has no value");
+    if (!t.allows(it->second))
+      return fail(t.name + " = " + std::to_string(it->second) + " is outside its legal values " + t.legal);
+  }
+  for (const auto& c : constraints)
+    if (!c.holds(p)) return fail("it breaks the constraint \"" + c.description + "\"");
+  return true;
+}
+
+std::size_t TunableSpace::size() const {
+  std::size_t n = 1;
+  for (const auto& t : params) {
+    if (n > std::numeric_limits<std::size_t>::max() / t.values.size()) return std::numeric_limits<std::size_t>::max();
+    n *= t.values.size();
+  }
+  return n;
+}
+
+std::vector<Params> TunableSpace::enumerate(std::size_t limit) const {
+  std::vector<Params> out;
+  if (params.empty() || limit == 0) return out;
+  std::vector<std::size_t> at(params.size(), 0);  // an odometer over the values, the last parameter fastest
+  Params p;
+  for (;;) {
+    for (std::size_t i = 0; i < params.size(); ++i) p[params[i].name] = params[i].values[at[i]];
+    if (legal(p)) {
+      out.push_back(p);
+      if (out.size() >= limit) return out;
+    }
+    std::size_t i = params.size();
+    while (i > 0 && ++at[i - 1] == params[i - 1].values.size()) at[--i] = 0;
+    if (i == 0) return out;
+  }
+}
+
+std::vector<Params> TunableSpace::neighbours(const Params& p) const {
+  std::vector<Params> out;
+  for (const auto& t : params) {
+    const auto it = p.find(t.name);
+    if (it == p.end()) continue;
+    const auto at = std::find(t.values.begin(), t.values.end(), it->second);
+    if (at == t.values.end()) continue;
+    for (auto next : {at - (at == t.values.begin() ? 0 : 1), at + 1}) {
+      if (next == at || next == t.values.end()) continue;
+      Params q = p;
+      q[t.name] = *next;
+      if (legal(q)) out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+std::string format_params(const Params& p) {
+  std::string s;
+  for (const auto& [name, value] : p) {
+    const std::string shortname = name == "work_group_size" ? "wg" : name == "work_groups_per_cu" ? "wg/cu" : name;
+    s += (s.empty() ? "" : " ") + shortname + "=" + std::to_string(value);
+  }
+  return s;
+}
+
+KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, double time_limit_s, double one_call_s) {
+  const double one = one_call_s >= 0 ? one_call_s : timed_calls(1);
+  if (one > time_limit_s) {
+    char text[128];
+    std::snprintf(text, sizeof text, "one call took %.3f s, over the time limit of %.3f s", one, time_limit_s);
+    throw Error(ExitCode::point_failed, text);
+  }
+  const int calls = std::clamp(static_cast<int>(2e-3 / std::max(one, 1e-7)), 1, 200);
+  KernelTiming t;
+  for (int batch = 0; batch < 5; ++batch) t.samples.push_back(timed_calls(calls) / calls);
+  std::vector<double> sorted = t.samples;
+  std::sort(sorted.begin(), sorted.end());
+  t.seconds = sorted[sorted.size() / 2];
+  return t;
+}
+
+LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, const TuningKey& key,
+                                  const Params& heuristic, const TunableSpace& space) {
+  if (std::string why; !space.legal(heuristic, &why))
+    throw Error(ExitCode::internal, "the heuristic for " + key.text() + " (" + format_params(heuristic) +
+                                        ") is not legal on " + device.label() + ": " + why);
+  nlohmann::json h = nlohmann::json::object();
+  for (const auto& [name, value] : heuristic) h[name] = value;
+  LaunchChoice c{heuristic, {h, TuningSource::off, "--tuning off"}};
+  if (!db) return c;
+  c.choice = db->lookup(device, key, h);
+  for (const Tunable& t : space.params) {
+    const auto it = c.choice.params.find(t.name);
+    if (it == c.choice.params.end()) continue;
+    if (!it->is_number_integer())
+      throw InputError("tuning database: " + c.choice.detail + ": " + t.name + " = " + it->dump() +
+                       " is not an integer (on " + device.label() + ")");
+    c.params[t.name] = it->get<int>();
+  }
+  if (std::string why; !space.legal(c.params, &why))
+    throw InputError("tuning database: " + c.choice.detail + ": " + format_params(c.params) + " cannot run on " +
+                     device.label() + ": " + why);
+  return c;
+}
+
+nlohmann::json launch_json(const LaunchChoice& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : c.params) j[name] = value;
+  j["from"] = to_string(c.choice.source);
+  j["detail"] = c.choice.detail;
+  return j;
+}
+
+}  // namespace gpubench
