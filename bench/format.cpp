@@ -13,7 +13,7 @@ std::string fixed(double v, int digits) {
 }
 
 std::string column(const std::string& s, std::size_t width, bool right) {
-  if (s.size() >= width) return s.substr(0, width);
+  if (s.size() >= width) return s;
   const std::string pad(width - s.size(), ' ');
   return right ? pad + s : s + pad;
 }

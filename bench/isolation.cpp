@@ -227,8 +227,12 @@ int supervise(const std::vector<std::string>& argv, const SuperviseOptions& opti
     std::string crash;  // why the worker did not end by itself
     for (;;) {
       if (buffer.find('\n') == std::string::npos) {
+        // The hang clock runs inside a unit only: between units the worker plans, generates
+        // problems and builds programs, which take as long as they take.
         const auto left = limit - (std::chrono::steady_clock::now() - last);
-        const int wait_ms = static_cast<int>(std::max(0.0, std::chrono::duration<double, std::milli>(left).count()));
+        const int wait_ms =
+            current.empty() ? -1
+                            : static_cast<int>(std::max(0.0, std::chrono::duration<double, std::milli>(left).count()));
         pollfd p{process.fd(), POLLIN, 0};
         const int ready = ::poll(&p, 1, wait_ms);
         if (ready < 0 && errno == EINTR) continue;

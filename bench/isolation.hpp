@@ -42,7 +42,9 @@ bool in_worker();
 void attach_worker();
 
 struct SuperviseOptions {
-  double timeout_s = 600;  // the longest a unit may go without a step (hang)
+  // The longest a unit may go without a step (a hang). Between units (planning, generating a
+  // problem, writing the output) there is no limit: only a unit can be failed and skipped.
+  double timeout_s = 600;
 };
 
 // Runs this program again with `args` as a worker and supervises it until it exits: returns its

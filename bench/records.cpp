@@ -32,7 +32,6 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-std::string col(const std::string& s, std::size_t width, bool right = false) { return column(s, width, right); }
 
 std::string summary_of(const PointResult& p) {
   // The suite summary (e.g. NAS CG's zeta, NAS EP's time and Mop/s) of the verified repetition
@@ -143,22 +142,22 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
       << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
       << (baseline.empty() ? std::string("the first row") : baseline) << ")\n\n";
-  out << col("backend", 16) << col("device", 32) << col("variant", 9) << col("prec", 5) << col("ms/iter", 11, true)
-      << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("% roof", 8, true) << col("speedup", 9, true)
+  out << column("backend", 16) << column("device", 32) << column("variant", 9) << column("prec", 5) << column("ms/iter", 11, true)
+      << column("GFLOP/s", 10, true) << column("GB/s", 10, true) << column("% roof", 8, true) << column("speedup", 9, true)
       << "  verified\n";
   for (const auto& p : report.points) {
     const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
-    out << col(backend, 16) << col(p.id.device.name, 31) << " " << col(p.id.variant, 9)
-        << col(to_string(p.id.precision), 5);
+    out << column(backend, 16) << column(p.id.device.name, 31) << " " << column(p.id.variant, 9)
+        << column(to_string(p.id.precision), 5);
     if (p.failed || p.median_seconds_per_iteration <= 0) {
-      out << col("-", 11, true) << col("-", 10, true) << col("-", 10, true) << col("-", 8, true) << col("-", 9, true)
+      out << column("-", 11, true) << column("-", 10, true) << column("-", 10, true) << column("-", 8, true) << column("-", 9, true)
           << "  FAILED\n";
       continue;
     }
     const double t = p.median_seconds_per_iteration;
     const double base = baseline_time(report, baseline, p);
-    out << col(fixed(t * 1e3, 4), 11, true) << col(fixed(p.gflops(), 2), 10, true) << col(fixed(p.gbps(), 1), 10, true)
-        << col(p.ceilings ? fixed(p.roofline().roofline_pct, 1) : "-", 8, true) << col(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
+    out << column(fixed(t * 1e3, 4), 11, true) << column(fixed(p.gflops(), 2), 10, true) << column(fixed(p.gbps(), 1), 10, true)
+        << column(p.ceilings ? fixed(p.roofline().roofline_pct, 1) : "-", 8, true) << column(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
     if (const std::string s = summary_of(p); !s.empty()) out << "  " << s;
     out << "\n";
   }
@@ -168,7 +167,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     if (std::find(shown.begin(), shown.end(), key) != shown.end()) continue;
     shown.push_back(key);
     if (shown.size() == 1) out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
-    out << "  " << col(key, 14);
+    out << "  " << column(key, 14);
     if (!p.ceilings) {
       out << "none (no ceiling probe for this backend)\n";
       continue;
@@ -182,9 +181,9 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     const double total = p.median_seconds_per_iteration;
     out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
         << " per kernel (profiled pass; overhead = timed total - kernels)\n";
-    out << "  " << col("kernel", 19) << col("calls/iter", 11, true) << col("ms/iter", 11, true)
-        << col("% of iter", 10, true) << col("GFLOP/s", 10, true) << col("GB/s", 10, true) << col("FLOP/B", 9, true)
-        << col("theor GF/s", 11, true) << col("% theor", 8, true) << col("% roof", 8, true) << "  launch: from\n";
+    out << "  " << column("kernel", 19) << column("calls/iter", 11, true) << column("ms/iter", 11, true)
+        << column("% of iter", 10, true) << column("GFLOP/s", 10, true) << column("GB/s", 10, true) << column("FLOP/B", 9, true)
+        << column("theor GF/s", 11, true) << column("% theor", 8, true) << column("% roof", 8, true) << "  launch: from\n";
     const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
     for (const auto& k : p.kernels) {
       const double s = k.seconds_per_iteration;
@@ -198,14 +197,14 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
           if (value.is_number_integer()) params[name] = value.get<int>();
         used = format_params(params) + ": " + it->value("from", std::string());
       }
-      out << "  " << col(k.kernel, 19) << col(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
-          << col(fixed(s * 1e3, 4), 11, true) << col(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
-          << col(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
-          << col(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true)
-          << col(has_work ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : "", 9, true)
-          << col(placed ? compact(r.theoretical_gflops, 1) : "", 11, true)
-          << col(placed ? fixed(r.theoretical_pct, 1) : "", 8, true)
-          << col(placed ? fixed(r.roofline_pct, 1) : "", 8, true) << (used.empty() ? "" : "  " + used) << "\n";
+      out << "  " << column(k.kernel, 19) << column(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
+          << column(fixed(s * 1e3, 4), 11, true) << column(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
+          << column(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
+          << column(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true)
+          << column(has_work ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : "", 9, true)
+          << column(placed ? compact(r.theoretical_gflops, 1) : "", 11, true)
+          << column(placed ? fixed(r.theoretical_pct, 1) : "", 8, true)
+          << column(placed ? fixed(r.roofline_pct, 1) : "", 8, true) << (used.empty() ? "" : "  " + used) << "\n";
     }
   }
   if (!report.unavailable.empty()) {

@@ -12,11 +12,20 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "bench/format.hpp"
+#include "bench/isolation.hpp"
 #include "bench/roofline.hpp"
 
 namespace gpubench {
 
 namespace {
+
+// "work_group_size=64,work_groups_per_cu=2": a configuration in a unit's name (no spaces).
+std::string params_text(const Params& p) {
+  std::string s;
+  for (const auto& [name, value] : p) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  return s;
+}
 
 int parse_int(const std::string& text, const std::string& what) {
   int v = 0;
@@ -125,19 +134,6 @@ double noise_of(const ConfigResult& r) {
   return std::max(0.01, (*hi - *lo) / r.timing.seconds / 2);
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
-std::string col(const std::string& s, int width, bool right = false) {
-  std::ostringstream o;
-  if (right) o << std::right;
-  else o << std::left;
-  o << std::setw(width) << s;
-  return o.str();
-}
 
 nlohmann::json params_json(const Params& p) {
   nlohmann::json j = nlohmann::json::object();
@@ -148,31 +144,44 @@ nlohmann::json params_json(const Params& p) {
 }  // namespace
 
 ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
-                      const std::optional<Ceilings>& ceilings, Precision precision) {
+                      const std::optional<Ceilings>& ceilings, Precision precision, const std::string& unit) {
+  // The measurement as JSON: the form a worker hands back to the journal.
+  const nlohmann::json measured = isolation::unit(unit, [&] {
+    nlohmann::json j = {{"status", "verified"}, {"reason", ""}};
+    try {
+      const KernelTiming timing = k.measure(params, options.time_limit_s);
+      if (!(timing.seconds > 0)) throw Error(ExitCode::device, "the device timer reported no time");
+      j["seconds"] = timing.seconds;
+      j["samples"] = timing.samples;
+    } catch (const VerificationError& e) {
+      j = {{"status", "wrong result"}, {"reason", e.what()}};
+    } catch (const DeviceError& e) {
+      j = {{"status", "launch failed"}, {"reason", e.what()}};
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      j = {{"status", e.code() == ExitCode::point_failed ? "time limit" : "error"}, {"reason", e.what()}};
+    } catch (const std::exception& e) {
+      j = {{"status", "error"}, {"reason", e.what()}};
+    }
+    return j;
+  });
   ConfigResult r;
   r.params = params;
-  try {
-    r.timing = k.measure(params, options.time_limit_s);
-    const double t = r.timing.seconds;
-    if (!(t > 0)) throw Error(ExitCode::device, "the device timer reported no time");
-    r.gflops = k.flops_per_call() / t / 1e9;
-    r.gbps = k.bytes_per_call() / t / 1e9;
-    if (ceilings) r.roofline_pct = place(k.flops_per_call(), k.bytes_per_call(), t, *ceilings, precision).roofline_pct;
-  } catch (const VerificationError& e) {
-    r.status = "wrong result";
-    r.reason = e.what();
-  } catch (const DeviceError& e) {
-    r.status = "launch failed";
-    r.reason = e.what();
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    r.status = e.code() == ExitCode::point_failed ? "time limit" : "error";
-    r.reason = e.what();
-  } catch (const std::exception& e) {
-    r.status = "error";
-    r.reason = e.what();
+  if (const auto crash = isolation::crash_of(measured)) {
+    r.status = "crashed";
+    r.reason = *crash;
+    return r;
   }
+  r.status = measured.at("status").get<std::string>();
+  r.reason = measured.at("reason").get<std::string>();
+  if (!r.ok()) return r;
+  r.timing.seconds = measured.at("seconds").get<double>();
+  r.timing.samples = measured.at("samples").get<std::vector<double>>();
+  const double t = r.timing.seconds;
+  r.gflops = k.flops_per_call() / t / 1e9;
+  r.gbps = k.bytes_per_call() / t / 1e9;
+  if (ceilings) r.roofline_pct = place(k.flops_per_call(), k.bytes_per_call(), t, *ceilings, precision).roofline_pct;
   return r;
 }
 
@@ -253,11 +262,16 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     bool per_cu_given = false;
     for (const auto& given : options.params) per_cu_given = per_cu_given || given.first == "work_groups_per_cu";
 
+    // "sweep/poisson2d:64/opencl:0/f64/axpy/work_group_size=64,work_groups_per_cu=2": a name
+    // that tells configurations apart across targets, for the crash journal.
+    const std::string unit_prefix = "sweep/" + target.problem + "/" + target.device.backend + ":" +
+                                    std::to_string(target.device.index) + "/" + to_string(target.precision) + "/" +
+                                    ks.kernel + "/";
     std::map<Params, std::size_t> seen;  // index into ks.configs
     auto run = [&](const Params& p) -> const ConfigResult& {
       if (auto it = seen.find(p); it != seen.end()) return ks.configs[it->second];
       seen[p] = ks.configs.size();
-      ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision));
+      ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision, unit_prefix + params_text(p)));
       progress.config(ks.configs.back());
       return ks.configs.back();
     };
@@ -370,17 +384,17 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
     out << "sweep " << r.problem << " on " << r.device.label() << ", " << to_string(r.precision) << " ("
         << fixed(r.seconds, 1) << " s)\n";
     if (!r.ceilings) out << "  (no ceilings for this device: % of roofline not shown)\n";
-    out << "  " << col("kernel", 18) << col("t(1 WG/CU) ms", 14, true) << col("best ms", 10, true)
-        << "  " << col("best parameters", 24) << col("reduction", 10, true)
-        << col("GFLOP/s", 9, true) << col("GB/s", 8, true) << col("% roof", 7, true) << col("configs", 9, true)
-        << col("failed", 7, true) << "\n";
+    out << "  " << column("kernel", 18) << column("t(1 WG/CU) ms", 14, true) << column("best ms", 10, true)
+        << "  " << column("best parameters", 24) << column("reduction", 10, true)
+        << column("GFLOP/s", 9, true) << column("GB/s", 8, true) << column("% roof", 7, true) << column("configs", 9, true)
+        << column("failed", 7, true) << "\n";
     for (const auto& k : r.kernels) {
       std::size_t failed = 0;
       for (const auto& c : k.configs) failed += c.ok() ? 0 : 1;
-      out << "  " << col(k.kernel, 18);
+      out << "  " << column(k.kernel, 18);
       if (k.best < 0) {
-        out << col("-", 14, true) << col("-", 10, true) << "  " << col("-", 24) << col("-", 10, true)
-            << col("-", 9, true) << col("-", 8, true) << col("-", 7, true);
+        out << column("-", 14, true) << column("-", 10, true) << "  " << column("-", 24) << column("-", 10, true)
+            << column("-", 9, true) << column("-", 8, true) << column("-", 7, true);
       } else {
         const auto& b = k.configs[static_cast<std::size_t>(k.best)];
         std::string base = "-";
@@ -388,12 +402,12 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
           base = fixed(k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds * 1e3, 4);
           if (!b.params.count("work_groups_per_cu")) base += "*";
         }
-        out << col(base, 14, true) << col(fixed(b.timing.seconds * 1e3, 4), 10, true) << "  "
-            << col(format_params(b.params), 24)
-            << col(k.baseline >= 0 ? fixed(k.reduction_pct(), 1) + "%" : "-", 10, true) << col(fixed(b.gflops, 1), 9, true)
-            << col(fixed(b.gbps, 1), 8, true) << col(r.ceilings ? fixed(b.roofline_pct, 1) : "-", 7, true);
+        out << column(base, 14, true) << column(fixed(b.timing.seconds * 1e3, 4), 10, true) << "  "
+            << column(format_params(b.params), 24)
+            << column(k.baseline >= 0 ? fixed(k.reduction_pct(), 1) + "%" : "-", 10, true) << column(fixed(b.gflops, 1), 9, true)
+            << column(fixed(b.gbps, 1), 8, true) << column(r.ceilings ? fixed(b.roofline_pct, 1) : "-", 7, true);
       }
-      out << col(std::to_string(k.configs.size()), 9, true) << col(std::to_string(failed), 7, true) << "\n";
+      out << column(std::to_string(k.configs.size()), 9, true) << column(std::to_string(failed), 7, true) << "\n";
     }
     bool starred = false;
     for (const auto& k : r.kernels)

@@ -83,9 +83,10 @@ struct SweepReport {
 
 // Measures and verifies one configuration, turning its failure into a status: every
 // configuration a sweep visits goes through here. `params` must be legal (the caller checks).
-// Rethrows UsageError (a bad request, not a bad configuration).
+// Rethrows UsageError (a bad request, not a bad configuration). Each configuration is a unit of
+// crash isolation named `unit` (bench/isolation.hpp): one that crashed a worker is "crashed".
 ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
-                      const std::optional<Ceilings>& ceilings, Precision precision);
+                      const std::optional<Ceilings>& ceilings, Precision precision, const std::string& unit);
 
 // Sweeps every kernel of `target`; progress to `log` (a bar on a terminal, lines otherwise).
 // Throws UsageError when a --param names no parameter of any kernel, a value outside its legal

@@ -108,3 +108,55 @@ TEST(Isolation, PointTimeoutMustBePositive) {
 }
 
 }  // namespace
+
+namespace {
+
+class PlantedSweepFault : public testing::TestWithParam<Fault> {};
+
+TEST_P(PlantedSweepFault, CostsOneConfigurationAndTheBestStillLandsInTheDatabase) {
+  const Fault& f = GetParam();
+  const std::string db = temp_path("sweep-db-" + f.kind), out = temp_path("sweep-" + f.kind + ".json");
+  std::filesystem::create_directories(db);
+  const std::string victim = "work_group_size=64,work_groups_per_cu=2";
+  const Result r = gpubench("sweep --suite cg --backend opencl --problem poisson2d:64 --kernel axpy "
+                            "--param work_group_size=32,64 --param work_groups_per_cu=1:3 --exhaustive "
+                            "--point-timeout 5 --tuning-db " + db + " --format json --out " + out,
+                            "GPUBENCH_FAULT=" + f.kind + "@/axpy/" + victim);
+  ASSERT_THAT(r.output, HasSubstr("sweep poisson2d:64 on opencl:0"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // every kernel still found its best configuration
+  EXPECT_THAT(r.output, HasSubstr("going on in a new worker process"));
+
+  std::ifstream in(out);
+  ASSERT_TRUE(in) << "no --out file: " << r.output;
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const auto& configs = j.at("sweeps").at(0).at("kernels").at(0).at("configs");
+  EXPECT_EQ(configs.size(), 6u);  // 2 sizes x 3 WG/CU, the crashed one included, none twice
+  int crashed = 0, verified = 0;
+  for (const auto& c : configs) {
+    if (c.at("status") == "crashed") {
+      ++crashed;
+      EXPECT_EQ(c.at("params").at("work_group_size"), 64);
+      EXPECT_EQ(c.at("params").at("work_groups_per_cu"), 2);
+      EXPECT_THAT(c.at("reason").get<std::string>(), HasSubstr(f.reason));
+    } else {
+      verified += c.at("status") == "verified" ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(crashed, 1);
+  EXPECT_EQ(verified, 5);
+
+  // The database holds the best entry and reads back.
+  const Result show = gpubench("tuning show --tuning-db " + db);
+  EXPECT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_THAT(show.output, HasSubstr("axpy"));
+  std::filesystem::remove_all(db);
+  std::filesystem::remove(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, PlantedSweepFault,
+                         testing::Values(Fault{"abort", "opencl", "killed by signal 6 (SIGABRT"},
+                                         Fault{"segv", "opencl", "killed by signal 11 (SIGSEGV"},
+                                         Fault{"hang", "opencl", "hung: no progress for 5 s"}),
+                         [](const auto& p) { return p.param.kind; });
+
+}  // namespace
