@@ -1,7 +1,8 @@
 // The tests' tuning database: runs measure ceilings and read launch parameters from one, and the
-// tests must never write into the source tree's tuning-db/. Unless GPUBENCH_TUNING_DB is set
-// already, it names one in the build tree for this process and the gpubench processes it starts
-// (measured once, shared by the test processes through its lock).
+// tests must write neither into the source tree's tuning-db/ nor into the user's cache. Unless
+// GPUBENCH_TUNING_DB is set already, it names one in the build tree for this process and the
+// gpubench processes it starts (measured once, shared by the test processes through its lock).
+// The committed tuning-db/ is still read beneath it, as in every run.
 #include <cstdlib>
 
 namespace {

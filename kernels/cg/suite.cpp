@@ -325,7 +325,7 @@ class CgSuite final : public Suite {
       const auto tunables = kernel_tunables(k.kernel, device.max_work_group_size);
       const LaunchChoice chosen =
           choose_launch_params(options.tuning.get(), device,
-                               {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())}, heuristic, tunables);
+                               TuningKey::of_sizes("cg", k.kernel, p, {{"rows", a.rows}, {"nnz", a.nnz()}}), heuristic, tunables);
       const TuningChoice& choice = chosen.choice;
       LaunchConfig config;
       if (auto it = chosen.params.find("work_group_size"); it != chosen.params.end()) config.work_group_size = it->second;

@@ -29,7 +29,7 @@ class FakeKernel final : public TunableKernel {
     return t;
   }
   Params heuristic() const override { return per_cu ? Params{{"work_group_size", 64}, {"work_groups_per_cu", 8}} : Params{{"work_group_size", 64}}; }
-  TuningKey key() const override { return {"test", "fake", Precision::f64, 10, 12}; }
+  TuningKey key() const override { return {"test", "fake", Precision::f64, {{"rows", 10}, {"nnz", 12}}}; }
   double flops_per_call() const override { return 2e6; }
   double bytes_per_call() const override { return 8e6; }
   KernelTiming measure(const Params& p, double) override {
@@ -160,7 +160,7 @@ TEST(Sweep, WithoutWorkGroupsPerCuTheBaselineIsTheHeuristic) {
   EXPECT_EQ(entries[0].params, (nlohmann::json{{"work_group_size", 256}}));
   EXPECT_NEAR(entries[0].seconds, 0.25e-3, 1e-12);
   EXPECT_NEAR(entries[0].baseline_seconds, 1e-3, 1e-12);
-  EXPECT_EQ(entries[0].key.text(), TuningKey({"test", "fake", Precision::f64, 10, 12}).text());
+  EXPECT_EQ(entries[0].key.text(), TuningKey({"test", "fake", Precision::f64, {{"rows", 10}, {"nnz", 12}}}).text());
 }
 
 TEST(Sweep, NoEntryForAKernelWithoutAVerifiedConfiguration) {

@@ -90,7 +90,7 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     EXPECT_EQ(timing.samples.size(), 5u);
     EXPECT_GT(k->bytes_per_call(), 0);
     EXPECT_EQ(k->key().kernel, k->name());
-    EXPECT_EQ(k->key().rows_bucket, 9);  // 576 rows
+    EXPECT_EQ(k->key().bucket("rows").value_or(-1), 9);  // 576 rows
     const auto tunables = k->tunables();
     ASSERT_FALSE(tunables.empty());
     EXPECT_EQ(tunables[0].name, "work_group_size");
