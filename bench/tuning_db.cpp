@@ -142,10 +142,11 @@ std::vector<fs::path> layer_files(const std::string& dir) {
   return files;
 }
 
-// Shows one layer's files; returns the names of those that cannot be read.
-std::vector<std::string> show_layer(const std::string& dir, std::size_t index, std::ostream& out) {
+// Shows one layer's files and counts them; returns the paths of those that cannot be read.
+std::vector<std::string> show_layer(const std::string& dir, std::size_t index, std::size_t& count, std::ostream& out) {
   out << "== " << dir << " (" << layer_role(index) << ")\n";
   const std::vector<fs::path> files = layer_files(dir);
+  count += files.size();
   if (files.empty()) out << "no tuning database files\n";
   std::vector<std::string> bad;
   for (const auto& file : files) {
@@ -173,6 +174,16 @@ bool same_directory(const std::string& a, const std::string& b) {
   return !ec1 && !ec2 && ca == cb;
 }
 
+std::vector<LayerFile> load_layers(const std::vector<std::string>& layers, const DeviceInfo& d) {
+  const DeviceIdentity id = DeviceIdentity::of(d);
+  std::vector<LayerFile> files;
+  for (const auto& dir : layers) {
+    const std::string path = (fs::path(dir) / id.file_name()).string();
+    files.push_back({path, read_tuning_db_file(path, id)});
+  }
+  return files;
+}
+
 }  // namespace
 
 const char* to_string(TuningSource s) {
@@ -194,18 +205,6 @@ TuningDb::TuningDb(std::string write_dir, std::vector<std::string> read_only) {
 std::string TuningDb::path_for(const DeviceInfo& d) const {
   return (fs::path(dir()) / DeviceIdentity::of(d).file_name()).string();
 }
-
-namespace {
-std::vector<LayerFile> load_layers(const std::vector<std::string>& layers, const DeviceInfo& d) {
-  const DeviceIdentity id = DeviceIdentity::of(d);
-  std::vector<LayerFile> files;
-  for (const auto& dir : layers) {
-    const std::string path = (fs::path(dir) / id.file_name()).string();
-    files.push_back({path, read_tuning_db_file(path, id)});
-  }
-  return files;
-}
-}  // namespace
 
 std::optional<Ceilings> TuningDb::ceilings(const DeviceInfo& d) const {
   for (const auto& layer : load_layers(layers_, d))
@@ -301,8 +300,7 @@ void TuningDb::show(std::ostream& out) const {
   std::size_t files = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     out << "\n";
-    for (auto& b : show_layer(layers_[i], i, out)) bad.push_back(std::move(b));
-    files += layer_files(layers_[i]).size();
+    for (auto& b : show_layer(layers_[i], i, files, out)) bad.push_back(std::move(b));
   }
   if (!bad.empty()) {
     std::string list;
@@ -321,13 +319,17 @@ std::string default_tuning_db_dir() {
                    "set; name one with --tuning-db DIR");
 }
 
-std::string committed_tuning_db_dir() { return GPUBENCH_SOURCE_DIR "/tuning-db"; }
+std::string committed_tuning_db_dir() {
+  if (const char* hook = std::getenv("GPUBENCH_COMMITTED_TUNING_DB")) return hook;
+  return GPUBENCH_SOURCE_DIR "/tuning-db";
+}
 
 TuningDb open_tuning_db(const std::string& write_dir) {
   const std::string written = write_dir.empty() ? default_tuning_db_dir() : write_dir;
   const std::string committed = committed_tuning_db_dir();
   std::error_code ec;
-  if (!fs::is_directory(committed, ec) || same_directory(written, committed)) return TuningDb(written);
+  if (committed.empty() || !fs::is_directory(committed, ec) || same_directory(written, committed))
+    return TuningDb(written);
   return TuningDb(written, {committed});
 }
 

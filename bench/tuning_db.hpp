@@ -66,7 +66,9 @@ class TuningDb {
 // The write layer when --tuning-db is not given: $GPUBENCH_TUNING_DB if set, else
 // $XDG_CACHE_HOME/gpubench, else $HOME/.cache/gpubench. InputError when none of them is set.
 std::string default_tuning_db_dir();
-// The committed database of the source tree: GPUBENCH_SOURCE_DIR/tuning-db.
+// The committed database of the source tree: GPUBENCH_SOURCE_DIR/tuning-db. The tests set
+// $GPUBENCH_COMMITTED_TUNING_DB to replace it (empty: none), so that what they measure on this
+// machine does not depend on what is committed for it.
 std::string committed_tuning_db_dir();
 // The database a run uses: `write_dir` (--tuning-db DIR; empty: default_tuning_db_dir()) above
 // the committed one, when that exists and is not `write_dir` itself.

@@ -308,6 +308,7 @@ TEST_F(TuningDbLayers, DefaultDirectoryFromTheEnvironment) {
 }
 
 TEST_F(TuningDbLayers, TheCommittedLayerIsReadBeneathUnlessItIsTheWrittenOne) {
+  const ScopedEnv hook("GPUBENCH_COMMITTED_TUNING_DB", std::nullopt);  // tuning_db_env.cpp's
   const TuningDb db = open_tuning_db(user());
   ASSERT_EQ(db.layers().size(), 2u);
   EXPECT_EQ(db.dir(), user());
@@ -323,6 +324,15 @@ TEST_F(TuningDbLayers, TheCommittedLayerIsReadBeneathUnlessItIsTheWrittenOne) {
 
   const ScopedEnv env("GPUBENCH_TUNING_DB", committed());
   EXPECT_EQ(open_tuning_db("").dir(), committed());
+
+  // The tests' hook: another committed directory, or none.
+  {
+    const ScopedEnv other("GPUBENCH_COMMITTED_TUNING_DB", user());
+    fs::create_directories(user());
+    EXPECT_EQ(open_tuning_db(committed()).layers(), (std::vector<std::string>{committed(), user()}));
+  }
+  const ScopedEnv none("GPUBENCH_COMMITTED_TUNING_DB", "");
+  EXPECT_EQ(open_tuning_db(user()).layers(), std::vector<std::string>{user()});
 }
 
 // The committed H100 CUDA file as it was in version 1 (tests/data/tuning-db-v1/) and its
@@ -332,7 +342,8 @@ TEST(TuningDbMigration, VersionOneAndItsMigrationChooseTheSame) {
   const std::string name = "cuda-runtime-13.0_nvidia-h100-80gb-hbm3_132cu_580.159.04_72906222.json";
   const std::string v1_dir = test::test_data_dir() + "/tuning-db-v1";
   const TuningDbFile v1 = read_tuning_db_file(v1_dir + "/" + name);
-  const TuningDbFile v2 = read_tuning_db_file(committed_tuning_db_dir() + "/" + name);
+  const std::string committed_dir = std::string(GPUBENCH_SOURCE_DIR) + "/tuning-db";
+  const TuningDbFile v2 = read_tuning_db_file(committed_dir + "/" + name);
   ASSERT_TRUE(v1.device && v2.device);
   EXPECT_EQ(v1.version, 1);
   EXPECT_EQ(v2.version, 2);
@@ -352,7 +363,7 @@ TEST(TuningDbMigration, VersionOneAndItsMigrationChooseTheSame) {
   d.name = v1.device->name;
   d.driver = v1.device->driver;
   d.compute_units = v1.device->compute_units;
-  const TuningDb old_db(v1_dir), new_db(committed_tuning_db_dir());
+  const TuningDb old_db(v1_dir), new_db(committed_dir);
 
   std::vector<TuningKey> keys;
   bool ep = false;
@@ -390,19 +401,21 @@ TEST(TuningDbMigration, VersionOneAndItsMigrationChooseTheSame) {
   EXPECT_THAT(a.detail, HasSubstr("npb:A"));
 }
 
-// A whole run with neither GPUBENCH_TUNING_DB nor --tuning-db: it writes only under
-// $XDG_CACHE_HOME/gpubench, and the source tree's tuning-db/ is as it was.
+// A whole run with neither GPUBENCH_TUNING_DB nor --tuning-db, the committed layer read beneath
+// as always: it writes only under $XDG_CACHE_HOME/gpubench, and the source tree's tuning-db/ is
+// as it was.
 TEST_F(TuningDbLayers, ARunWritesTheUserCacheAndNeverTheSourceTree) {
   const fs::path home = root_ / "home", cache = root_ / "cache";
   fs::create_directories(home);
-  const auto committed_before = listing(committed_tuning_db_dir());
-  const std::string cmd = "env -u GPUBENCH_TUNING_DB HOME=" + home.string() + " XDG_CACHE_HOME=" + cache.string() +
+  const std::string committed_dir = std::string(GPUBENCH_SOURCE_DIR) + "/tuning-db";
+  const auto committed_before = listing(committed_dir);
+  const std::string cmd = "env -u GPUBENCH_TUNING_DB -u GPUBENCH_COMMITTED_TUNING_DB HOME=" + home.string() + " XDG_CACHE_HOME=" + cache.string() +
                           " " + test::gpubench_binary() +
                           " --suite cg --backend openmp --problem poisson2d:32 --iterations 5 --repetitions 1";
   ASSERT_EQ(std::system((cmd + " >" + (root_ / "out.txt").string() + " 2>&1").c_str()), 0)
       << std::ifstream(root_ / "out.txt").rdbuf();
 
-  EXPECT_EQ(listing(committed_tuning_db_dir()), committed_before);
+  EXPECT_EQ(listing(committed_dir), committed_before);
   EXPECT_TRUE(fs::is_empty(home)) << "nothing under HOME when XDG_CACHE_HOME is set";
   const auto written = listing(cache);
   ASSERT_FALSE(written.empty());
