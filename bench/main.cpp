@@ -126,7 +126,7 @@ int run(const std::vector<std::string>& argv) {
 
   // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
   // launch parameters from it, and sweeps from storing theirs.
-  const auto db = std::make_shared<TuningDb>(options.tuning_db.empty() ? default_tuning_db_dir() : options.tuning_db);
+  const auto db = std::make_shared<TuningDb>(open_tuning_db(options.tuning_db));
   if (options.command == Command::tuning_show) {
     db->show(std::cout);
     return 0;

@@ -1,9 +1,10 @@
-// The tuning database (tuning-db/, schema in tuning-db/README.md): one JSON file per device
-// holding its measured ceilings and the best launch parameters the sweeper found, keyed by
-// suite, kernel, precision and bucketed problem size. Every run reads it; sweeps write it.
+// The tuning database (tuning-db/README.md): per device, the measured ceilings and the best
+// launch parameters the sweeper found, keyed by suite, kernel, precision and size buckets. It is
+// layered: runs and sweeps write a per-user directory, and read beneath it the committed
+// tuning-db/ of the source tree, which only an explicit --tuning-db names for writing.
+// One file of it is bench/tuning_db_file.hpp.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,48 +14,9 @@
 
 #include "backends/ceilings.hpp"
 #include "backends/device.hpp"
-#include "common/precision.hpp"
+#include "bench/tuning_db_file.hpp"
 
 namespace gpubench {
-
-inline constexpr int tuning_db_version = 1;
-
-// What identifies a device in the database: API, platform, vendor, name, compute units, driver.
-// (Not the backend name or index: the same device seen through the same API is the same entry.)
-struct DeviceIdentity {
-  std::string api, platform, vendor, name, driver;
-  int compute_units = 0;
-
-  static DeviceIdentity of(const DeviceInfo& d);
-  // "opencl-3.0-cuda_nvidia-h100-80gb-hbm3_132cu_580.159.04_1a2b3c4d.json": api, name, compute
-  // units, driver, and 8 hex digits of a hash of the whole identity (so that platform and vendor
-  // still tell files apart); lower case, [a-z0-9.-_] only.
-  std::string file_name() const;
-  nlohmann::json to_json() const;
-  static DeviceIdentity from_json(const nlohmann::json& j);  // throws std::exception if malformed
-  bool operator==(const DeviceIdentity&) const = default;
-};
-
-// Problem sizes share an entry when they round to the same power of two: bucket = round(log2 n).
-int size_bucket(std::int64_t n);
-
-struct TuningKey {
-  std::string suite, kernel;
-  Precision precision = Precision::f64;
-  int rows_bucket = 0, nnz_bucket = 0;  // size_bucket of the problem's rows and nonzeros
-  std::string text() const;             // "cg/spmv/f64/rows~2^24/nnz~2^26"
-};
-
-struct TuningEntry {
-  TuningKey key;
-  std::string problem;         // the problem it was swept on ("poisson2d:4096")
-  nlohmann::json params;       // {"work_group_size": 256, "work_groups_per_cu": 4}
-  double seconds = 0;          // per call, with these params
-  double gflops = 0;
-  double roofline_pct = 0;     // 0 when the device had no ceilings
-  double baseline_seconds = 0; // per call at the search's first configuration (1 WG/CU)
-  std::string date, commit;
-};
 
 enum class TuningSource { exact, nearest_size, device_default, heuristic, off };
 const char* to_string(TuningSource s);  // "tuned", "tuned (nearest size)", "device default", "heuristic", "off"
@@ -62,39 +24,54 @@ const char* to_string(TuningSource s);  // "tuned", "tuned (nearest size)", "dev
 struct TuningChoice {
   nlohmann::json params;
   TuningSource source = TuningSource::heuristic;
-  std::string detail;  // where it came from: the entry's key and problem, or why the heuristic
+  std::string detail;  // where it came from: the file, the entry's key and problem, or why the heuristic
 };
 
 class TuningDb {
  public:
-  explicit TuningDb(std::string dir);
-  const std::string& dir() const { return dir_; }
-  std::string path_for(const DeviceInfo& d) const;  // dir/file_name
+  // `write_dir` is read and written; beneath it the `read_only` directories are read, the upper
+  // first. No directory is created before something is written to it.
+  explicit TuningDb(std::string write_dir, std::vector<std::string> read_only = {});
+  const std::string& dir() const { return layers_.front(); }      // the write layer
+  const std::vector<std::string>& layers() const { return layers_; }  // the write layer first
+  std::string path_for(const DeviceInfo& d) const;                 // its file in the write layer
 
-  // Reading throws InputError naming the file when it is not valid JSON, has another schema
-  // version, or describes another device than its name says. A missing file is an empty db.
+  // Reading throws InputError naming the file when a layer's file for the device is not valid
+  // JSON, has another schema or a version this gpubench does not read, or describes another
+  // device than its name says. A missing file (or directory) is an empty layer.
+  // The upper layer's ceilings, else the lower's.
   std::optional<Ceilings> ceilings(const DeviceInfo& d) const;
-  // Fallback chain: the exact key; the nearest size bucket (same suite, kernel, precision; the
-  // smallest |rows difference| + |nnz difference|, ties to the larger); the device's default
-  // for suite/kernel ("defaults" in the file); `heuristic`.
+  // Fallback chain: the exact key (the write layer, then the lower ones); the nearest size over
+  // the union of the layers (same suite, kernel, precision and bucket names; the smallest sum of
+  // |bucket differences|, ties to the larger size, then to the upper layer); the device's
+  // default for suite/kernel ("defaults", the upper layer first); `heuristic`.
   TuningChoice lookup(const DeviceInfo& d, const TuningKey& key, const nlohmann::json& heuristic) const;
+  // The entries lookup chooses from: every layer's, an upper one hiding an equal key below.
   std::vector<TuningEntry> entries(const DeviceInfo& d) const;
 
-  // Writes take an exclusive lock (flock on "<file>.lock"), re-read the file, merge, and replace
-  // it atomically (temporary file in the same directory, then rename), so concurrent writers
-  // lose nothing. An entry replaces the one with the same key; other entries stay. The first
-  // entry recorded for a suite/kernel also becomes the device's default for it, unless one is set.
+  // Writes go to the write layer only (bench/tuning_db_file.hpp: locked, merged, atomic). An
+  // entry replaces the one with the same key; other entries stay. The first entry recorded for
+  // a suite/kernel also becomes the device's default for it in that file, unless one is set.
   void store_ceilings(const DeviceInfo& d, const Ceilings& c);
   void record(const DeviceInfo& d, const std::vector<TuningEntry>& entries);
 
-  // Every file in the directory, readable: device, ceilings, defaults, entries.
+  // Each layer (its path, whether it is written) and every file in it, readable: device,
+  // ceilings, defaults, entries with their buckets and parameters.
   void show(std::ostream& out) const;
 
  private:
-  std::string dir_;
+  std::vector<std::string> layers_;
 };
 
-// The default directory: $GPUBENCH_TUNING_DB if set, else the source tree's tuning-db/.
+// The write layer when --tuning-db is not given: $GPUBENCH_TUNING_DB if set, else
+// $XDG_CACHE_HOME/gpubench, else $HOME/.cache/gpubench. InputError when none of them is set.
 std::string default_tuning_db_dir();
+// The committed database of the source tree: GPUBENCH_SOURCE_DIR/tuning-db. The tests set
+// $GPUBENCH_COMMITTED_TUNING_DB to replace it (empty: none), so that what they measure on this
+// machine does not depend on what is committed for it.
+std::string committed_tuning_db_dir();
+// The database a run uses: `write_dir` (--tuning-db DIR; empty: default_tuning_db_dir()) above
+// the committed one, when that exists and is not `write_dir` itself.
+TuningDb open_tuning_db(const std::string& write_dir);
 
 }  // namespace gpubench

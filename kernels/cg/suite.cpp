@@ -354,7 +354,7 @@ class CgSuite final : public Suite {
     nlohmann::json launch = nlohmann::json::object();
     for (const KernelWork& k : iteration_work(v, ProblemShape{a.rows, a.nnz(), p})) {
       const LaunchChoice chosen = choose_launch_params(
-          options.tuning.get(), device, {"cg", k.kernel, p, size_bucket(a.rows), size_bucket(a.nnz())},
+          options.tuning.get(), device, TuningKey::of_sizes("cg", k.kernel, p, {{"rows", a.rows}, {"nnz", a.nnz()}}),
           heuristic_params(k.kernel, device.max_work_group_size), kernel_tunables(k.kernel, device.max_work_group_size));
       launch[k.kernel] = launch_json(chosen);
       const LaunchConfig config = to_launch_config(chosen.params, "CG " + k.kernel);

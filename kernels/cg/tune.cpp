@@ -74,7 +74,7 @@ class CgTunableKernel final : public TunableKernel {
   Params heuristic() const override { return heuristic_params(kernel_, largest_group_); }
   TuningKey key() const override {
     const auto& a = bench_->problem->a;
-    return {"cg", kernel_, bench_->precision, size_bucket(a.rows), size_bucket(a.nnz())};
+    return TuningKey::of_sizes("cg", kernel_, bench_->precision, {{"rows", a.rows}, {"nnz", a.nnz()}});
   }
   double flops_per_call() const override { return work().flops; }
   double bytes_per_call() const override { return work().bytes; }

@@ -37,7 +37,9 @@ Params heuristic_params(int largest_group) {
           {"work_groups_per_cu", defaults.work_groups_per_cu}};
 }
 
-TuningKey key_of(Variant v, const EpClass& c) { return {"ep", tally_kernel(v), Precision::f64, c.m, 0}; }
+TuningKey key_of(Variant v, const EpClass& c) {
+  return TuningKey::of_sizes("ep", tally_kernel(v), Precision::f64, {{"m", std::int64_t{1} << c.m}});
+}
 
 std::string problem_name(const EpClass& c) { return std::string("npb:") + c.name; }
 

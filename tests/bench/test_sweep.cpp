@@ -35,7 +35,7 @@ class FakeKernel final : public TunableKernel {
     return t;
   }
   Params heuristic() const override { return per_cu ? Params{{"work_group_size", 64}, {"work_groups_per_cu", 8}} : Params{{"work_group_size", 64}}; }
-  TuningKey key() const override { return {"test", "fake", Precision::f64, 10, 12}; }
+  TuningKey key() const override { return {"test", "fake", Precision::f64, {{"rows", 10}, {"nnz", 12}}}; }
   double flops_per_call() const override { return 2e6; }
   double bytes_per_call() const override { return 8e6; }
   KernelTiming measure(const Params& p, double) override {
@@ -166,7 +166,7 @@ TEST(Sweep, WithoutWorkGroupsPerCuTheBaselineIsTheHeuristic) {
   EXPECT_EQ(entries[0].params, (nlohmann::json{{"work_group_size", 256}}));
   EXPECT_NEAR(entries[0].seconds, 0.25e-3, 1e-12);
   EXPECT_NEAR(entries[0].baseline_seconds, 1e-3, 1e-12);
-  EXPECT_EQ(entries[0].key.text(), TuningKey({"test", "fake", Precision::f64, 10, 12}).text());
+  EXPECT_EQ(entries[0].key.text(), TuningKey({"test", "fake", Precision::f64, {{"rows", 10}, {"nnz", 12}}}).text());
 }
 
 TEST(Sweep, NoEntryForAKernelWithoutAVerifiedConfiguration) {
@@ -225,7 +225,7 @@ class TiledKernel final : public TunableKernel {
     if (wide) p["unroll"] = 1;
     return p;
   }
-  TuningKey key() const override { return {"test", "tiled", Precision::f32, 10, 0}; }
+  TuningKey key() const override { return TuningKey::of_sizes("test", "tiled", Precision::f32, {{"n", 1024}}); }
   double flops_per_call() const override { return 1e6; }
   double bytes_per_call() const override { return 1e6; }
   KernelTiming measure(const Params& p, double) override {
@@ -429,7 +429,7 @@ TEST(Tunables, ADatabaseEntryThatBreaksAConstraintIsAnInputErrorNamingIt) {
   d.name = "fake device";
   d.compute_units = 4;
   const TunableSpace space = TiledKernel::space(false);
-  const TuningKey key{"test", "tiled", Precision::f32, 10, 0};
+  const TuningKey key = TuningKey::of_sizes("test", "tiled", Precision::f32, {{"n", 1024}});
   const Params heuristic{{"tile", 8}, {"work_group_size", 64}, {"vector_width", 1}};
   TuningDb db(dir.string());
   auto store = [&](nlohmann::json params) {

@@ -57,15 +57,14 @@ TuningKey key(int rows, int nnz, Precision p = Precision::f64, const std::string
   k.suite = "cg";
   k.kernel = kernel;
   k.precision = p;
-  k.rows_bucket = rows;
-  k.nnz_bucket = nnz;
+  k.buckets = {{"rows", rows}, {"nnz", nnz}};
   return k;
 }
 
 TuningEntry entry(const TuningKey& k, int work_group_size, double seconds = 1e-3) {
   TuningEntry e;
   e.key = k;
-  e.problem = "poisson2d:" + std::to_string(1 << (k.rows_bucket / 2));
+  e.problem = "poisson2d:" + std::to_string(1 << (k.bucket("rows").value_or(0) / 2));
   e.params = {{"work_group_size", work_group_size}, {"work_groups_per_cu", 4}};
   e.seconds = seconds;
   e.gflops = 123.456789;
@@ -126,6 +125,17 @@ TEST(TuningDb, SizeBucketRoundsLog2) {
 
 TEST(TuningDb, KeyTextAndSourceNames) {
   EXPECT_EQ(key(24, 26).text(), "cg/spmv/f64/rows~2^24/nnz~2^26");
+  const TuningKey ep = TuningKey::of_sizes("ep", "tally", Precision::f64, {{"m", std::int64_t{1} << 30}});
+  EXPECT_EQ(ep.text(), "ep/tally/f64/m~2^30");
+  const TuningKey gemm = TuningKey::of_sizes("gemm", "tile", Precision::f32, {{"m", 4000}, {"n", 1000}, {"k", 1}});
+  EXPECT_EQ(gemm.text(), "gemm/tile/f32/m~2^12/n~2^10/k~2^0");
+  EXPECT_EQ(gemm.bucket("n"), 10);
+  EXPECT_FALSE(gemm.bucket("rows").has_value());
+  // The same buckets in another order are the same key; other names or values are not.
+  EXPECT_TRUE(key(24, 26).same_as({"cg", "spmv", Precision::f64, {{"nnz", 26}, {"rows", 24}}}));
+  EXPECT_FALSE(key(24, 26).same_as({"cg", "spmv", Precision::f64, {{"rows", 24}}}));
+  EXPECT_FALSE(key(24, 26).same_as({"cg", "spmv", Precision::f64, {{"rows", 24}, {"nnz", 25}}}));
+  EXPECT_FALSE(key(24, 26).same_as(key(24, 26, Precision::f32)));
   EXPECT_STREQ(to_string(TuningSource::exact), "tuned");
   EXPECT_STREQ(to_string(TuningSource::nearest_size), "tuned (nearest size)");
   EXPECT_STREQ(to_string(TuningSource::device_default), "device default");
@@ -195,7 +205,7 @@ TEST_F(TuningDbFiles, RoundTrip) {
 
   // The file itself: schema first, pretty-printed, ceilings absent until measured.
   const std::string text = read_bytes(db.path_for(d));
-  EXPECT_EQ(text.rfind("{\n  \"schema\": \"gpubench-tuning-db\",\n  \"version\": 1,\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("{\n  \"schema\": \"gpubench-tuning-db\",\n  \"version\": 2,\n", 0), 0u) << text;
   EXPECT_THAT(text, Not(HasSubstr("\"ceilings\"")));
   const auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["device"], DeviceIdentity::of(d).to_json());
@@ -274,6 +284,10 @@ TEST_F(TuningDbFiles, LookupFallbackChain) {
   EXPECT_EQ(c.params["work_group_size"], 128);
   EXPECT_THAT(c.detail, HasSubstr("cg/spmv"));
 
+  // Entries with other bucket names are never the nearest size.
+  c = db.lookup(d, {"cg", "spmv", Precision::f64, {{"rows", 24}}}, heuristic);
+  EXPECT_EQ(c.source, TuningSource::device_default);
+
   // Another kernel: nothing at all, the heuristic.
   c = db.lookup(d, key(24, 26, Precision::f64, "dot"), heuristic);
   EXPECT_EQ(c.source, TuningSource::heuristic);
@@ -319,9 +333,9 @@ TEST_F(TuningDbFiles, EntriesAreWrittenSorted) {
   const auto j = nlohmann::json::parse(first);
   ASSERT_EQ(j["entries"].size(), 4u);
   EXPECT_EQ(j["entries"][0]["precision"], "f32");
-  EXPECT_EQ(j["entries"][1]["rows_bucket"], 9);
-  EXPECT_EQ(j["entries"][2]["rows_bucket"], 20);
-  EXPECT_EQ(j["entries"][3]["rows_bucket"], 24);
+  EXPECT_EQ(j["entries"][1]["buckets"]["rows"], 9);
+  EXPECT_EQ(j["entries"][2]["buckets"]["rows"], 20);
+  EXPECT_EQ(j["entries"][3]["buckets"]["rows"], 24);
   // The same content recorded in another order gives the same bytes.
   fs::remove(db.path_for(d));
   db.record(d, {entry(key(20, 22), 4), entry(key(9, 11), 2), entry(key(20, 22, Precision::f32), 3)});
@@ -457,7 +471,7 @@ void expect_refused(const std::string& dir, const DeviceInfo& d, const std::stri
 TEST_F(TuningDbFiles, CorruptFilesAreReportedAndNeverOverwritten) {
   const DeviceInfo d = h100();
   nlohmann::json good = {{"schema", "gpubench-tuning-db"},
-                         {"version", 1},
+                         {"version", 2},
                          {"device", DeviceIdentity::of(d).to_json()},
                          {"defaults", nlohmann::json::object()},
                          {"entries", nlohmann::json::array()}};
@@ -465,9 +479,12 @@ TEST_F(TuningDbFiles, CorruptFilesAreReportedAndNeverOverwritten) {
   expect_refused(dir(), d, "{\"schema\": \"gpubench-tuning-db\", \"version\": 1,,}", "not valid JSON");
   expect_refused(dir(), d, "", "not valid JSON");
 
-  nlohmann::json v2 = good;
-  v2["version"] = 2;
-  expect_refused(dir(), d, v2.dump(2), "version 2, this gpubench reads version 1");
+  nlohmann::json v3 = good;
+  v3["version"] = 3;
+  expect_refused(dir(), d, v3.dump(2), "version 3, this gpubench reads versions 1 and 2");
+  nlohmann::json v0 = good;
+  v0["version"] = 0;
+  expect_refused(dir(), d, v0.dump(2), "version 0, this gpubench reads versions 1 and 2");
   nlohmann::json no_version = good;
   no_version.erase("version");
   expect_refused(dir(), d, no_version.dump(2), "no \"version\"");
@@ -483,6 +500,12 @@ TEST_F(TuningDbFiles, CorruptFilesAreReportedAndNeverOverwritten) {
   nlohmann::json bad_entry = good;
   bad_entry["entries"] = {{{"suite", "cg"}, {"kernel", "spmv"}}};
   expect_refused(dir(), d, bad_entry.dump(2), "entries[0]: \"precision\" is missing");
+  bad_entry["entries"] = {{{"suite", "cg"}, {"kernel", "spmv"}, {"precision", "f64"}, {"buckets", {{"rows", "big"}}}}};
+  expect_refused(dir(), d, bad_entry.dump(2), "entries[0].buckets: \"rows\" is not an integer");
+  nlohmann::json v1_entry = bad_entry;
+  v1_entry["version"] = 1;  // version 1 keys by rows_bucket and nnz_bucket, not buckets
+  v1_entry["entries"] = {{{"suite", "cg"}, {"kernel", "spmv"}, {"precision", "f64"}, {"buckets", {{"rows", 3}}}}};
+  expect_refused(dir(), d, v1_entry.dump(2), "entries[0]: \"rows_bucket\" is missing");
 
   nlohmann::json bad_ceilings = good;
   bad_ceilings["ceilings"] = {{"copy_gbps", "fast"}};
@@ -494,11 +517,13 @@ TEST_F(TuningDbFiles, ShowPrintsGoodFilesAndNamesTheBadOnes) {
   {
     std::ostringstream out;
     db.show(out);  // missing directory
-    EXPECT_EQ(out.str(), "no tuning database files in " + dir() + "\n");
+    EXPECT_THAT(out.str(), HasSubstr("1. " + dir() + " (written)\n"));
+    EXPECT_THAT(out.str(), HasSubstr("== " + dir() + " (written)\nno tuning database files\n"));
+    EXPECT_FALSE(fs::exists(dir()));  // showing creates nothing
     fs::create_directories(dir());
     std::ostringstream empty;
     db.show(empty);
-    EXPECT_EQ(empty.str(), "no tuning database files in " + dir() + "\n");
+    EXPECT_THAT(empty.str(), HasSubstr("no tuning database files\n"));
   }
 
   const DeviceInfo d = h100();
@@ -522,7 +547,7 @@ TEST_F(TuningDbFiles, ShowPrintsGoodFilesAndNamesTheBadOnes) {
   EXPECT_THAT(text, HasSubstr("NVIDIA H100 80GB HBM3"));
   EXPECT_THAT(text, HasSubstr("copy 3000.0 GB/s"));
   EXPECT_THAT(text, HasSubstr("cg/spmv: work_group_size=256 work_groups_per_cu=4"));
-  EXPECT_THAT(text, HasSubstr("cg/spmv/f64/rows~2^24/nnz~2^26"));
+  EXPECT_THAT(text, HasSubstr("cg/spmv/f64  rows~2^24 nnz~2^26"));
   EXPECT_THAT(text, HasSubstr("2.500"));    // ms
   EXPECT_THAT(text, HasSubstr("123.5"));    // GFLOP/s
   EXPECT_THAT(text, HasSubstr("87.5"));     // % roofline
@@ -537,18 +562,6 @@ TEST_F(TuningDbFiles, ShowPrintsGoodFilesAndNamesTheBadOnes) {
   std::ostringstream ok;
   EXPECT_NO_THROW(db.show(ok));
   EXPECT_THAT(ok.str(), HasSubstr(good_name));
-}
-
-TEST(TuningDb, DefaultDirHonoursTheEnvironment) {
-  const char* old = std::getenv("GPUBENCH_TUNING_DB");
-  const std::string saved = old ? old : "";
-  ::setenv("GPUBENCH_TUNING_DB", "/some/where/db", 1);
-  EXPECT_EQ(default_tuning_db_dir(), "/some/where/db");
-  ::setenv("GPUBENCH_TUNING_DB", "", 1);
-  EXPECT_EQ(default_tuning_db_dir(), std::string(GPUBENCH_SOURCE_DIR) + "/tuning-db");
-  ::unsetenv("GPUBENCH_TUNING_DB");
-  EXPECT_EQ(default_tuning_db_dir(), std::string(GPUBENCH_SOURCE_DIR) + "/tuning-db");
-  if (old) ::setenv("GPUBENCH_TUNING_DB", saved.c_str(), 1);
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     EXPECT_EQ(timing.samples.size(), 5u);
     EXPECT_GT(k->bytes_per_call(), 0);
     EXPECT_EQ(k->key().kernel, k->name());
-    EXPECT_EQ(k->key().rows_bucket, 9);  // 576 rows
+    EXPECT_EQ(k->key().bucket("rows").value_or(-1), 9);  // 576 rows
     const TunableSpace tunables = k->tunables();
     ASSERT_FALSE(tunables.params.empty());
     EXPECT_EQ(tunables.params[0].name, "work_group_size");
@@ -194,7 +194,7 @@ TEST(CgTune, ADatabaseWorkGroupSizeOutsideTheDeclaredValuesIsRefused) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpubench-cg-tune-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const DeviceInfo d = wrong_device();
-  const TuningKey key{"cg", "dot", Precision::f64, 9, 11};
+  const TuningKey key = TuningKey::of_sizes("cg", "dot", Precision::f64, {{"rows", 512}, {"nnz", 2048}});
   TuningDb db(dir.string());
   TuningEntry e;
   e.key = key;

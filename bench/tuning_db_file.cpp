@@ -1,0 +1,477 @@
+#include "bench/tuning_db_file.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "common/errors.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+void tuning_db_file_error(const std::string& path, const std::string& what) {
+  throw InputError("tuning database " + path + ": " + what +
+                   "; it was not changed (move it away or use --tuning-db DIR)");
+}
+
+namespace {
+
+constexpr const char* schema_name = "gpubench-tuning-db";
+
+// A field of a file that is missing or of the wrong type; turned into tuning_db_file_error by parse().
+struct Malformed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const ordered_json& field(const ordered_json& obj, const char* key, const std::string& where) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) throw Malformed(where + ": \"" + key + "\" is missing");
+  return *it;
+}
+
+std::string string_field(const ordered_json& obj, const char* key, const std::string& where) {
+  const ordered_json& v = field(obj, key, where);
+  if (!v.is_string()) throw Malformed(where + ": \"" + key + "\" is not a string");
+  return v.get<std::string>();
+}
+
+double number_field(const ordered_json& obj, const char* key, const std::string& where) {
+  const ordered_json& v = field(obj, key, where);
+  if (!v.is_number()) throw Malformed(where + ": \"" + key + "\" is not a number");
+  return v.get<double>();
+}
+
+std::int64_t integer_field(const ordered_json& obj, const char* key, const std::string& where) {
+  const ordered_json& v = field(obj, key, where);
+  if (!v.is_number_integer()) throw Malformed(where + ": \"" + key + "\" is not an integer");
+  return v.get<std::int64_t>();
+}
+
+int int_field(const ordered_json& obj, const char* key, const std::string& where) {
+  const std::int64_t v = integer_field(obj, key, where);
+  if (v < -1000000 || v > 1000000) throw Malformed(where + ": \"" + key + "\" is out of range");
+  return static_cast<int>(v);
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the rest is the useful part.
+std::string without_json_prefix(const std::string& what) {
+  if (what.starts_with("[json.exception.")) {
+    const auto end = what.find("] ");
+    if (end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
+Ceilings ceilings_from_json(const ordered_json& j) {
+  const std::string where = "ceilings";
+  if (!j.is_object()) throw Malformed(where + " is not an object");
+  Ceilings c;
+  c.copy_gbps = number_field(j, "copy_gbps", where);
+  c.triad_gbps = number_field(j, "triad_gbps", where);
+  c.f32_gflops = number_field(j, "f32_gflops", where);
+  c.f64_gflops = number_field(j, "f64_gflops", where);
+  const std::int64_t bytes = integer_field(j, "array_bytes", where);
+  if (bytes < 0) throw Malformed(where + ": \"array_bytes\" is negative");
+  c.array_bytes = static_cast<std::uint64_t>(bytes);
+  c.backend = string_field(j, "backend", where);
+  c.date = string_field(j, "date", where);
+  c.commit = string_field(j, "commit", where);
+  return c;
+}
+
+ordered_json ceilings_to_json(const Ceilings& c) {
+  ordered_json j;
+  j["copy_gbps"] = c.copy_gbps;
+  j["triad_gbps"] = c.triad_gbps;
+  j["f32_gflops"] = c.f32_gflops;
+  j["f64_gflops"] = c.f64_gflops;
+  j["array_bytes"] = c.array_bytes;
+  j["backend"] = c.backend;
+  j["date"] = c.date;
+  j["commit"] = c.commit;
+  return j;
+}
+
+
+// Version 1 keyed an entry by rows_bucket and nnz_bucket; EP put its class's m in rows_bucket.
+TuningKey::Buckets v1_buckets(const std::string& suite, const ordered_json& j, const std::string& where) {
+  const int rows = int_field(j, "rows_bucket", where);
+  if (suite == "ep") return {{"m", rows}};
+  return {{"rows", rows}, {"nnz", int_field(j, "nnz_bucket", where)}};
+}
+
+TuningKey::Buckets v2_buckets(const ordered_json& j, const std::string& where) {
+  const ordered_json& b = field(j, "buckets", where);
+  if (!b.is_object()) throw Malformed(where + ": \"buckets\" is not an object of named size buckets");
+  TuningKey::Buckets buckets;
+  for (const auto& [name, value] : b.items()) buckets.emplace_back(name, int_field(b, name.c_str(), where + ".buckets"));
+  return buckets;
+}
+
+TuningEntry entry_from_json(const ordered_json& j, std::size_t index, int version) {
+  const std::string where = "entries[" + std::to_string(index) + "]";
+  if (!j.is_object()) throw Malformed(where + " is not an object");
+  TuningEntry e;
+  e.key.suite = string_field(j, "suite", where);
+  e.key.kernel = string_field(j, "kernel", where);
+  const std::string precision = string_field(j, "precision", where);
+  if (precision != "f32" && precision != "f64")
+    throw Malformed(where + ": \"precision\" is \"" + precision + "\", not f32 or f64");
+  e.key.precision = parse_precision(precision);
+  e.key.buckets = version == 1 ? v1_buckets(e.key.suite, j, where) : v2_buckets(j, where);
+  e.problem = string_field(j, "problem", where);
+  const ordered_json& params = field(j, "params", where);
+  if (!params.is_object()) throw Malformed(where + ": \"params\" is not an object");
+  e.params = json(params);
+  e.seconds = number_field(j, "seconds", where);
+  e.gflops = number_field(j, "gflops", where);
+  e.roofline_pct = number_field(j, "roofline_pct", where);
+  e.baseline_seconds = number_field(j, "baseline_seconds", where);
+  e.date = string_field(j, "date", where);
+  e.commit = string_field(j, "commit", where);
+  return e;
+}
+
+ordered_json entry_to_json(const TuningEntry& e) {
+  ordered_json j;
+  j["suite"] = e.key.suite;
+  j["kernel"] = e.key.kernel;
+  j["precision"] = to_string(e.key.precision);
+  ordered_json buckets = ordered_json::object();
+  for (const auto& [name, value] : e.key.buckets) buckets[name] = value;
+  j["buckets"] = buckets;
+  j["problem"] = e.problem;
+  j["params"] = ordered_json(e.params);
+  j["seconds"] = e.seconds;
+  j["gflops"] = e.gflops;
+  j["roofline_pct"] = e.roofline_pct;
+  j["baseline_seconds"] = e.baseline_seconds;
+  j["date"] = e.date;
+  j["commit"] = e.commit;
+  return j;
+}
+
+// Entries in a stable order, so that diffs of the file show only what changed.
+bool key_less(const TuningKey& a, const TuningKey& b) {
+  return std::make_tuple(a.suite, a.kernel, std::string(to_string(a.precision)), a.buckets) <
+         std::make_tuple(b.suite, b.kernel, std::string(to_string(b.precision)), b.buckets);
+}
+
+// Throws InputError (via tuning_db_file_error) for anything but a well-formed file of version 1 or 2.
+TuningDbFile parse(const std::string& path, const std::string& text) {
+  ordered_json root;  // ordered: a key's buckets keep the order the suite declared them in
+  try {
+    root = ordered_json::parse(text);
+  } catch (const json::parse_error& e) {
+    tuning_db_file_error(path, "not valid JSON (" + without_json_prefix(e.what()) + ")");
+  }
+  if (!root.is_object()) tuning_db_file_error(path, "not a JSON object");
+  const auto schema = root.find("schema");
+  if (schema == root.end() || !schema->is_string())
+    tuning_db_file_error(path, std::string("no \"schema\": \"") + schema_name +
+                                   "\", so it is not a gpubench tuning database");
+  if (schema->get<std::string>() != schema_name)
+    tuning_db_file_error(path, "schema \"" + schema->get<std::string>() + "\", expected \"" + schema_name + "\"");
+  const auto version = root.find("version");
+  const std::string reads = "this gpubench reads versions 1 and " + std::to_string(tuning_db_version);
+  if (version == root.end()) tuning_db_file_error(path, "no \"version\", " + reads);
+  if (!version->is_number_integer() || version->get<std::int64_t>() < 1 ||
+      version->get<std::int64_t>() > tuning_db_version)
+    tuning_db_file_error(path, "version " + version->dump() + ", " + reads);
+
+  TuningDbFile db;
+  db.version = version->get<int>();
+  try {
+    try {
+      db.device = DeviceIdentity::from_json(json(field(root, "device", "the file")));
+    } catch (const Malformed&) {
+      throw;
+    } catch (const std::exception&) {
+      throw Malformed("\"device\" is not an object of strings api, platform, vendor, name, driver and "
+                      "integer compute_units");
+    }
+    if (const auto c = root.find("ceilings"); c != root.end()) db.ceilings = ceilings_from_json(*c);
+    if (const auto d = root.find("defaults"); d != root.end()) {
+      if (!d->is_object()) throw Malformed("\"defaults\" is not an object");
+      for (const auto& [name, params] : d->items())
+        if (!params.is_object()) throw Malformed("defaults[\"" + name + "\"] is not an object of parameters");
+      db.defaults = json(*d);
+    }
+    if (const auto e = root.find("entries"); e != root.end()) {
+      if (!e->is_array()) throw Malformed("\"entries\" is not an array");
+      for (std::size_t i = 0; i < e->size(); ++i) db.entries.push_back(entry_from_json((*e)[i], i, db.version));
+    }
+  } catch (const Malformed& m) {
+    tuning_db_file_error(path, m.what());
+  }
+  return db;
+}
+
+// nullopt when the file does not exist.
+std::optional<std::string> read_text(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return std::nullopt;
+  if (ec) tuning_db_file_error(path, "cannot be examined (" + ec.message() + ")");
+  if (!fs::is_regular_file(status)) tuning_db_file_error(path, "is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) tuning_db_file_error(path, std::string("cannot be read (") + std::strerror(errno) + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) tuning_db_file_error(path, "cannot be read");
+  return text.str();
+}
+
+// Owns a file descriptor.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+
+// An exclusive flock on a directory, held for the lifetime of the object. Locking the directory
+// itself (not a lock file beside the data) leaves nothing behind. flock locks belong to the
+// open file description, so two writers in one process exclude each other too.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_.get() < 0)
+      throw InputError("tuning database directory " + dir + ": cannot be opened for locking (" +
+                       std::strerror(errno) + ")");
+    while (::flock(fd_.get(), LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      throw InputError("tuning database directory " + dir + ": cannot be locked (" + std::strerror(errno) + ")");
+    }
+  }
+  ~DirectoryLock() { ::flock(fd_.get(), LOCK_UN); }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  Fd fd_;
+};
+
+// Removes the temporary file when it goes out of scope before the rename made it the real one:
+// every failure path, exceptions from anywhere included, leaves nothing behind.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
+  ~TemporaryFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::string& path() const { return path_; }
+  void renamed() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+// The temporary file, written and flushed to disk, then renamed over `path`; the directory is
+// synced so the rename itself survives a crash. Called with the directory lock held.
+void replace_file_durably(const std::string& path, const std::string& content) {
+  const fs::path target(path);
+  TemporaryFile tmp(path + ".tmp." + std::to_string(::getpid()));
+  auto failed = [&](const std::string& what) {
+    throw InputError("tuning database " + path + ": cannot be written: " + what + " " + tmp.path() + " (" +
+                     std::strerror(errno) + ")");
+  };
+  {
+    Fd fd(::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd.get() < 0) failed("cannot create");
+    const char* p = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd.get(), p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        failed("cannot write");
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd.get()) != 0) failed("cannot sync");
+    if (::close(fd.release()) != 0) failed("cannot close");
+  }
+  if (::rename(tmp.path().c_str(), path.c_str()) != 0) failed("cannot rename");
+  tmp.renamed();
+  const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
+  Fd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.get() >= 0) ::fsync(dirfd.get());  // best effort: some file systems refuse it
+}
+
+// Lower case; anything but [a-z0-9.-] becomes '-', runs of '-' collapse, no '-' at the ends.
+std::string file_part(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool keep = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '.' || l == '-';
+    if (!keep) l = '-';
+    if (l == '-' && !r.empty() && r.back() == '-') continue;
+    r += l;
+  }
+  while (!r.empty() && r.front() == '-') r.erase(r.begin());
+  constexpr std::size_t max_part = 48;  // the hash keeps truncated names apart
+  if (r.size() > max_part) r.resize(max_part);
+  while (!r.empty() && r.back() == '-') r.pop_back();
+  return r.empty() ? "unknown" : r;
+}
+
+std::uint32_t fnv1a(const std::string& s) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+}  // namespace
+
+DeviceIdentity DeviceIdentity::of(const DeviceInfo& d) {
+  DeviceIdentity id;
+  id.api = d.api;
+  id.platform = d.platform;
+  id.vendor = d.vendor;
+  id.name = d.name;
+  id.driver = d.driver;
+  id.compute_units = d.compute_units;
+  return id;
+}
+
+std::string DeviceIdentity::file_name() const {
+  std::ostringstream hash;
+  hash << std::hex << std::setw(8) << std::setfill('0') << fnv1a(to_json().dump());
+  return file_part(api) + "_" + file_part(name) + "_" + std::to_string(compute_units) + "cu_" + file_part(driver) +
+         "_" + hash.str() + ".json";
+}
+
+nlohmann::json DeviceIdentity::to_json() const {
+  return {{"api", api},       {"platform", platform}, {"vendor", vendor},
+          {"name", name},     {"driver", driver},     {"compute_units", compute_units}};
+}
+
+DeviceIdentity DeviceIdentity::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("device identity is not a JSON object");
+  DeviceIdentity d;
+  d.api = j.at("api").get<std::string>();
+  d.platform = j.at("platform").get<std::string>();
+  d.vendor = j.at("vendor").get<std::string>();
+  d.name = j.at("name").get<std::string>();
+  d.driver = j.at("driver").get<std::string>();
+  if (!j.at("compute_units").is_number_integer()) throw std::invalid_argument("compute_units is not an integer");
+  d.compute_units = j.at("compute_units").get<int>();
+  return d;
+}
+
+int size_bucket(std::int64_t n) {
+  if (n < 1) return 0;
+  return static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
+}
+
+std::string DeviceIdentity::describe() const {
+  return name + " (" + api + ", platform " + platform + ", vendor " + vendor + ", " + std::to_string(compute_units) +
+         " CUs, driver " + driver + ")";
+}
+
+TuningKey TuningKey::of_sizes(std::string suite, std::string kernel, Precision precision,
+                              const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
+  TuningKey k{std::move(suite), std::move(kernel), precision, {}};
+  for (const auto& [name, size] : sizes) k.buckets.emplace_back(name, size_bucket(size));
+  return k;
+}
+
+std::optional<int> TuningKey::bucket(std::string_view name) const {
+  for (const auto& [n, value] : buckets)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::string TuningKey::text() const {
+  std::string s = suite + "/" + kernel + "/" + to_string(precision);
+  for (const auto& [name, value] : buckets) s += "/" + name + "~2^" + std::to_string(value);
+  return s;
+}
+
+bool TuningKey::same_as(const TuningKey& other) const {
+  if (suite != other.suite || kernel != other.kernel || precision != other.precision) return false;
+  const std::map<std::string, int> mine(buckets.begin(), buckets.end()), theirs(other.buckets.begin(), other.buckets.end());
+  return mine.size() == buckets.size() && mine == theirs;
+}
+
+TuningDbFile read_tuning_db_file(const std::string& path) {
+  const auto text = read_text(path);
+  if (!text) return {};
+  return parse(path, *text);
+}
+
+TuningDbFile read_tuning_db_file(const std::string& path, const DeviceIdentity& expected) {
+  TuningDbFile db = read_tuning_db_file(path);
+  if (db.device && !(*db.device == expected))
+    tuning_db_file_error(path, "its \"device\" block describes " + db.device->describe() +
+                                   ", not the device asked for, " + expected.describe());
+  return db;
+}
+
+std::string serialize(const DeviceIdentity& device, const TuningDbFile& db) {
+  ordered_json root;
+  root["schema"] = schema_name;
+  root["version"] = tuning_db_version;
+  ordered_json dev;
+  dev["api"] = device.api;
+  dev["platform"] = device.platform;
+  dev["vendor"] = device.vendor;
+  dev["name"] = device.name;
+  dev["compute_units"] = device.compute_units;
+  dev["driver"] = device.driver;
+  root["device"] = dev;
+  if (db.ceilings) root["ceilings"] = ceilings_to_json(*db.ceilings);
+  root["defaults"] = ordered_json(db.defaults);  // json objects iterate sorted by name
+  std::vector<TuningEntry> sorted = db.entries;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const TuningEntry& a, const TuningEntry& b) { return key_less(a.key, b.key); });
+  root["entries"] = ordered_json::array();
+  for (const auto& e : sorted) root["entries"].push_back(entry_to_json(e));
+  return root.dump(2) + "\n";
+}
+
+void update_tuning_db_file(const std::string& path, const DeviceIdentity& device,
+                           const std::function<void(TuningDbFile&)>& change) {
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError("tuning database " + path + ": cannot create its directory (" + ec.message() + ")");
+  const DirectoryLock lock(dir);
+  TuningDbFile db = read_tuning_db_file(path, device);  // fresh: another writer may have changed it since
+  change(db);
+  replace_file_durably(path, serialize(device, db));
+}
+
+}  // namespace gpubench
