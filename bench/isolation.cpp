@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -20,9 +21,6 @@
 namespace gpubench::isolation {
 
 namespace {
-
-// The environment variable that makes a process a worker: the number of its end of the socket.
-constexpr const char* worker_fd_variable = "GPUBENCH_WORKER_FD";
 
 // The worker's side: its socket to the supervisor and the journal it was started with.
 struct Worker {
@@ -107,61 +105,27 @@ std::string seconds_text(double s) {
   return o.str();
 }
 
-// One worker process, started with the journal.
-class WorkerProcess {
- public:
-  WorkerProcess(const std::vector<std::string>& argv, const nlohmann::json& journal) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-      throw Error(ExitCode::internal, std::string("socketpair: ") + std::strerror(errno));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    const std::string fd_text = std::to_string(sv[1]);
-    pid_ = ::fork();
-    if (pid_ < 0) {
-      ::close(sv[0]);
-      ::close(sv[1]);
-      throw Error(ExitCode::internal, std::string("fork: ") + std::strerror(errno));
-    }
-    if (pid_ == 0) {
-      // The worker must not outlive its supervisor, and keeps its end of the socket across exec.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      ::fcntl(sv[1], F_SETFD, 0);
-      ::setenv(worker_fd_variable, fd_text.c_str(), 1);
-      ::execv("/proc/self/exe", args.data());
-      const char message[] = "gpubench: cannot start the worker process (exec /proc/self/exe failed)\n";
-      [[maybe_unused]] const auto ignored = ::write(2, message, sizeof message - 1);
-      ::_exit(static_cast<int>(ExitCode::internal));
-    }
-    ::close(sv[1]);
-    fd_ = sv[0];
-    write_all(fd_, nlohmann::json{{"journal", journal}}.dump() + "\n");
-  }
-  ~WorkerProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      wait();
-    }
-    if (fd_ >= 0) ::close(fd_);
-  }
-  WorkerProcess(const WorkerProcess&) = delete;
-  WorkerProcess& operator=(const WorkerProcess&) = delete;
+// A forked worker, seen from the supervisor: its process and its end of the socket.
+struct WorkerHandle {
+  pid_t pid = -1;
+  int fd = -1;
 
-  int fd() const { return fd_; }
-  void kill() { ::kill(pid_, SIGKILL); }
+  void kill() const { ::kill(pid, SIGKILL); }
   // Waits for the worker to end; its wait status.
   int wait() {
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    pid_ = -1;
+    pid = -1;
     return status;
   }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
+  ~WorkerHandle() {
+    if (pid > 0) {
+      kill();
+      wait();
+    }
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 }  // namespace
@@ -172,23 +136,6 @@ std::optional<std::string> crash_of(const nlohmann::json& unit_result) {
 }
 
 bool in_worker() { return worker().fd >= 0; }
-
-void attach_worker() {
-  const char* fd_text = std::getenv(worker_fd_variable);
-  if (!fd_text) return;
-  const int fd = std::atoi(fd_text);
-  ::unsetenv(worker_fd_variable);  // not for the processes this one starts
-  if (fd < 3 || ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-    throw Error(ExitCode::internal, std::string(worker_fd_variable) + "=" + fd_text + " is not an open socket");
-  std::string buffer, line;
-  if (!read_line(fd, buffer, line)) throw Error(ExitCode::internal, "the supervising process sent no journal");
-  try {
-    worker().journal = nlohmann::json::parse(line).at("journal");
-  } catch (const std::exception& e) {
-    throw Error(ExitCode::internal, std::string("the supervising process's journal is malformed: ") + e.what());
-  }
-  worker().fd = fd;
-}
 
 nlohmann::json unit(const std::string& name, const std::function<nlohmann::json()>& work, bool* replayed) {
   if (replayed) *replayed = false;
@@ -217,11 +164,33 @@ void alive() {
   if (in_worker()) send_message({{"alive", true}});
 }
 
-int supervise(const std::vector<std::string>& argv, const SuperviseOptions& options, std::ostream& log) {
+std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log) {
   nlohmann::json journal = nlohmann::json::object();
   const auto limit = std::chrono::duration<double>(options.timeout_s);
+  const pid_t supervisor = ::getpid();
   for (;;) {
-    WorkerProcess process(argv, journal);
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw Error(ExitCode::internal, std::string("socketpair: ") + std::strerror(errno));
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      throw Error(ExitCode::internal, std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      // The worker must not outlive its supervisor.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != supervisor) ::_exit(static_cast<int>(ExitCode::internal));
+      ::close(sv[0]);
+      worker().fd = sv[1];
+      worker().journal = std::move(journal);
+      return std::nullopt;
+    }
+    ::close(sv[1]);
+    WorkerHandle process{pid, sv[0]};
     std::string buffer, line, current;  // current: the unit under way, empty between units
     auto last = std::chrono::steady_clock::now();
     std::string crash;  // why the worker did not end by itself
@@ -233,7 +202,7 @@ int supervise(const std::vector<std::string>& argv, const SuperviseOptions& opti
         const int wait_ms =
             current.empty() ? -1
                             : static_cast<int>(std::max(0.0, std::chrono::duration<double, std::milli>(left).count()));
-        pollfd p{process.fd(), POLLIN, 0};
+        pollfd p{process.fd, POLLIN, 0};
         const int ready = ::poll(&p, 1, wait_ms);
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0) {
@@ -243,7 +212,7 @@ int supervise(const std::vector<std::string>& argv, const SuperviseOptions& opti
           break;
         }
       }
-      if (!read_line(process.fd(), buffer, line)) {
+      if (!read_line(process.fd, buffer, line)) {
         const int status = process.wait();
         if (WIFSIGNALED(status)) crash = "killed by " + signal_text(WTERMSIG(status));
         else if (!current.empty()) crash = "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -255,7 +224,7 @@ int supervise(const std::vector<std::string>& argv, const SuperviseOptions& opti
       try {
         message = nlohmann::json::parse(line);
       } catch (const std::exception&) {
-        continue;  // not ours: the socket carries only our lines, but stay robust
+        continue;  // the socket carries only our lines; stay robust all the same
       }
       if (message.contains("begin")) current = message["begin"].get<std::string>();
       else if (message.contains("abandon")) current.clear();

@@ -1,5 +1,5 @@
-// Crash isolation. `gpubench run` and `gpubench sweep` start the same binary again as a worker
-// process, before opening any device, and supervise it: the worker does the whole job (plans,
+// Crash isolation. `gpubench run` and `gpubench sweep` fork a worker process before opening any
+// device (the supervisor never opens one), and supervise it: the worker does the whole job (plans,
 // measures, prints, writes --out and the database), and reports each unit of work (a point, a
 // sweep configuration) to the supervisor as it begins and ends it. When the worker dies on a
 // signal (an abort in a compiler, a segfault in a driver) or makes no progress for the time
@@ -34,12 +34,8 @@ nlohmann::json unit(const std::string& name, const std::function<nlohmann::json(
 // again. Does nothing outside a worker.
 void alive();
 
-// True in a worker process (set up by attach_worker()).
+// True in a worker process (one that supervise() returned nullopt in).
 bool in_worker();
-
-// Called first thing in main(): when this process was started as a worker, connects to the
-// supervisor and reads its journal. Throws Error(internal) on a broken handshake.
-void attach_worker();
 
 struct SuperviseOptions {
   // The longest a unit may go without a step (a hang). Between units (planning, generating a
@@ -47,9 +43,11 @@ struct SuperviseOptions {
   double timeout_s = 600;
 };
 
-// Runs this program again with `args` as a worker and supervises it until it exits: returns its
-// exit code. A crash outside any unit (while planning or writing the output) cannot be pinned
-// on a point: it is an Error(device) naming the signal.
-int supervise(const std::vector<std::string>& args, const SuperviseOptions& options, std::ostream& log);
+// Forks a worker and supervises it (and the workers after it, one per crash) until one exits:
+// in the supervisor, returns that exit code; in a worker, returns nullopt at once, and the
+// caller goes on to do the job. Call it before anything opens a device or starts a thread: a
+// forked child has only the thread that forked. A crash outside any unit (while planning or
+// writing the output) cannot be pinned on a point: it is an Error(device) naming the signal.
+std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log);
 
 }  // namespace gpubench::isolation

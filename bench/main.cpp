@@ -109,18 +109,17 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   return all_tuned ? 0 : static_cast<int>(ExitCode::point_failed);
 }
 
-int run(const std::vector<std::string>& argv) {
+int run(const std::vector<std::string>& args) {
   using namespace gpubench;
-  isolation::attach_worker();
-  const CliOptions options = parse_cli(std::vector<std::string>(argv.begin() + 1, argv.end()));
+  const CliOptions options = parse_cli(args);
   if (options.help) {
     std::cout << usage();
     return 0;
   }
-  // Runs and sweeps go to a worker process, started before this one opens any device.
+  // Runs and sweeps go on in a worker process, forked before this one opens any device.
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
-  if (measures && options.isolate && !isolation::in_worker())
-    return isolation::supervise(argv, {options.point_timeout_s}, std::cerr);
+  if (measures && options.isolate)
+    if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
 
   if (options.list_devices) return list_devices(std::cout) ? 0 : static_cast<int>(ExitCode::device);
 
@@ -172,7 +171,7 @@ int run(const std::vector<std::string>& argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(std::vector<std::string>(argv, argv + argc));
+    return run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const gpubench::UsageError& e) {
     std::cerr << "gpubench: " << e.what() << "\n(gpubench --help lists the options)\n";
     return static_cast<int>(e.code());
