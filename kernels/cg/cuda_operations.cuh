@@ -249,18 +249,14 @@ class CudaOperations final : public Operations {
 
   std::vector<KernelProfile> take_profile() override {
     stream_.synchronize();
-    std::vector<KernelProfile> profile;
+    ProfileRecorder profile;
     for (auto& launch : profiled_) {
-      auto it = std::find_if(profile.begin(), profile.end(),
-                             [&](const KernelProfile& k) { return k.kernel == launch.kernel; });
-      if (it == profile.end()) it = profile.insert(profile.end(), KernelProfile{launch.kernel, 0.0, 0});
-      it->seconds += cuda::Event::seconds_between(launch.start, launch.end);
-      ++it->calls;
+      profile.add(launch.kernel, cuda::Event::seconds_between(launch.start, launch.end));
       spare_events_.push_back(std::move(launch.start));
       spare_events_.push_back(std::move(launch.end));
     }
     profiled_.clear();
-    return profile;
+    return profile.take();
   }
 
   int rows() const override { return rows_; }

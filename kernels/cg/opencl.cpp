@@ -172,19 +172,10 @@ class OpenclOperations final : public Operations {
 
   std::vector<KernelProfile> take_profile() override {
     context_.finish();
-    std::vector<KernelProfile> profile;
-    for (const auto& launch : profiled_) {
-      // Named references, not structured bindings: clang before 16 cannot capture those in a lambda.
-      const std::string& kernel = launch.first;
-      const opencl::Event& event = launch.second;
-      auto it =
-          std::find_if(profile.begin(), profile.end(), [&](const KernelProfile& p) { return p.kernel == kernel; });
-      if (it == profile.end()) it = profile.insert(profile.end(), KernelProfile{kernel, 0.0, 0});
-      it->seconds += event.seconds();
-      ++it->calls;
-    }
+    ProfileRecorder profile;
+    for (const auto& [kernel, event] : profiled_) profile.add(kernel, event.seconds());
     profiled_.clear();
-    return profile;
+    return profile.take();
   }
 
   int rows() const override { return rows_; }

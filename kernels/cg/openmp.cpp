@@ -247,7 +247,7 @@ class OpenmpOperations final : public Operations {
 
   void set_profiling(bool on) override { profiling_ = on; }
 
-  std::vector<KernelProfile> take_profile() override { return std::exchange(profile_, {}); }
+  std::vector<KernelProfile> take_profile() override { return profile_.take(); }
 
   int rows() const override { return rows_; }
 
@@ -275,13 +275,7 @@ class OpenmpOperations final : public Operations {
       }
       timer_end_ = end;
     }
-    if (profiling_) {
-      auto it =
-          std::find_if(profile_.begin(), profile_.end(), [&](const KernelProfile& p) { return p.kernel == kernel; });
-      if (it == profile_.end()) it = profile_.insert(profile_.end(), KernelProfile{kernel, 0.0, 0});
-      it->seconds += std::chrono::duration<double>(end - start).count();
-      ++it->calls;
-    }
+    if (profiling_) profile_.add(kernel, std::chrono::duration<double>(end - start).count());
   }
 
   int rows_;
@@ -294,7 +288,7 @@ class OpenmpOperations final : public Operations {
   bool timer_started_ = false;
   Clock::time_point timer_start_, timer_end_;
   bool profiling_ = false;
-  std::vector<KernelProfile> profile_;
+  ProfileRecorder profile_;
 };
 
 std::unique_ptr<Operations> make_openmp_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,

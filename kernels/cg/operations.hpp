@@ -16,6 +16,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
+#include "bench/kernel_profile.hpp"
 #include "bench/launch_config.hpp"
 #include "common/precision.hpp"
 #include "kernels/cg/csr.hpp"
@@ -27,13 +28,6 @@ class Solver;
 // Launch parameters of one CG kernel (bench/launch_config.hpp); work.hpp declares which kernels
 // take which, and their legal values.
 using gpubench::LaunchConfig;
-
-// One kernel's device time over a profiled pass.
-struct KernelProfile {
-  std::string kernel;    // "spmv", "dot", "axpy", "xpay", "scale", "dot2", "three_term_update", "cg_update", "copy"
-  double seconds = 0;    // summed device time of all its launches
-  long calls = 0;
-};
 
 class Operations {
  public:

@@ -305,7 +305,7 @@ class ViennaclOperations final : public Operations {
 
   void set_profiling(bool on) override { profiling_ = on; }
 
-  std::vector<KernelProfile> take_profile() override { return std::exchange(profile_, {}); }
+  std::vector<KernelProfile> take_profile() override { return profile_.take(); }
 
   int rows() const override { return rows_; }
 
@@ -379,11 +379,7 @@ class ViennaclOperations final : public Operations {
       domain_.finish();
       end = Clock::now();
     });
-    auto it =
-        std::find_if(profile_.begin(), profile_.end(), [&](const KernelProfile& p) { return p.kernel == kernel; });
-    if (it == profile_.end()) it = profile_.insert(profile_.end(), KernelProfile{kernel, 0.0, 0});
-    it->seconds += std::chrono::duration<double>(end - start).count();
-    ++it->calls;
+    profile_.add(kernel, std::chrono::duration<double>(end - start).count());
   }
 
   Domain domain_;
@@ -397,7 +393,7 @@ class ViennaclOperations final : public Operations {
   bool launched_ = false;
   Clock::time_point timer_start_;
   bool profiling_ = false;
-  std::vector<KernelProfile> profile_;
+  ProfileRecorder profile_;
 };
 
 // ViennaCL's CG as the vendor variant. It cannot be stepped: solve() and npb_benchmark() run it
