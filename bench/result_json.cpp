@@ -2,42 +2,6 @@
 
 namespace gpubench {
 
-void to_json(nlohmann::json& j, const DeviceInfo& d) {
-  j = {{"backend", d.backend},
-       {"index", d.index},
-       {"api", d.api},
-       {"platform", d.platform},
-       {"vendor", d.vendor},
-       {"name", d.name},
-       {"type", d.type},
-       {"compute_units", d.compute_units},
-       {"driver", d.driver},
-       {"max_work_group_size", d.max_work_group_size},
-       {"global_mem_bytes", d.global_mem_bytes},
-       {"max_alloc_bytes", d.max_alloc_bytes},
-       {"local_mem_bytes", d.local_mem_bytes},
-       {"cache_bytes", d.cache_bytes},
-       {"fp64", d.fp64}};
-}
-
-void from_json(const nlohmann::json& j, DeviceInfo& d) {
-  j.at("backend").get_to(d.backend);
-  j.at("index").get_to(d.index);
-  j.at("api").get_to(d.api);
-  j.at("platform").get_to(d.platform);
-  j.at("vendor").get_to(d.vendor);
-  j.at("name").get_to(d.name);
-  j.at("type").get_to(d.type);
-  j.at("compute_units").get_to(d.compute_units);
-  j.at("driver").get_to(d.driver);
-  j.at("max_work_group_size").get_to(d.max_work_group_size);
-  j.at("global_mem_bytes").get_to(d.global_mem_bytes);
-  j.at("max_alloc_bytes").get_to(d.max_alloc_bytes);
-  j.at("local_mem_bytes").get_to(d.local_mem_bytes);
-  j.at("cache_bytes").get_to(d.cache_bytes);
-  j.at("fp64").get_to(d.fp64);
-}
-
 void to_json(nlohmann::json& j, const Ceilings& c) {
   j = {{"copy_gbps", c.copy_gbps},   {"triad_gbps", c.triad_gbps}, {"f32_gflops", c.f32_gflops},
        {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"by", c.backend},
@@ -69,38 +33,6 @@ void from_json(const nlohmann::json& j, PointId& id) {
   j.at("device").get_to(id.device);
   id.precision = parse_precision(j.at("precision").get<std::string>());
   id.params = j.at("params");
-}
-
-void to_json(nlohmann::json& j, const Outcome& o) {
-  j = {{"seconds", o.seconds},
-       {"iterations", o.iterations},
-       {"verified", o.verified},
-       {"verification", o.verification},
-       {"fields", o.fields}};
-}
-
-void from_json(const nlohmann::json& j, Outcome& o) {
-  j.at("seconds").get_to(o.seconds);
-  j.at("iterations").get_to(o.iterations);
-  j.at("verified").get_to(o.verified);
-  j.at("verification").get_to(o.verification);
-  o.fields = j.at("fields");
-}
-
-void to_json(nlohmann::json& j, const KernelRow& k) {
-  j = {{"kernel", k.kernel},
-       {"calls_per_iteration", k.calls_per_iteration},
-       {"seconds_per_iteration", k.seconds_per_iteration},
-       {"flops_per_iteration", k.flops_per_iteration},
-       {"bytes_per_iteration", k.bytes_per_iteration}};
-}
-
-void from_json(const nlohmann::json& j, KernelRow& k) {
-  j.at("kernel").get_to(k.kernel);
-  j.at("calls_per_iteration").get_to(k.calls_per_iteration);
-  j.at("seconds_per_iteration").get_to(k.seconds_per_iteration);
-  j.at("flops_per_iteration").get_to(k.flops_per_iteration);
-  j.at("bytes_per_iteration").get_to(k.bytes_per_iteration);
 }
 
 void to_json(nlohmann::json& j, const PointResult& p) {
