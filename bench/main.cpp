@@ -10,6 +10,7 @@
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/records.hpp"
+#include "bench/result_json.hpp"
 #include "bench/roofline.hpp"
 #include "bench/sweep.hpp"
 #include "bench/tuning_db.hpp"
@@ -51,10 +52,7 @@ int roofline(const gpubench::CliOptions& options, gpubench::TuningDb& db) {
     write_ceilings(d, c, table);
     any = any || c.has_value();
     nlohmann::json j = {{"device", DeviceIdentity::of(d).to_json()}, {"backend", d.backend}, {"index", d.index}};
-    if (c)
-      j["ceilings"] = {{"copy_gbps", c->copy_gbps},   {"triad_gbps", c->triad_gbps}, {"f32_gflops", c->f32_gflops},
-                       {"f64_gflops", c->f64_gflops}, {"array_bytes", c->array_bytes}, {"date", c->date},
-                       {"commit", c->commit},         {"by", c->backend}};
+    if (c) j["ceilings"] = *c;
     if (const auto sheet = datasheet(d))
       j["datasheet"] = {{"source", sheet->source}, {"bandwidth_gbps", sheet->bandwidth_gbps},
                         {"f32_gflops", sheet->f32_gflops}, {"f64_gflops", sheet->f64_gflops}};

@@ -14,6 +14,7 @@
 #include "common/errors.hpp"
 #include "bench/format.hpp"
 #include "bench/isolation.hpp"
+#include "bench/result_json.hpp"
 #include "bench/roofline.hpp"
 
 namespace gpubench {
@@ -472,9 +473,7 @@ nlohmann::json sweep_json(const std::vector<SweepReport>& reports) {
                          {"seconds", r.seconds},
                          {"kernels", kernels},
                          {"not_swept", r.untunable}};
-    if (r.ceilings)
-      rj["ceilings"] = {{"copy_gbps", r.ceilings->copy_gbps}, {"triad_gbps", r.ceilings->triad_gbps},
-                        {"f32_gflops", r.ceilings->f32_gflops}, {"f64_gflops", r.ceilings->f64_gflops}};
+    if (r.ceilings) rj["ceilings"] = *r.ceilings;
     all.push_back(rj);
   }
   return all;
