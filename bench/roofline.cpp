@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bench/build_info.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 
@@ -47,7 +48,15 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     Ceilings c = (*probe)(d, log);
     c.date = iso_timestamp();
     c.commit = build_commit;
-    if (db) db->store_ceilings(d, c);
+    // A database that cannot be written costs the next run a new measurement, not this run.
+    if (db) {
+      try {
+        db->store_ceilings(d, c);
+      } catch (const InputError& e) {
+        log << "gpubench: warning: the ceilings of " << d.label() << " were measured but not stored: " << e.what()
+            << std::endl;
+      }
+    }
     return nlohmann::json(c);
   });
   if (const auto crash = isolation::crash_of(measured)) {

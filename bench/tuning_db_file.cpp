@@ -1,6 +1,7 @@
 #include "bench/tuning_db_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -8,11 +9,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -81,10 +85,18 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   const std::string where = "ceilings";
   if (!j.is_object()) throw Malformed(where + " is not an object");
   Ceilings c;
-  c.copy_gbps = number_field(j, "copy_gbps", where);
-  c.triad_gbps = number_field(j, "triad_gbps", where);
-  c.f32_gflops = number_field(j, "f32_gflops", where);
-  c.f64_gflops = number_field(j, "f64_gflops", where);
+  // A ceiling divides every roofline figure: zero or less would print "-5.0 GB/s" and worse.
+  // f64 may be 0: a device without fp64.
+  auto positive = [&](const char* key, bool zero_allowed) {
+    const double v = number_field(j, key, where);
+    if (!std::isfinite(v) || v < 0 || (v == 0 && !zero_allowed))
+      throw Malformed(where + ": \"" + key + "\" is " + j.at(key).dump() + ", not a positive number");
+    return v;
+  };
+  c.copy_gbps = positive("copy_gbps", false);
+  c.triad_gbps = positive("triad_gbps", false);
+  c.f32_gflops = positive("f32_gflops", false);
+  c.f64_gflops = positive("f64_gflops", true);
   const std::int64_t bytes = integer_field(j, "array_bytes", where);
   if (bytes < 0) throw Malformed(where + ": \"array_bytes\" is negative");
   c.array_bytes = static_cast<std::uint64_t>(bytes);
@@ -92,6 +104,19 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   c.date = string_field(j, "date", where);
   c.commit = string_field(j, "commit", where);
   return c;
+}
+
+// Launch parameters are integers (a work-group size, a tile): 64.0 or "big" is a damaged file,
+// not a value to skip while the table says "tuned".
+const ordered_json& integer_params(const ordered_json& params, const std::string& where) {
+  if (!params.is_object()) throw Malformed(where + " is not an object of parameters");
+  for (const auto& [name, value] : params.items()) {
+    if (!value.is_number_integer()) throw Malformed(where + "." + name + " is " + value.dump() + ", not an integer");
+    if (value.get<std::int64_t>() < std::numeric_limits<int>::min() ||
+        value.get<std::int64_t>() > std::numeric_limits<int>::max())
+      throw Malformed(where + "." + name + " is " + value.dump() + ", out of range");
+  }
+  return params;
 }
 
 ordered_json ceilings_to_json(const Ceilings& c) {
@@ -135,15 +160,18 @@ TuningEntry entry_from_json(const ordered_json& j, std::size_t index, int versio
   e.key.precision = parse_precision(precision);
   e.key.buckets = version == 1 ? v1_buckets(e.key.suite, j, where) : v2_buckets(j, where);
   e.problem = string_field(j, "problem", where);
-  const ordered_json& params = field(j, "params", where);
-  if (!params.is_object()) throw Malformed(where + ": \"params\" is not an object");
-  e.params = json(params);
+  e.params = json(integer_params(field(j, "params", where), where + ".params"));
   e.seconds = number_field(j, "seconds", where);
   e.gflops = number_field(j, "gflops", where);
   e.roofline_pct = number_field(j, "roofline_pct", where);
   e.baseline_seconds = number_field(j, "baseline_seconds", where);
   e.date = string_field(j, "date", where);
   e.commit = string_field(j, "commit", where);
+  static const std::set<std::string> known = {"suite", "kernel", "precision", "buckets", "rows_bucket", "nnz_bucket",
+                                              "problem", "params", "seconds", "gflops", "roofline_pct",
+                                              "baseline_seconds", "date", "commit"};
+  for (const auto& [name, value] : j.items())
+    if (!known.count(name)) e.extra[name] = json(value);
   return e;
 }
 
@@ -163,6 +191,7 @@ ordered_json entry_to_json(const TuningEntry& e) {
   j["baseline_seconds"] = e.baseline_seconds;
   j["date"] = e.date;
   j["commit"] = e.commit;
+  for (const auto& [name, value] : e.extra.items()) j[name] = ordered_json(value);
   return j;
 }
 
@@ -177,7 +206,7 @@ TuningDbFile parse(const std::string& path, const std::string& text) {
   ordered_json root;  // ordered: a key's buckets keep the order the suite declared them in
   try {
     root = ordered_json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number out of range ("1e400")
     tuning_db_file_error(path, "not valid JSON (" + without_json_prefix(e.what()) + ")");
   }
   if (!root.is_object()) tuning_db_file_error(path, "not a JSON object");
@@ -208,14 +237,17 @@ TuningDbFile parse(const std::string& path, const std::string& text) {
     if (const auto c = root.find("ceilings"); c != root.end()) db.ceilings = ceilings_from_json(*c);
     if (const auto d = root.find("defaults"); d != root.end()) {
       if (!d->is_object()) throw Malformed("\"defaults\" is not an object");
-      for (const auto& [name, params] : d->items())
-        if (!params.is_object()) throw Malformed("defaults[\"" + name + "\"] is not an object of parameters");
+      for (const auto& [name, params] : d->items()) integer_params(params, "defaults[\"" + name + "\"]");
       db.defaults = json(*d);
     }
     if (const auto e = root.find("entries"); e != root.end()) {
       if (!e->is_array()) throw Malformed("\"entries\" is not an array");
       for (std::size_t i = 0; i < e->size(); ++i) db.entries.push_back(entry_from_json((*e)[i], i, db.version));
     }
+    for (const auto& [name, value] : root.items())
+      if (name != "schema" && name != "version" && name != "device" && name != "ceilings" && name != "defaults" &&
+          name != "entries")
+        db.extra[name] = json(value);
   } catch (const Malformed& m) {
     tuning_db_file_error(path, m.what());
   }
@@ -324,6 +356,21 @@ void replace_file_durably(const std::string& path, const std::string& content) {
   const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
   Fd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dirfd.get() >= 0) ::fsync(dirfd.get());  // best effort: some file systems refuse it
+}
+
+// The temporaries ("<file>.tmp.<pid>") of writers that were killed before they could remove
+// theirs. Called with the directory lock held, so no live writer's temporary is among them.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& item : fs::directory_iterator(dir, ec)) {
+    const std::string name = item.path().filename().string();
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos || !name.substr(0, at).ends_with(".json")) continue;
+    const std::string pid_text = name.substr(at + 5);
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(item.path(), ec);
+  }
 }
 
 // Lower case; anything but [a-z0-9.-] becomes '-', runs of '-' collapse, no '-' at the ends.
@@ -458,6 +505,7 @@ std::string serialize(const DeviceIdentity& device, const TuningDbFile& db) {
                    [](const TuningEntry& a, const TuningEntry& b) { return key_less(a.key, b.key); });
   root["entries"] = ordered_json::array();
   for (const auto& e : sorted) root["entries"].push_back(entry_to_json(e));
+  for (const auto& [name, value] : db.extra.items()) root[name] = ordered_json(value);
   return root.dump(2) + "\n";
 }
 
@@ -469,9 +517,23 @@ void update_tuning_db_file(const std::string& path, const DeviceIdentity& device
   fs::create_directories(dir, ec);
   if (ec) throw InputError("tuning database " + path + ": cannot create its directory (" + ec.message() + ")");
   const DirectoryLock lock(dir);
+  remove_stale_temporaries(dir);
+  // A symbolic link is written through (its target replaced), never replaced by a regular file.
+  std::string target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    target = fs::weakly_canonical(path, ec).string();
+    if (ec) throw InputError("tuning database " + path + ": cannot follow its link (" + ec.message() + ")");
+  }
+  ec.clear();
+  // A file without write permission is the user's "leave it alone", even for root, who could.
+  if (const auto status = fs::status(target, ec); !ec && fs::exists(status) &&
+      (status.permissions() & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) ==
+          fs::perms::none)
+    throw InputError("tuning database " + target + " is read-only: not replaced (make it writable, or write "
+                     "another layer with --tuning-db DIR)");
   TuningDbFile db = read_tuning_db_file(path, device);  // fresh: another writer may have changed it since
   change(db);
-  replace_file_durably(path, serialize(device, db));
+  replace_file_durably(target, serialize(device, db));
 }
 
 }  // namespace gpubench

@@ -67,6 +67,7 @@ struct TuningEntry {
   double roofline_pct = 0;     // 0 when the device had no ceilings
   double baseline_seconds = 0; // per call at the search's first configuration (1 WG/CU)
   std::string date, commit;
+  nlohmann::json extra = nlohmann::json::object();  // fields this gpubench does not know: kept as they are
 };
 
 // What one file holds, parsed and checked.
@@ -76,6 +77,7 @@ struct TuningDbFile {
   std::optional<Ceilings> ceilings;
   nlohmann::json defaults = nlohmann::json::object();  // "suite/kernel" -> params
   std::vector<TuningEntry> entries;
+  nlohmann::json extra = nlohmann::json::object();  // top-level fields this gpubench does not know: kept
 };
 
 // Every reader throws InputError naming the file (and saying it was left alone) when it is not

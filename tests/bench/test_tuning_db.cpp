@@ -367,7 +367,10 @@ TEST_F(TuningDbFiles, AtomicWriteLeavesNoTemporaryFiles) {
   TuningDb db(dir());
   const DeviceInfo d = h100();
   for (int i = 0; i < 5; ++i) db.record(d, {entry(key(10 + i, 12 + i), 32 << i)});
-  db.store_ceilings(d, Ceilings{});
+  Ceilings c;
+  c.copy_gbps = c.triad_gbps = 3000;
+  c.f32_gflops = c.f64_gflops = 30000;
+  db.store_ceilings(d, c);
   for (const auto& f : fs::directory_iterator(dir()))
     EXPECT_THAT(f.path().filename().string(), Not(HasSubstr(".tmp"))) << f.path();
   EXPECT_EQ(db.entries(d).size(), 5u);
@@ -562,6 +565,113 @@ TEST_F(TuningDbFiles, ShowPrintsGoodFilesAndNamesTheBadOnes) {
   std::ostringstream ok;
   EXPECT_NO_THROW(db.show(ok));
   EXPECT_THAT(ok.str(), HasSubstr(good_name));
+}
+
+// Issue 12, section 4: damaged files are refused by name, and writing loses nothing.
+
+// A file as one valid entry would be written, with `edit` applied to its JSON text.
+std::string valid_file_text(const DeviceInfo& d) {
+  return R"({"schema": "gpubench-tuning-db", "version": 2, "device": )" + DeviceIdentity::of(d).to_json().dump() +
+         R"(, "ceilings": {"copy_gbps": 3000.0, "triad_gbps": 3100.0, "f32_gflops": 60000.0, "f64_gflops": 30000.0,
+          "array_bytes": 268435456, "backend": "opencl", "date": "2026-11-23", "commit": "abc"},
+        "defaults": {}, "entries": [{"suite": "cg", "kernel": "spmv", "precision": "f64",
+          "buckets": {"rows": 24, "nnz": 26}, "problem": "poisson2d:4096",
+          "params": {"work_group_size": 256, "work_groups_per_cu": 4}, "seconds": 0.0025, "gflops": 123.4,
+          "roofline_pct": 87.5, "baseline_seconds": 0.003, "date": "2026-11-23", "commit": "abc"}]})";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST_F(TuningDbFiles, Issue12_4_ANumberOutOfRangeNamesTheFile) {
+  const DeviceInfo d = h100();
+  TuningDb db(dir());
+  fs::create_directories(dir());
+  const std::string bad = replaced(valid_file_text(d), "0.0025", "1e400");
+  write_bytes(db.path_for(d), bad);
+  const std::string message = input_error([&] { db.entries(d); });
+  EXPECT_THAT(message, HasSubstr(db.path_for(d)));
+  EXPECT_THAT(message, HasSubstr("not valid JSON"));
+  std::ostringstream out;
+  EXPECT_THAT(input_error([&] { db.show(out); }), HasSubstr(db.path_for(d)));
+  EXPECT_EQ(read_bytes(db.path_for(d)), bad);
+}
+
+TEST_F(TuningDbFiles, Issue12_9_LaunchParametersThatAreNotIntegersAreRefused) {
+  const DeviceInfo d = h100();
+  TuningDb db(dir());
+  fs::create_directories(dir());
+  for (const std::string value : {"64.0", "\"big\"", "4294967296"}) {
+    write_bytes(db.path_for(d), replaced(valid_file_text(d), "\"work_group_size\": 256", "\"work_group_size\": " + value));
+    const std::string message = input_error([&] { db.lookup(d, key(24, 26), {{"work_group_size", 64}}); });
+    EXPECT_THAT(message, HasSubstr(db.path_for(d)));
+    EXPECT_THAT(message, HasSubstr("params.work_group_size is " + value +
+                                   (value == "4294967296" ? ", out of range" : ", not an integer")));
+  }
+}
+
+TEST_F(TuningDbFiles, Issue12_11_ZeroOrNegativeCeilingsAreRefused) {
+  const DeviceInfo d = h100();
+  TuningDb db(dir());
+  fs::create_directories(dir());
+  write_bytes(db.path_for(d), replaced(valid_file_text(d), "\"copy_gbps\": 3000.0", "\"copy_gbps\": -5.0"));
+  EXPECT_THAT(input_error([&] { db.ceilings(d); }), HasSubstr("\"copy_gbps\" is -5.0, not a positive number"));
+  write_bytes(db.path_for(d), replaced(valid_file_text(d), "\"triad_gbps\": 3100.0", "\"triad_gbps\": 0"));
+  EXPECT_THAT(input_error([&] { db.ceilings(d); }), HasSubstr("\"triad_gbps\" is 0, not a positive number"));
+  // f64 0 is a device without fp64.
+  write_bytes(db.path_for(d), replaced(valid_file_text(d), "\"f64_gflops\": 30000.0", "\"f64_gflops\": 0"));
+  ASSERT_TRUE(db.ceilings(d).has_value());
+  EXPECT_EQ(db.ceilings(d)->f64_gflops, 0);
+}
+
+TEST_F(TuningDbFiles, Issue12_10_ASweepsRewriteKeepsUnknownFieldsAndRespectsReadOnlyFilesAndLinks) {
+  const DeviceInfo d = h100();
+  TuningDb db(dir());
+  fs::create_directories(dir());
+  // Fields this gpubench does not know, at the top and in an entry, survive a rewrite.
+  write_bytes(db.path_for(d),
+              replaced(replaced(valid_file_text(d), R"("defaults": {},)", R"("defaults": {}, "notes": {"by": "hand"},)"),
+                       R"("commit": "abc"}])", R"("commit": "abc", "host": "node17"}])"));
+  db.record(d, {entry(key(20, 22), 128)});
+  const std::string after = read_bytes(db.path_for(d));
+  EXPECT_THAT(after, HasSubstr(R"("notes": {)"));
+  EXPECT_THAT(after, HasSubstr(R"("host": "node17")"));
+  EXPECT_EQ(db.entries(d).size(), 2u);
+
+  // A file without write permission is not replaced, even by root.
+  fs::permissions(db.path_for(d), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_THAT(input_error([&] { db.record(d, {entry(key(18, 20), 64)}); }), HasSubstr("is read-only: not replaced"));
+  EXPECT_EQ(read_bytes(db.path_for(d)), after);
+  fs::permissions(db.path_for(d), fs::perms::owner_write, fs::perm_options::add);
+
+  // A symbolic link stays a link; its target gets the entry.
+  const fs::path real = fs::path(dir()) / "real.json";
+  fs::rename(db.path_for(d), real);
+  fs::create_symlink(real.filename(), db.path_for(d));
+  db.record(d, {entry(key(16, 18), 32)});
+  EXPECT_TRUE(fs::is_symlink(db.path_for(d)));
+  EXPECT_EQ(db.entries(d).size(), 3u);
+  EXPECT_THAT(read_bytes(real), HasSubstr("poisson2d:256"));
+}
+
+TEST_F(TuningDbFiles, Issue12_19_AKilledWritersTemporaryIsRemovedByTheNextWrite) {
+  const DeviceInfo d = h100();
+  TuningDb db(dir());
+  db.record(d, {entry(key(24, 26), 256)});
+  // A writer that no longer runs (no process has pid 4194303 here: it is the highest pid Linux
+  // allows, and far above what this machine reaches) left its temporary; a live process's (our
+  // parent's: ours is the name this write uses itself) must stay.
+  const std::string stale = db.path_for(d) + ".tmp.4194303", live = db.path_for(d) + ".tmp." + std::to_string(::getppid());
+  write_bytes(stale, "{ half");
+  write_bytes(live, "{ half");
+  db.record(d, {entry(key(20, 22), 128)});
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  fs::remove(live);
 }
 
 }  // namespace

@@ -59,9 +59,14 @@ TuningEntry entry(const TuningKey& k, int work_group_size) {
   return e;
 }
 
+// Valid ceilings (every one positive: a file with zero or negative ones is refused), told
+// apart by their copy bandwidth.
 Ceilings ceilings(double copy_gbps) {
   Ceilings c;
   c.copy_gbps = copy_gbps;
+  c.triad_gbps = 3000;
+  c.f32_gflops = 60000;
+  c.f64_gflops = 30000;
   c.backend = "opencl";
   return c;
 }
@@ -425,6 +430,23 @@ TEST_F(TuningDbLayers, ARunWritesTheUserCacheAndNeverTheSourceTree) {
     EXPECT_FALSE(path.ends_with(".lock") || path.find(".tmp") != std::string::npos) << path;
   }
   EXPECT_GE(names_in(cache / "gpubench").size(), 1u);
+}
+
+// Issue 12, 4.12: a database that cannot be written costs the next run a new measurement of the
+// ceilings, not this run: it warns, and uses the values it measured.
+TEST_F(TuningDbLayers, Issue12_12_AnUnwritableDatabaseCostsTheStoreNotTheRun) {
+  const fs::path not_a_directory = root_ / "a-file";
+  std::ofstream(not_a_directory) << "x";
+  const std::string cmd = "env GPUBENCH_COMMITTED_TUNING_DB= " + test::gpubench_binary() +
+                          " --suite cg --backend openmp --problem poisson2d:16 --iterations 5 --repetitions 1"
+                          " --tuning-db " + (not_a_directory / "db").string();
+  const fs::path out = root_ / "out.txt";
+  const int status = std::system((cmd + " >" + out.string() + " 2>&1").c_str());
+  std::ostringstream text;
+  text << std::ifstream(out).rdbuf();
+  EXPECT_EQ(status, 0) << text.str();
+  EXPECT_THAT(text.str(), HasSubstr("were measured but not stored"));
+  EXPECT_THAT(text.str(), HasSubstr("with openmp kernels)"));  // the measured ceilings place the points
 }
 
 }  // namespace
