@@ -1,7 +1,9 @@
 #include "bench/records.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <cmath>
@@ -11,6 +13,8 @@
 #include "bench/format.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
+
+#include <unistd.h>
 
 namespace gpubench {
 
@@ -218,6 +222,39 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     header = true;
     out << "  " << p.id.name() << ": " << p.error << "\n";
   }
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// What --out names, with its symlinks followed: writing replaces the file a link points at,
+// never the link.
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? fs::path(path) : p;
+}
+
+std::string reason() { return std::strerror(errno); }
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw UsageError("--out " + path + " is a directory, not a file");
+  if (fs::exists(st)) {
+    if (access(target.c_str(), W_OK) != 0) throw UsageError("--out " + path + " cannot be written: " + reason());
+    if (!fs::is_regular_file(st)) return;  // a FIFO or a device: written in place
+  }
+  // The temporary file goes beside the target, so the directory must take new files.
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--out " + path + ": the directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--out " + path + ": cannot create files in " + dir.string() + ": " + reason());
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

@@ -11,7 +11,10 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -187,6 +190,28 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
     EXPECT_THAT(r.output, HasSubstr(b.message)) << b.args;
     EXPECT_THAT(r.output, testing::Not(HasSubstr("GFLOP/s"))) << b.args;
   }
+}
+
+TEST(EndToEnd, AnUnwritableOutIsRefusedBeforeTheRun) {
+  const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 ";
+  const std::string missing = temp_path("no-such-dir") + "/r.json";
+  const Result r = gpubench(run + "--format json --out " + missing);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("does not exist"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("GFLOP/s")));  // refused before the run
+  const std::string dir = temp_path("out-dir");
+  std::filesystem::create_directories(dir);
+  const Result d = gpubench(run + "--out " + dir);
+  EXPECT_EQ(d.exit_code, 2) << d.output;
+  EXPECT_THAT(d.output, HasSubstr("is a directory"));
+  if (geteuid() != 0) {  // root writes anywhere
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    const Result p = gpubench(run + "--out " + dir + "/r.json");
+    EXPECT_EQ(p.exit_code, 2) << p.output;
+    EXPECT_THAT(p.output, HasSubstr("Permission denied"));
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(EndToEnd, ProblemTooLargeForTheMachineIsRefusedBeforeAllocating) {
