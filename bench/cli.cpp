@@ -1,5 +1,6 @@
 #include "bench/cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cmath>
@@ -43,6 +44,14 @@ std::string suites_help() {
     }
   }
   return text;
+}
+
+// A value listed twice would plan the same points twice.
+template <class T, class Name>
+void check_unique(const std::string& option, const std::vector<T>& values, Name name) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j]) throw UsageError(option + " names " + name(values[i]) + " twice");
 }
 
 }  // namespace
@@ -220,12 +229,18 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (o.run.device >= 0 && o.run.backends.size() > 1)
     throw UsageError("--device N needs a single --backend (device numbers are per backend)");
   for (const auto& p : split(precision)) {
-    if (p == "all") o.run.precisions = {Precision::f32, Precision::f64};
+    if (p == "all") o.run.precisions.insert(o.run.precisions.end(), {Precision::f32, Precision::f64});
     else o.run.precisions.push_back(parse_precision(p));
   }
   if (o.run.precisions.empty()) throw UsageError("--precision needs a value (f32, f64, all)");
-  for (const auto& v : split(variant))
-    if (v != "all") o.run.variants.push_back(v);
+  for (const auto& v : split(variant)) o.run.variants.push_back(v);
+  if (o.run.variants.size() > 1 && std::find(o.run.variants.begin(), o.run.variants.end(), "all") != o.run.variants.end())
+    throw UsageError("--variant all already names every variant: give all, or a list without it");
+  if (o.run.variants == std::vector<std::string>{"all"}) o.run.variants.clear();
+  const auto same = [](const std::string& s) { return s; };
+  check_unique("--backend", o.run.backends, same);
+  check_unique("--precision", o.run.precisions, [](Precision p) { return to_string(p); });
+  check_unique("--variant", o.run.variants, same);
   return o;
 }
 

@@ -76,6 +76,16 @@ TEST(Cli, BadNumbersAreRejected) {
   EXPECT_THAT(usage_error({"--problem"}), HasSubstr("--problem needs a value"));
 }
 
+TEST(Cli, AValueListedTwiceIsRefused) {
+  EXPECT_THAT(usage_error({"--variant", "classic,classic"}), HasSubstr("--variant names classic twice"));
+  EXPECT_THAT(usage_error({"--backend", "openmp,openmp"}), HasSubstr("--backend names openmp twice"));
+  EXPECT_THAT(usage_error({"--backend", "all,openmp"}), HasSubstr("--backend names openmp twice"));
+  EXPECT_THAT(usage_error({"--precision", "f64,f64"}), HasSubstr("--precision names f64 twice"));
+  EXPECT_THAT(usage_error({"--precision", "all,f32"}), HasSubstr("--precision names f32 twice"));
+  EXPECT_THAT(usage_error({"--variant", "all,form1"}), HasSubstr("--variant all already names every variant"));
+  EXPECT_TRUE(parse_cli({"--variant", "all"}).run.variants.empty());
+}
+
 TEST(Cli, Baseline) {
   EXPECT_EQ(parse_cli({"--baseline", "cuda:vendor"}).baseline, "cuda:vendor");
   EXPECT_THAT(usage_error({"--baseline"}), HasSubstr("--baseline needs a value"));
