@@ -258,17 +258,38 @@ void check_writable(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp);
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw InputError("cannot write " + path + ": it is a directory");
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A FIFO, a terminal or a device: a rename would replace it with a regular file.
+    std::ofstream f(target, std::ios::binary);
+    if (!f) throw InputError("cannot write " + path + ": " + reason());
     f << content;
     f.close();
-    if (!f) throw InputError("cannot write " + path + " (disk full?)");
+    if (!f) throw InputError("cannot write " + path + ": " + reason());
+    return;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError("cannot write " + path + ": " + ec.message());
+  const std::string tmp = target.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp + ": " + reason());
+    f << content;
+    f.close();
+    if (!f) {
+      const std::string why = reason();
+      fs::remove(tmp, ec);
+      throw InputError("cannot write " + path + ": " + why);
+    }
+  }
+  if (fs::exists(st)) fs::permissions(tmp, st.permissions(), ec);  // keep the target's mode
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw InputError("cannot write " + path + ": " + ec.message());
+  }
 }
 
 }  // namespace gpubench

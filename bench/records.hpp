@@ -23,7 +23,8 @@ void check_baseline(const std::string& baseline, const std::vector<PointId>& poi
 // directory, a directory, no permission.
 void check_writable(const std::string& path);
 
-// Writes through a temporary file and a rename, so a failure never leaves half a file behind.
+// A regular file (or none) through a temporary file and a rename, so a failure never leaves
+// half a file behind; a symlink's target, not the link; a FIFO or device written in place.
 // Throws InputError naming the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 

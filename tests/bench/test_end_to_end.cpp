@@ -248,6 +248,38 @@ std::string file_bytes(const std::string& path) {
 
 bool has_opencl_device() { return gpubench("--list-devices").output.find("opencl:\n  [0]") != std::string::npos; }
 
+TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
+  const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 "
+                          "--format csv --out ";
+  const std::string target = temp_path("target.csv"), link = temp_path("link.csv");
+  std::filesystem::remove(link);
+  { std::ofstream(target) << "old"; }
+  std::filesystem::create_symlink(target, link);
+  const Result r = gpubench(run + link);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_THAT(file_bytes(target), HasSubstr("name,suite,problem"));
+  std::filesystem::remove(link);
+  std::filesystem::remove(target);
+
+  // A reader holds the FIFO open, so the run's open for writing does not wait; the CSV fits
+  // in the pipe's buffer.
+  const std::string fifo = temp_path("out.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const Result f = gpubench(run + fifo);
+  EXPECT_EQ(f.exit_code, 0) << f.output;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  std::string got;
+  std::array<char, 4096> buf{};
+  for (ssize_t n; (n = read(reader, buf.data(), buf.size())) > 0;) got.append(buf.data(), static_cast<std::size_t>(n));
+  close(reader);
+  EXPECT_THAT(got, HasSubstr("name,suite,problem"));
+  std::filesystem::remove(fifo);
+}
+
 TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
   if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
   TempDb db;
