@@ -183,6 +183,7 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
       {"--backend openmp --problem poisson2d:8 --baseline nosuch:vendor", 2, "matches no planned row"},
       {"--backend openmp --problem poisson2d:8 --baseline openmp:x:classic", 2, "must be an index"},
       {"--backend openmp --variant vendor --problem poisson2d:8", 2, "no vendor CG library"},
+      {"--backend openmp --problem mtx:/tmp/" + std::string(300, 'x') + ".mtx", 3, "File name too long"},
   };
   for (const auto& b : bad) {
     const Result r = gpubench(b.args);
