@@ -169,9 +169,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       if (t != "on" && t != "off") throw UsageError("--isolate takes on or off, got '" + t + "'");
       o.isolate = t == "on";
     } else if (key == "--point-timeout") {
-      const std::string t = next();
-      o.point_timeout_s = parse_number<double>(key, t, 0.0);
-      if (!(o.point_timeout_s > 0)) throw UsageError("--point-timeout must be positive seconds, got " + t);
+      o.point_timeout_s = parse_positive<double>(key, next());
     } else if (key == "--kernel") {
       o.kernel = next();
       sweep_only.push_back(key);
@@ -182,14 +180,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       o.sweep.exhaustive = true;
       sweep_only.push_back(key);
     } else if (key == "--time-limit") {
-      const std::string t = next();
-      o.sweep.time_limit_s = parse_number<double>(key, t, 0.0);
-      if (o.sweep.time_limit_s <= 0) throw UsageError("--time-limit must be positive, got " + t);
+      o.sweep.time_limit_s = parse_positive<double>(key, next());
       sweep_only.push_back(key);
     } else if (key == "--time-budget") {
-      const std::string t = next();
-      o.sweep.time_budget_s = parse_number<double>(key, t, 0.0);
-      if (o.sweep.time_budget_s <= 0) throw UsageError("--time-budget must be positive, got " + t);
+      o.sweep.time_budget_s = parse_positive<double>(key, next());
       sweep_only.push_back(key);
     } else if (key == "--seed") {
       o.sweep.seed = parse_number<std::uint64_t>(key, next(), 0);

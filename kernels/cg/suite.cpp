@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
+#include "bench/parse_number.hpp"
 #include "bench/suite.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
@@ -310,10 +311,8 @@ class CgSuite final : public Suite {
       rule.tolerance = *t;
       rule.iterations = 20000;
     }
-    if (const auto k = integer_option(options, "iterations", 1)) {
-      if (*k > std::numeric_limits<int>::max()) throw UsageError("--iterations " + std::to_string(*k) + " is too large");
-      rule.iterations = static_cast<int>(*k);
-    }
+    if (const auto it = options.suite_options.find("iterations"); it != options.suite_options.end())
+      rule.iterations = parse_number<int>("--iterations", it->second, 1);
     return rule;
   }
 

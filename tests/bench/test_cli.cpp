@@ -86,6 +86,17 @@ TEST(Cli, AValueListedTwiceIsRefused) {
   EXPECT_TRUE(parse_cli({"--variant", "all"}).run.variants.empty());
 }
 
+TEST(Cli, NumbersTooLargeOrNotPositiveSayWhy) {
+  EXPECT_THAT(usage_error({"--repetitions", "2147483648"}), HasSubstr("--repetitions must be at most 2147483647"));
+  EXPECT_THAT(usage_error({"--iterations", "2147483648"}), HasSubstr("--iterations must be at most 2147483647"));
+  EXPECT_THAT(usage_error({"--iterations", "99999999999999999999"}), HasSubstr("at most 2147483647"));
+  EXPECT_THAT(usage_error({"--device", "-99999999999999999999"}), HasSubstr("at least 0"));
+  EXPECT_THAT(usage_error({"sweep", "--time-limit", "-1"}), HasSubstr("--time-limit must be positive (more than 0), got -1"));
+  EXPECT_THAT(usage_error({"sweep", "--time-budget", "0"}), HasSubstr("more than 0"));
+  EXPECT_THAT(usage_error({"--point-timeout", "1e400"}), HasSubstr("out of range"));
+  EXPECT_EQ(parse_cli({"sweep", "--time-limit", "0.5"}).sweep.time_limit_s, 0.5);
+}
+
 TEST(Cli, Baseline) {
   EXPECT_EQ(parse_cli({"--baseline", "cuda:vendor"}).baseline, "cuda:vendor");
   EXPECT_THAT(usage_error({"--baseline"}), HasSubstr("--baseline needs a value"));
