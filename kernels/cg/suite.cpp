@@ -247,7 +247,14 @@ class CgSuite final : public Suite {
     return v;
   }
 
-  void check_option_values(const RunOptions& options) const override { stop_rule(options); }
+  // At parse time, so that nothing is built for a run that would be refused (npb:C's matrix
+  // takes a while).
+  void check_option_values(const RunOptions& options) const override {
+    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    if (spec.rfind("npb:", 0) == 0 && !options.suite_options.empty())
+      throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
+    stop_rule(options);
+  }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
@@ -268,11 +275,10 @@ class CgSuite final : public Suite {
       variants.assign(std::begin(all_variants), std::end(all_variants));
       variants.push_back(Variant::vendor);
     }
+    check_option_values(options);
     std::vector<std::string> skipped;
     const std::vector<DeviceInfo> devices = find_devices(options, skipped);
     auto shared = load_problem(options, devices);
-    if (shared->npb && !options.suite_options.empty())
-      throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
     const StopRule rule = stop_rule(options);
     Plan plan;
     plan.unavailable = std::move(skipped);

@@ -97,6 +97,12 @@ TEST(Cli, NumbersTooLargeOrNotPositiveSayWhy) {
   EXPECT_EQ(parse_cli({"sweep", "--time-limit", "0.5"}).sweep.time_limit_s, 0.5);
 }
 
+TEST(Cli, NpbRefusesIterationsBeforeBuildingItsMatrix) {
+  // Refused while parsing: no matrix is built for a run that cannot go on.
+  EXPECT_THAT(usage_error({"--problem", "npb:C", "--iterations", "5"}), HasSubstr("drop --iterations"));
+  EXPECT_THAT(usage_error({"--problem", "npb:S", "--tolerance", "1e-6"}), HasSubstr("drop --iterations/--tolerance"));
+}
+
 TEST(Cli, Baseline) {
   EXPECT_EQ(parse_cli({"--baseline", "cuda:vendor"}).baseline, "cuda:vendor");
   EXPECT_THAT(usage_error({"--baseline"}), HasSubstr("--baseline needs a value"));
