@@ -1,5 +1,6 @@
 #include "bench/cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cmath>
@@ -43,6 +44,14 @@ std::string suites_help() {
     }
   }
   return text;
+}
+
+// A value listed twice would plan the same points twice.
+template <class T, class Name>
+void check_unique(const std::string& option, const std::vector<T>& values, Name name) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j]) throw UsageError(option + " names " + name(values[i]) + " twice");
 }
 
 }  // namespace
@@ -160,9 +169,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       if (t != "on" && t != "off") throw UsageError("--isolate takes on or off, got '" + t + "'");
       o.isolate = t == "on";
     } else if (key == "--point-timeout") {
-      const std::string t = next();
-      o.point_timeout_s = parse_number<double>(key, t, 0.0);
-      if (!(o.point_timeout_s > 0)) throw UsageError("--point-timeout must be positive seconds, got " + t);
+      o.point_timeout_s = parse_positive<double>(key, next());
     } else if (key == "--kernel") {
       o.kernel = next();
       sweep_only.push_back(key);
@@ -173,14 +180,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       o.sweep.exhaustive = true;
       sweep_only.push_back(key);
     } else if (key == "--time-limit") {
-      const std::string t = next();
-      o.sweep.time_limit_s = parse_number<double>(key, t, 0.0);
-      if (o.sweep.time_limit_s <= 0) throw UsageError("--time-limit must be positive, got " + t);
+      o.sweep.time_limit_s = parse_positive<double>(key, next());
       sweep_only.push_back(key);
     } else if (key == "--time-budget") {
-      const std::string t = next();
-      o.sweep.time_budget_s = parse_number<double>(key, t, 0.0);
-      if (o.sweep.time_budget_s <= 0) throw UsageError("--time-budget must be positive, got " + t);
+      o.sweep.time_budget_s = parse_positive<double>(key, next());
       sweep_only.push_back(key);
     } else if (key == "--seed") {
       o.sweep.seed = parse_number<std::uint64_t>(key, next(), 0);
@@ -220,12 +223,18 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (o.run.device >= 0 && o.run.backends.size() > 1)
     throw UsageError("--device N needs a single --backend (device numbers are per backend)");
   for (const auto& p : split(precision)) {
-    if (p == "all") o.run.precisions = {Precision::f32, Precision::f64};
+    if (p == "all") o.run.precisions.insert(o.run.precisions.end(), {Precision::f32, Precision::f64});
     else o.run.precisions.push_back(parse_precision(p));
   }
   if (o.run.precisions.empty()) throw UsageError("--precision needs a value (f32, f64, all)");
-  for (const auto& v : split(variant))
-    if (v != "all") o.run.variants.push_back(v);
+  for (const auto& v : split(variant)) o.run.variants.push_back(v);
+  if (o.run.variants.size() > 1 && std::find(o.run.variants.begin(), o.run.variants.end(), "all") != o.run.variants.end())
+    throw UsageError("--variant all already names every variant: give all, or a list without it");
+  if (o.run.variants == std::vector<std::string>{"all"}) o.run.variants.clear();
+  const auto same = [](const std::string& s) { return s; };
+  check_unique("--backend", o.run.backends, same);
+  check_unique("--precision", o.run.precisions, [](Precision p) { return to_string(p); });
+  check_unique("--variant", o.run.variants, same);
   return o;
 }
 

@@ -28,7 +28,12 @@ void write_out(const gpubench::CliOptions& options, const std::string& text) {
   if (options.out.empty()) {
     std::cout << text;
   } else {
-    gpubench::write_file_atomically(options.out, text);
+    try {
+      gpubench::write_file_atomically(options.out, text);
+    } catch (const gpubench::Error&) {
+      std::cout << text;  // the run's figures are not lost with the file
+      throw;
+    }
     std::cerr << "gpubench: wrote " << options.out << "\n";
   }
 }
@@ -115,6 +120,9 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   // Runs and sweeps go on in a worker process, forked before this one opens any device.
+  // An --out that cannot be written is refused now, not after the whole run.
+  if (!options.out.empty() && !options.list_devices && options.command != Command::tuning_show)
+    check_writable(options.out);
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
   if (measures && options.isolate)
     if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
@@ -155,13 +163,8 @@ int run(const std::vector<std::string>& args) {
   if (options.format == Format::json) write_json(report, formatted);
   if (options.format == Format::csv) write_csv(report, formatted);
   if (options.format == Format::table) write_table(report, formatted, options.baseline);
-  if (options.out.empty()) {
-    std::cout << formatted.str();
-  } else {
-    write_file_atomically(options.out, formatted.str());
-    if (options.format != Format::table) write_table(report, std::cout, options.baseline);
-    std::cerr << "gpubench: wrote " << options.out << "\n";
-  }
+  if (!options.out.empty() && options.format != Format::table) write_table(report, std::cout, options.baseline);
+  write_out(options, formatted.str());
   return report.any_failed() ? static_cast<int>(ExitCode::point_failed) : 0;
 }
 

@@ -1,7 +1,9 @@
 #include "bench/records.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <cmath>
@@ -11,6 +13,8 @@
 #include "bench/format.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
+
+#include <unistd.h>
 
 namespace gpubench {
 
@@ -220,18 +224,72 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   }
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// What --out names, with its symlinks followed: writing replaces the file a link points at,
+// never the link.
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? fs::path(path) : p;
+}
+
+std::string reason() { return std::strerror(errno); }
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw UsageError("--out " + path + " is a directory, not a file");
+  if (fs::exists(st)) {
+    if (access(target.c_str(), W_OK) != 0) throw UsageError("--out " + path + " cannot be written: " + reason());
+    if (!fs::is_regular_file(st)) return;  // a FIFO or a device: written in place
+  }
+  // The temporary file goes beside the target, so the directory must take new files.
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--out " + path + ": the directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--out " + path + ": cannot create files in " + dir.string() + ": " + reason());
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp);
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw InputError("cannot write " + path + ": it is a directory");
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A FIFO, a terminal or a device: a rename would replace it with a regular file.
+    std::ofstream f(target, std::ios::binary);
+    if (!f) throw InputError("cannot write " + path + ": " + reason());
     f << content;
     f.close();
-    if (!f) throw InputError("cannot write " + path + " (disk full?)");
+    if (!f) throw InputError("cannot write " + path + ": " + reason());
+    return;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError("cannot write " + path + ": " + ec.message());
+  const std::string tmp = target.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp + ": " + reason());
+    f << content;
+    f.close();
+    if (!f) {
+      const std::string why = reason();
+      fs::remove(tmp, ec);
+      throw InputError("cannot write " + path + ": " + why);
+    }
+  }
+  if (fs::exists(st)) fs::permissions(tmp, st.permissions(), ec);  // keep the target's mode
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw InputError("cannot write " + path + ": " + ec.message());
+  }
 }
 
 }  // namespace gpubench

@@ -19,7 +19,12 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
 // Throws UsageError when `baseline` is malformed or matches none of `points` (listing those).
 void check_baseline(const std::string& baseline, const std::vector<PointId>& points);
 
-// Writes through a temporary file and a rename, so a failure never leaves half a file behind.
+// Throws UsageError, before a run, when --out `path` could not be written after it: a missing
+// directory, a directory, no permission.
+void check_writable(const std::string& path);
+
+// A regular file (or none) through a temporary file and a rename, so a failure never leaves
+// half a file behind; a symlink's target, not the link; a FIFO or device written in place.
 // Throws InputError naming the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 

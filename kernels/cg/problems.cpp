@@ -221,6 +221,11 @@ Problem make_problem(const std::string& spec) {
   if (colon != std::string::npos && kind == "mtx") {
     const std::string path(argument);
     if (path.empty()) throw InputError("problem '" + spec + "': the path after 'mtx:' is empty");
+    // A path the system cannot even look up (a name too long, a loop of links) is bad input,
+    // not a filesystem exception; a missing file is left to the reader's own message.
+    std::error_code ec;
+    if (std::filesystem::status(path, ec).type() == std::filesystem::file_type::none)
+      throw InputError("cannot read Matrix Market file '" + path + "': " + ec.message());
     p.a = read_matrix_market(path);
     check_cg_matrix(p.a, "Matrix Market file '" + path + "'");
     p.b = row_sums(p.a);

@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
+#include "bench/parse_number.hpp"
 #include "bench/suite.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
@@ -246,7 +247,14 @@ class CgSuite final : public Suite {
     return v;
   }
 
-  void check_option_values(const RunOptions& options) const override { stop_rule(options); }
+  // At parse time, so that nothing is built for a run that would be refused (npb:C's matrix
+  // takes a while).
+  void check_option_values(const RunOptions& options) const override {
+    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    if (spec.rfind("npb:", 0) == 0 && !options.suite_options.empty())
+      throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
+    stop_rule(options);
+  }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
@@ -267,11 +275,10 @@ class CgSuite final : public Suite {
       variants.assign(std::begin(all_variants), std::end(all_variants));
       variants.push_back(Variant::vendor);
     }
+    check_option_values(options);
     std::vector<std::string> skipped;
     const std::vector<DeviceInfo> devices = find_devices(options, skipped);
     auto shared = load_problem(options, devices);
-    if (shared->npb && !options.suite_options.empty())
-      throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
     const StopRule rule = stop_rule(options);
     Plan plan;
     plan.unavailable = std::move(skipped);
@@ -310,10 +317,8 @@ class CgSuite final : public Suite {
       rule.tolerance = *t;
       rule.iterations = 20000;
     }
-    if (const auto k = integer_option(options, "iterations", 1)) {
-      if (*k > std::numeric_limits<int>::max()) throw UsageError("--iterations " + std::to_string(*k) + " is too large");
-      rule.iterations = static_cast<int>(*k);
-    }
+    if (const auto it = options.suite_options.find("iterations"); it != options.suite_options.end())
+      rule.iterations = parse_number<int>("--iterations", it->second, 1);
     return rule;
   }
 

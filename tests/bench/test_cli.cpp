@@ -76,6 +76,33 @@ TEST(Cli, BadNumbersAreRejected) {
   EXPECT_THAT(usage_error({"--problem"}), HasSubstr("--problem needs a value"));
 }
 
+TEST(Cli, AValueListedTwiceIsRefused) {
+  EXPECT_THAT(usage_error({"--variant", "classic,classic"}), HasSubstr("--variant names classic twice"));
+  EXPECT_THAT(usage_error({"--backend", "openmp,openmp"}), HasSubstr("--backend names openmp twice"));
+  EXPECT_THAT(usage_error({"--backend", "all,openmp"}), HasSubstr("--backend names openmp twice"));
+  EXPECT_THAT(usage_error({"--precision", "f64,f64"}), HasSubstr("--precision names f64 twice"));
+  EXPECT_THAT(usage_error({"--precision", "all,f32"}), HasSubstr("--precision names f32 twice"));
+  EXPECT_THAT(usage_error({"--variant", "all,form1"}), HasSubstr("--variant all already names every variant"));
+  EXPECT_TRUE(parse_cli({"--variant", "all"}).run.variants.empty());
+}
+
+TEST(Cli, NumbersTooLargeOrNotPositiveSayWhy) {
+  EXPECT_THAT(usage_error({"--repetitions", "2147483648"}), HasSubstr("--repetitions must be at most 2147483647"));
+  EXPECT_THAT(usage_error({"--iterations", "2147483648"}), HasSubstr("--iterations must be at most 2147483647"));
+  EXPECT_THAT(usage_error({"--iterations", "99999999999999999999"}), HasSubstr("at most 2147483647"));
+  EXPECT_THAT(usage_error({"--device", "-99999999999999999999"}), HasSubstr("at least 0"));
+  EXPECT_THAT(usage_error({"sweep", "--time-limit", "-1"}), HasSubstr("--time-limit must be positive (more than 0), got -1"));
+  EXPECT_THAT(usage_error({"sweep", "--time-budget", "0"}), HasSubstr("more than 0"));
+  EXPECT_THAT(usage_error({"--point-timeout", "1e400"}), HasSubstr("out of range"));
+  EXPECT_EQ(parse_cli({"sweep", "--time-limit", "0.5"}).sweep.time_limit_s, 0.5);
+}
+
+TEST(Cli, NpbRefusesIterationsBeforeBuildingItsMatrix) {
+  // Refused while parsing: no matrix is built for a run that cannot go on.
+  EXPECT_THAT(usage_error({"--problem", "npb:C", "--iterations", "5"}), HasSubstr("drop --iterations"));
+  EXPECT_THAT(usage_error({"--problem", "npb:S", "--tolerance", "1e-6"}), HasSubstr("drop --iterations/--tolerance"));
+}
+
 TEST(Cli, Baseline) {
   EXPECT_EQ(parse_cli({"--baseline", "cuda:vendor"}).baseline, "cuda:vendor");
   EXPECT_THAT(usage_error({"--baseline"}), HasSubstr("--baseline needs a value"));

@@ -11,7 +11,10 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -180,6 +183,7 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
       {"--backend openmp --problem poisson2d:8 --baseline nosuch:vendor", 2, "matches no planned row"},
       {"--backend openmp --problem poisson2d:8 --baseline openmp:x:classic", 2, "must be an index"},
       {"--backend openmp --variant vendor --problem poisson2d:8", 2, "no vendor CG library"},
+      {"--backend openmp --problem mtx:/tmp/" + std::string(300, 'x') + ".mtx", 3, "File name too long"},
   };
   for (const auto& b : bad) {
     const Result r = gpubench(b.args);
@@ -187,6 +191,28 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
     EXPECT_THAT(r.output, HasSubstr(b.message)) << b.args;
     EXPECT_THAT(r.output, testing::Not(HasSubstr("GFLOP/s"))) << b.args;
   }
+}
+
+TEST(EndToEnd, AnUnwritableOutIsRefusedBeforeTheRun) {
+  const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 ";
+  const std::string missing = temp_path("no-such-dir") + "/r.json";
+  const Result r = gpubench(run + "--format json --out " + missing);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("does not exist"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("GFLOP/s")));  // refused before the run
+  const std::string dir = temp_path("out-dir");
+  std::filesystem::create_directories(dir);
+  const Result d = gpubench(run + "--out " + dir);
+  EXPECT_EQ(d.exit_code, 2) << d.output;
+  EXPECT_THAT(d.output, HasSubstr("is a directory"));
+  if (geteuid() != 0) {  // root writes anywhere
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    const Result p = gpubench(run + "--out " + dir + "/r.json");
+    EXPECT_EQ(p.exit_code, 2) << p.output;
+    EXPECT_THAT(p.output, HasSubstr("Permission denied"));
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(EndToEnd, ProblemTooLargeForTheMachineIsRefusedBeforeAllocating) {
@@ -222,6 +248,38 @@ std::string file_bytes(const std::string& path) {
 }
 
 bool has_opencl_device() { return gpubench("--list-devices").output.find("opencl:\n  [0]") != std::string::npos; }
+
+TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
+  const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 "
+                          "--format csv --out ";
+  const std::string target = temp_path("target.csv"), link = temp_path("link.csv");
+  std::filesystem::remove(link);
+  { std::ofstream(target) << "old"; }
+  std::filesystem::create_symlink(target, link);
+  const Result r = gpubench(run + link);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_THAT(file_bytes(target), HasSubstr("name,suite,problem"));
+  std::filesystem::remove(link);
+  std::filesystem::remove(target);
+
+  // A reader holds the FIFO open, so the run's open for writing does not wait; the CSV fits
+  // in the pipe's buffer.
+  const std::string fifo = temp_path("out.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const Result f = gpubench(run + fifo);
+  EXPECT_EQ(f.exit_code, 0) << f.output;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  std::string got;
+  std::array<char, 4096> buf{};
+  for (ssize_t n; (n = read(reader, buf.data(), buf.size())) > 0;) got.append(buf.data(), static_cast<std::size_t>(n));
+  close(reader);
+  EXPECT_THAT(got, HasSubstr("name,suite,problem"));
+  std::filesystem::remove(fifo);
+}
 
 TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
   if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
