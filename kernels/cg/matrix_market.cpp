@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "kernels/cg/problems.hpp"
 
 namespace gpubench::cg {
 
@@ -104,7 +105,7 @@ class MatrixMarketParser {
 
   Coordinates parse() {
     const Header header = parse_banner();
-    Coordinates coo = parse_size_line();
+    Coordinates coo = parse_size_line(header);
     parse_entries(header, coo);
     return coo;
   }
@@ -206,7 +207,7 @@ class MatrixMarketParser {
     return value;
   }
 
-  Coordinates parse_size_line() {
+  Coordinates parse_size_line(const Header& header) {
     std::string_view line;
     if (!next_content_line(line)) {
       fail(line_number_ + 1, "the file ends before the size line 'rows columns entries'");
@@ -227,12 +228,34 @@ class MatrixMarketParser {
       fail("the matrix is empty (" + std::to_string(rows) + " x " + std::to_string(cols) + ", " +
            std::to_string(entries) + " entries)");
     }
+    check_memory(header, rows, cols, entries);
     Coordinates coo;
     coo.rows = static_cast<std::int32_t>(rows);
     coo.cols = static_cast<std::int32_t>(cols);
     declared_entries_ = entries;
     size_line_ = line_number_;
     return coo;
+  }
+
+  // The header alone may claim more than the machine holds (2^31 rows in a few bytes): what
+  // the reading and the run will hold is checked before anything is allocated. Entries beyond
+  // what the rest of the file can hold are not counted: they are reported as missing later.
+  void check_memory(const Header& header, std::int64_t rows, std::int64_t cols,
+                    std::int64_t entries) const {
+    auto stored = std::min(entries, max_entries_left());
+    if (header.symmetry == Symmetry::symmetric) stored *= 2;
+    // The reader's coordinates (row, column, value) and its two row counters, then the run's.
+    const auto reading = static_cast<std::uint64_t>(stored) * (4 + 4 + 8) +
+                         2 * static_cast<std::uint64_t>(rows) * 4;
+    check_host_memory(reading + host_bytes_needed(rows, stored),
+                      "Matrix Market file '" + path_ + "', line " + std::to_string(line_number_) +
+                          ": the " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " matrix with " + std::to_string(stored) + " nonzeros");
+  }
+
+  // Each entry takes at least 4 bytes ("1 1\n").
+  std::int64_t max_entries_left() const {
+    return static_cast<std::int64_t>(text_.size() - position_) / 4 + 1;
   }
 
   // A 1-based index in 1..limit, returned 0-based.
@@ -292,10 +315,9 @@ class MatrixMarketParser {
   }
 
   void parse_entries(const Header& header, Coordinates& coo) {
-    // Each entry takes at least 4 bytes ("1 1\n"): a declared count beyond that is caught as
-    // "fewer entries" below rather than as a failed allocation here.
-    const auto room = static_cast<std::int64_t>(text_.size() - position_) / 4 + 1;
-    auto expected = static_cast<std::size_t>(std::min(declared_entries_, room));
+    // A declared count beyond what the file can hold is caught as "fewer entries" below rather
+    // than as a failed allocation here.
+    auto expected = static_cast<std::size_t>(std::min(declared_entries_, max_entries_left()));
     if (header.symmetry == Symmetry::symmetric) expected *= 2;
     coo.row.reserve(expected);
     coo.col.reserve(expected);

@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -40,6 +43,33 @@ std::string input_error_of(F&& f) {
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
+}
+
+// A file with `content` in the temporary directory, removed when the test ends.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& content)
+      : path_((std::filesystem::temp_directory_path() /
+               ("gpubench_cg_" + std::to_string(getpid()) + "_" + name))
+                  .string()) {
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// MemAvailable in bytes, 0 where unknown.
+std::uint64_t available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::uint64_t kilobytes = 0;
+  for (std::string key; meminfo >> key;)
+    if (key == "MemAvailable:") meminfo >> kilobytes;
+  return kilobytes * 1024;
 }
 
 std::vector<std::vector<double>> dense(const CsrMatrix& a) {
@@ -415,6 +445,24 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name;
     });
+
+// Issue 12.2: a 78-byte file that claims 2^31 - 1 rows is refused from its header, naming the
+// memory it would need, instead of allocating until the machine runs out.
+TEST(ReadMatrixMarket, HeaderClaimingMoreMemoryThanTheHostHasIsRefusedBeforeAllocating) {
+  const TempFile file("huge_rows.mtx",
+                      "%%MatrixMarket matrix coordinate real general\n"
+                      "2147483647 2147483647 1\n"
+                      "1 1 1.0\n");
+  ASSERT_EQ(std::filesystem::file_size(file.path()), 78u);
+  // The run alone would hold 52 bytes a row: about 112 GB.
+  if (available_memory() > 112'000'000'000u) GTEST_SKIP() << "this host could hold it";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(input_error_of([&] { read_matrix_market(file.path()); }),
+              AllOf(HasSubstr(file.path()), HasSubstr("line 2:"),
+                    HasSubstr("2147483647 x 2147483647"), HasSubstr("of host memory"),
+                    HasSubstr("is available")));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
 
 // ---------------------------------------------------------------------------------------------
 // check_cg_matrix
