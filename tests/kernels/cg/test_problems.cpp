@@ -566,6 +566,21 @@ TEST(MakeProblem, BadGridSizeNamesTheSpec) {
   }
 }
 
+// Issue 12.3: the OpenMP backend's "device" copy lives in the host's memory too: a size whose
+// host copy fits, and whose device copy fits the device's (the host's) total, is refused when
+// both together do not fit, before anything is generated.
+TEST(MakeProblem, OpenmpCopyCountsAgainstHostMemory) {
+  const std::uint64_t available = available_memory();
+  if (available == 0) GTEST_SKIP() << "/proc/meminfo has no MemAvailable";
+  // The host holds about 112 n^2 bytes, the f64 OpenMP copy about 128 n^2: each alone fits in
+  // 60% of the memory available, the two together do not.
+  const auto n = static_cast<long>(std::sqrt(0.6 * static_cast<double>(available) / 128));
+  const std::string spec = "poisson2d:" + std::to_string(n);
+  const test::Result r = test::gpubench("--backend openmp --precision f64 --problem " + spec);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr(spec), HasSubstr("of host memory"), HasSubstr("openmp:0")));
+}
+
 TEST(MakeProblem, UnknownKindListsTheValidForms) {
   for (const char* spec : {"laplace:5", "poisson2d", "", "POISSON2D:4", "npb"}) {
     SCOPED_TRACE(spec);
