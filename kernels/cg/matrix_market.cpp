@@ -104,6 +104,9 @@ class MatrixMarketParser {
   MatrixMarketParser(const std::string& path, std::string_view text) : path_(path), text_(text) {}
 
   Coordinates parse() {
+    // Some editors start a UTF-8 file with a byte-order mark; it is not part of the banner.
+    constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+    if (text_.substr(0, utf8_bom.size()) == utf8_bom) position_ = utf8_bom.size();
     const Header header = parse_banner();
     Coordinates coo = parse_size_line(header);
     parse_entries(header, coo);

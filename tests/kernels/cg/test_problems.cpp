@@ -464,6 +464,17 @@ TEST(ReadMatrixMarket, HeaderClaimingMoreMemoryThanTheHostHasIsRefusedBeforeAllo
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
+// Issue 12.15: a UTF-8 byte-order mark (as some Windows editors write) is not part of the banner.
+TEST(ReadMatrixMarket, Utf8ByteOrderMarkIsSkipped) {
+  const TempFile file("bom.mtx",
+                      "\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\n"
+                      "2 2 2\n1 1 4.0\n2 2 5.0\n");
+  const CsrMatrix a = read_matrix_market(file.path());
+  EXPECT_EQ(a.rows, 2);
+  EXPECT_EQ(a.nnz(), 2);
+  EXPECT_EQ(entry(a, 1, 1), 5.0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // check_cg_matrix
 
