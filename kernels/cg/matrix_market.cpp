@@ -51,6 +51,23 @@ std::string read_whole_file(const std::string& path) {
   return text;
 }
 
+// File bytes for a message, in quotes, with control and non-ASCII bytes escaped as \xNN: a NUL
+// would end the message where it is printed as a C string, and others garble the terminal.
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned>(byte));
+      out += escaped;
+    }
+  }
+  return out + "'";
+}
+
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -149,28 +166,30 @@ class MatrixMarketParser {
     std::string_view line;
     const std::string wanted(expected_banner);
     if (!next_line(line)) fail(1, "the file is empty; expected the banner " + wanted);
+    if (line.starts_with("\xFF\xFE") || line.starts_with("\xFE\xFF")) {
+      fail("the file is UTF-16 (it starts with a UTF-16 byte-order mark); Matrix Market files "
+           "are ASCII: convert it, e.g. with iconv -f UTF-16 -t ASCII");
+    }
     Fields fields(line);
     if (!equals_ignoring_case(fields.next(), "%%MatrixMarket")) {
-      fail("expected the banner " + wanted + ", found '" + std::string(line) + "'");
+      fail("expected the banner " + wanted + ", found " + quoted(line));
     }
     const std::string_view object = fields.next();
     const std::string_view format = fields.next();
     const std::string_view field = fields.next();
     const std::string_view symmetry = fields.next();
     if (symmetry.empty()) {
-      fail("the banner has too few words; expected " + wanted + ", found '" + std::string(line) +
-           "'");
+      fail("the banner has too few words; expected " + wanted + ", found " + quoted(line));
     }
     if (!fields.next().empty()) {
-      fail("the banner has too many words; expected " + wanted + ", found '" + std::string(line) +
-           "'");
+      fail("the banner has too many words; expected " + wanted + ", found " + quoted(line));
     }
     if (!equals_ignoring_case(object, "matrix")) {
-      fail("unsupported object '" + std::string(object) + "': only 'matrix' is supported");
+      fail("unsupported object " + quoted(object) + ": only 'matrix' is supported");
     }
     if (!equals_ignoring_case(format, "coordinate")) {
-      fail("unsupported format '" + std::string(format) +
-           "': only 'coordinate' (sparse) is supported, not 'array' (dense)");
+      fail("unsupported format " + quoted(format) +
+           ": only 'coordinate' (sparse) is supported, not 'array' (dense)");
     }
     // Symmetry first, so that 'complex hermitian' is reported as hermitian.
     Header header;
@@ -183,14 +202,14 @@ class MatrixMarketParser {
     if (equals_ignoring_case(field, "real")) return Field::real;
     if (equals_ignoring_case(field, "integer")) return Field::integer;
     if (equals_ignoring_case(field, "pattern")) return Field::pattern;
-    fail("unsupported field '" + std::string(field) + "': expected real, integer or pattern");
+    fail("unsupported field " + quoted(field) + ": expected real, integer or pattern");
   }
 
   Symmetry parse_symmetry(std::string_view symmetry) const {
     if (equals_ignoring_case(symmetry, "general")) return Symmetry::general;
     if (equals_ignoring_case(symmetry, "symmetric")) return Symmetry::symmetric;
-    fail("unsupported symmetry '" + std::string(symmetry) +
-         "': expected general or symmetric (CG needs a real symmetric matrix)");
+    fail("unsupported symmetry " + quoted(symmetry) +
+         ": expected general or symmetric (CG needs a real symmetric matrix)");
   }
 
   // A non-negative decimal integer (an optional '+' allowed), or fail naming `what`.
@@ -201,11 +220,11 @@ class MatrixMarketParser {
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (error == std::errc::result_out_of_range) {
-      fail(std::string(what) + " '" + std::string(text) + "' is too large");
+      fail(std::string(what) + " " + quoted(text) + " is too large");
     }
     if (error != std::errc() || end != digits.data() + digits.size() || value < 0 ||
         digits.empty()) {
-      fail(std::string(what) + " '" + std::string(text) + "' is not a non-negative integer");
+      fail(std::string(what) + " " + quoted(text) + " is not a non-negative integer");
     }
     return value;
   }
@@ -220,8 +239,8 @@ class MatrixMarketParser {
     const std::int64_t cols = parse_count(fields.next(), "column count");
     const std::int64_t entries = parse_count(fields.next(), "entry count");
     if (!fields.next().empty()) {
-      fail("expected the size line 'rows columns entries' (three integers), found '" +
-           std::string(line) + "'");
+      fail("expected the size line 'rows columns entries' (three integers), found " +
+           quoted(line));
     }
     if (rows > int32_limit || cols > int32_limit) {
       fail("the matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +
@@ -267,7 +286,7 @@ class MatrixMarketParser {
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) {
-      fail(std::string(what) + " index '" + std::string(text) + "' is not an integer");
+      fail(std::string(what) + " index " + quoted(text) + " is not an integer");
     }
     if (value < 1 || value > limit) {
       fail(std::string(what) + " index " + std::string(text) + " is outside 1.." +
@@ -289,19 +308,19 @@ class MatrixMarketParser {
       std::int64_t value = 0;
       const auto [end, error] = std::from_chars(first, last, value);
       if (error != std::errc() || end != last) {
-        fail("value '" + std::string(text) + "' is not an integer (the file's field is integer)");
+        fail("value " + quoted(text) + " is not an integer (the file's field is integer)");
       }
       return static_cast<double>(value);
     }
     double value = 0;
     const auto [end, error] = std::from_chars(first, last, value);
     if (error == std::errc::result_out_of_range) {
-      fail("value '" + std::string(text) + "' is out of the range of double");
+      fail("value " + quoted(text) + " is out of the range of double");
     }
     if (error != std::errc() || end != last) {
-      fail("value '" + std::string(text) + "' is not a number");
+      fail("value " + quoted(text) + " is not a number");
     }
-    if (!std::isfinite(value)) fail("value '" + std::string(text) + "' is not finite");
+    if (!std::isfinite(value)) fail("value " + quoted(text) + " is not finite");
     return value;
   }
 
@@ -341,7 +360,7 @@ class MatrixMarketParser {
       const double v =
           header.field == Field::pattern ? 1.0 : parse_value(fields.next(), header.field);
       if (!fields.next().empty()) {
-        fail("too many fields: expected " + fields_wanted + ", found '" + std::string(line) + "'");
+        fail("too many fields: expected " + fields_wanted + ", found " + quoted(line));
       }
       push(coo, i, j, v);
       if (header.symmetry == Symmetry::symmetric && i != j) {

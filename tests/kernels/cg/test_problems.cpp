@@ -475,6 +475,28 @@ TEST(ReadMatrixMarket, Utf8ByteOrderMarkIsSkipped) {
   EXPECT_EQ(entry(a, 1, 1), 5.0);
 }
 
+// Issue 12.13: file bytes quoted in a message are escaped: a NUL would end the message where a
+// C string is printed (what()), and other control bytes garble the terminal.
+TEST(ReadMatrixMarket, NulAndControlBytesAreEscapedInMessages) {
+  const TempFile file("nul.mtx", std::string("%%MatrixMarket matrix coordinate real general\n"
+                                             "2 2 1\n1 1 4\0junk\x1b[2J\n", 67));
+  const std::string message = input_error_of([&] { read_matrix_market(file.path()); });
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+  EXPECT_EQ(message.find('\x1b'), std::string::npos);
+  EXPECT_THAT(message, AllOf(HasSubstr("line 3:"), HasSubstr("'4\\x00junk\\x1B[2J'"),
+                             HasSubstr("is not a number")));
+}
+
+// A UTF-16 file is named as such rather than reported as a banner of NULs.
+TEST(ReadMatrixMarket, Utf16FileIsNamed) {
+  const std::string ascii = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n";
+  std::string utf16 = "\xFF\xFE";
+  for (char c : ascii) utf16 += std::string{c, '\0'};
+  const TempFile file("utf16.mtx", utf16);
+  EXPECT_THAT(input_error_of([&] { read_matrix_market(file.path()); }),
+              AllOf(HasSubstr("line 1:"), HasSubstr("UTF-16")));
+}
+
 // ---------------------------------------------------------------------------------------------
 // check_cg_matrix
 
