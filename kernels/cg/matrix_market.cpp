@@ -53,9 +53,11 @@ std::string read_whole_file(const std::string& path) {
 
 // File bytes for a message, in quotes, with control and non-ASCII bytes escaped as \xNN: a NUL
 // would end the message where it is printed as a C string, and others garble the terminal.
+// At most the first 80 bytes: a line may be the whole file (CR-only line ends).
 std::string quoted(std::string_view text) {
+  constexpr std::size_t limit = 80;
   std::string out = "'";
-  for (const char c : text) {
+  for (const char c : text.substr(0, limit)) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte >= 0x20 && byte < 0x7f) {
       out += c;
@@ -65,7 +67,12 @@ std::string quoted(std::string_view text) {
       out += escaped;
     }
   }
-  return out + "'";
+  out += "'";
+  if (text.size() > limit) {
+    out += " (the first " + std::to_string(limit) + " of " + std::to_string(text.size()) +
+           " bytes)";
+  }
+  return out;
 }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -487,6 +487,19 @@ TEST(ReadMatrixMarket, NulAndControlBytesAreEscapedInMessages) {
                              HasSubstr("is not a number")));
 }
 
+// Issue 12.14: a file with CR-only line ends is one 584 KB line: the message quotes a bounded
+// excerpt of it and says how long it is, rather than the whole line.
+TEST(ReadMatrixMarket, MessagesQuoteABoundedExcerpt) {
+  std::string text = "%%MatrixMarket matrix coordinate real general\r3 3 73000\r";
+  while (text.size() < 584'000) text += "1 1 1.0\r";
+  const TempFile file("cr_only.mtx", text);
+  const std::string message = input_error_of([&] { read_matrix_market(file.path()); });
+  EXPECT_LT(message.size(), 300 + file.path().size()) << message;
+  EXPECT_THAT(message, AllOf(HasSubstr("line 1:"), HasSubstr("too many words"),
+                             HasSubstr("%%MatrixMarket matrix coordinate real general\\x0D3 3"),
+                             HasSubstr(std::to_string(text.size()) + " bytes")));
+}
+
 // A UTF-16 file is named as such rather than reported as a banner of NULs.
 TEST(ReadMatrixMarket, Utf16FileIsNamed) {
   const std::string ascii = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n";
