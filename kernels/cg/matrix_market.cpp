@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "kernels/cg/problems.hpp"
 
 namespace gpubench::cg {
 
@@ -48,6 +49,30 @@ std::string read_whole_file(const std::string& path) {
     throw InputError("cannot read Matrix Market file '" + path + "': read error");
   }
   return text;
+}
+
+// File bytes for a message, in quotes, with control and non-ASCII bytes escaped as \xNN: a NUL
+// would end the message where it is printed as a C string, and others garble the terminal.
+// At most the first 80 bytes: a line may be the whole file (CR-only line ends).
+std::string quoted(std::string_view text) {
+  constexpr std::size_t limit = 80;
+  std::string out = "'";
+  for (const char c : text.substr(0, limit)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned>(byte));
+      out += escaped;
+    }
+  }
+  out += "'";
+  if (text.size() > limit) {
+    out += " (the first " + std::to_string(limit) + " of " + std::to_string(text.size()) +
+           " bytes)";
+  }
+  return out;
 }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -103,8 +128,11 @@ class MatrixMarketParser {
   MatrixMarketParser(const std::string& path, std::string_view text) : path_(path), text_(text) {}
 
   Coordinates parse() {
+    // Some editors start a UTF-8 file with a byte-order mark; it is not part of the banner.
+    constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+    if (text_.substr(0, utf8_bom.size()) == utf8_bom) position_ = utf8_bom.size();
     const Header header = parse_banner();
-    Coordinates coo = parse_size_line();
+    Coordinates coo = parse_size_line(header);
     parse_entries(header, coo);
     return coo;
   }
@@ -145,28 +173,30 @@ class MatrixMarketParser {
     std::string_view line;
     const std::string wanted(expected_banner);
     if (!next_line(line)) fail(1, "the file is empty; expected the banner " + wanted);
+    if (line.starts_with("\xFF\xFE") || line.starts_with("\xFE\xFF")) {
+      fail("the file is UTF-16 (it starts with a UTF-16 byte-order mark); Matrix Market files "
+           "are ASCII: convert it, e.g. with iconv -f UTF-16 -t ASCII");
+    }
     Fields fields(line);
     if (!equals_ignoring_case(fields.next(), "%%MatrixMarket")) {
-      fail("expected the banner " + wanted + ", found '" + std::string(line) + "'");
+      fail("expected the banner " + wanted + ", found " + quoted(line));
     }
     const std::string_view object = fields.next();
     const std::string_view format = fields.next();
     const std::string_view field = fields.next();
     const std::string_view symmetry = fields.next();
     if (symmetry.empty()) {
-      fail("the banner has too few words; expected " + wanted + ", found '" + std::string(line) +
-           "'");
+      fail("the banner has too few words; expected " + wanted + ", found " + quoted(line));
     }
     if (!fields.next().empty()) {
-      fail("the banner has too many words; expected " + wanted + ", found '" + std::string(line) +
-           "'");
+      fail("the banner has too many words; expected " + wanted + ", found " + quoted(line));
     }
     if (!equals_ignoring_case(object, "matrix")) {
-      fail("unsupported object '" + std::string(object) + "': only 'matrix' is supported");
+      fail("unsupported object " + quoted(object) + ": only 'matrix' is supported");
     }
     if (!equals_ignoring_case(format, "coordinate")) {
-      fail("unsupported format '" + std::string(format) +
-           "': only 'coordinate' (sparse) is supported, not 'array' (dense)");
+      fail("unsupported format " + quoted(format) +
+           ": only 'coordinate' (sparse) is supported, not 'array' (dense)");
     }
     // Symmetry first, so that 'complex hermitian' is reported as hermitian.
     Header header;
@@ -179,14 +209,14 @@ class MatrixMarketParser {
     if (equals_ignoring_case(field, "real")) return Field::real;
     if (equals_ignoring_case(field, "integer")) return Field::integer;
     if (equals_ignoring_case(field, "pattern")) return Field::pattern;
-    fail("unsupported field '" + std::string(field) + "': expected real, integer or pattern");
+    fail("unsupported field " + quoted(field) + ": expected real, integer or pattern");
   }
 
   Symmetry parse_symmetry(std::string_view symmetry) const {
     if (equals_ignoring_case(symmetry, "general")) return Symmetry::general;
     if (equals_ignoring_case(symmetry, "symmetric")) return Symmetry::symmetric;
-    fail("unsupported symmetry '" + std::string(symmetry) +
-         "': expected general or symmetric (CG needs a real symmetric matrix)");
+    fail("unsupported symmetry " + quoted(symmetry) +
+         ": expected general or symmetric (CG needs a real symmetric matrix)");
   }
 
   // A non-negative decimal integer (an optional '+' allowed), or fail naming `what`.
@@ -197,16 +227,16 @@ class MatrixMarketParser {
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (error == std::errc::result_out_of_range) {
-      fail(std::string(what) + " '" + std::string(text) + "' is too large");
+      fail(std::string(what) + " " + quoted(text) + " is too large");
     }
     if (error != std::errc() || end != digits.data() + digits.size() || value < 0 ||
         digits.empty()) {
-      fail(std::string(what) + " '" + std::string(text) + "' is not a non-negative integer");
+      fail(std::string(what) + " " + quoted(text) + " is not a non-negative integer");
     }
     return value;
   }
 
-  Coordinates parse_size_line() {
+  Coordinates parse_size_line(const Header& header) {
     std::string_view line;
     if (!next_content_line(line)) {
       fail(line_number_ + 1, "the file ends before the size line 'rows columns entries'");
@@ -216,8 +246,8 @@ class MatrixMarketParser {
     const std::int64_t cols = parse_count(fields.next(), "column count");
     const std::int64_t entries = parse_count(fields.next(), "entry count");
     if (!fields.next().empty()) {
-      fail("expected the size line 'rows columns entries' (three integers), found '" +
-           std::string(line) + "'");
+      fail("expected the size line 'rows columns entries' (three integers), found " +
+           quoted(line));
     }
     if (rows > int32_limit || cols > int32_limit) {
       fail("the matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +
@@ -227,6 +257,7 @@ class MatrixMarketParser {
       fail("the matrix is empty (" + std::to_string(rows) + " x " + std::to_string(cols) + ", " +
            std::to_string(entries) + " entries)");
     }
+    check_memory(header, rows, cols, entries);
     Coordinates coo;
     coo.rows = static_cast<std::int32_t>(rows);
     coo.cols = static_cast<std::int32_t>(cols);
@@ -235,13 +266,34 @@ class MatrixMarketParser {
     return coo;
   }
 
+  // The header alone may claim more than the machine holds (2^31 rows in a few bytes): what
+  // the reading and the run will hold is checked before anything is allocated. Entries beyond
+  // what the rest of the file can hold are not counted: they are reported as missing later.
+  void check_memory(const Header& header, std::int64_t rows, std::int64_t cols,
+                    std::int64_t entries) const {
+    auto stored = std::min(entries, max_entries_left());
+    if (header.symmetry == Symmetry::symmetric) stored *= 2;
+    // The reader's coordinates (row, column, value) and its two row counters, then the run's.
+    const auto reading = static_cast<std::uint64_t>(stored) * (4 + 4 + 8) +
+                         2 * static_cast<std::uint64_t>(rows) * 4;
+    check_host_memory(reading + host_bytes_needed(rows, stored),
+                      "Matrix Market file '" + path_ + "', line " + std::to_string(line_number_) +
+                          ": the " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " matrix with " + std::to_string(stored) + " nonzeros");
+  }
+
+  // Each entry takes at least 4 bytes ("1 1\n").
+  std::int64_t max_entries_left() const {
+    return static_cast<std::int64_t>(text_.size() - position_) / 4 + 1;
+  }
+
   // A 1-based index in 1..limit, returned 0-based.
   std::int32_t parse_index(std::string_view text, const char* what, std::int32_t limit) const {
     if (text.empty()) fail(std::string("missing ") + what + " index");
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) {
-      fail(std::string(what) + " index '" + std::string(text) + "' is not an integer");
+      fail(std::string(what) + " index " + quoted(text) + " is not an integer");
     }
     if (value < 1 || value > limit) {
       fail(std::string(what) + " index " + std::string(text) + " is outside 1.." +
@@ -263,19 +315,19 @@ class MatrixMarketParser {
       std::int64_t value = 0;
       const auto [end, error] = std::from_chars(first, last, value);
       if (error != std::errc() || end != last) {
-        fail("value '" + std::string(text) + "' is not an integer (the file's field is integer)");
+        fail("value " + quoted(text) + " is not an integer (the file's field is integer)");
       }
       return static_cast<double>(value);
     }
     double value = 0;
     const auto [end, error] = std::from_chars(first, last, value);
     if (error == std::errc::result_out_of_range) {
-      fail("value '" + std::string(text) + "' is out of the range of double");
+      fail("value " + quoted(text) + " is out of the range of double");
     }
     if (error != std::errc() || end != last) {
-      fail("value '" + std::string(text) + "' is not a number");
+      fail("value " + quoted(text) + " is not a number");
     }
-    if (!std::isfinite(value)) fail("value '" + std::string(text) + "' is not finite");
+    if (!std::isfinite(value)) fail("value " + quoted(text) + " is not finite");
     return value;
   }
 
@@ -292,10 +344,9 @@ class MatrixMarketParser {
   }
 
   void parse_entries(const Header& header, Coordinates& coo) {
-    // Each entry takes at least 4 bytes ("1 1\n"): a declared count beyond that is caught as
-    // "fewer entries" below rather than as a failed allocation here.
-    const auto room = static_cast<std::int64_t>(text_.size() - position_) / 4 + 1;
-    auto expected = static_cast<std::size_t>(std::min(declared_entries_, room));
+    // A declared count beyond what the file can hold is caught as "fewer entries" below rather
+    // than as a failed allocation here.
+    auto expected = static_cast<std::size_t>(std::min(declared_entries_, max_entries_left()));
     if (header.symmetry == Symmetry::symmetric) expected *= 2;
     coo.row.reserve(expected);
     coo.col.reserve(expected);
@@ -316,7 +367,7 @@ class MatrixMarketParser {
       const double v =
           header.field == Field::pattern ? 1.0 : parse_value(fields.next(), header.field);
       if (!fields.next().empty()) {
-        fail("too many fields: expected " + fields_wanted + ", found '" + std::string(line) + "'");
+        fail("too many fields: expected " + fields_wanted + ", found " + quoted(line));
       }
       push(coo, i, j, v);
       if (header.symmetry == Symmetry::symmetric && i != j) {

@@ -6,7 +6,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -157,9 +159,41 @@ std::vector<double> row_sums(const CsrMatrix& a) {
   return sums;
 }
 
+std::string gigabytes(std::uint64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f GB", static_cast<double>(bytes) / 1e9);
+  return buffer;
+}
+
+// MemAvailable of /proc/meminfo in bytes, 0 where it is not known.
+std::uint64_t available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    if (key == "MemAvailable:") {
+      std::uint64_t kilobytes = 0;
+      meminfo >> kilobytes;
+      return kilobytes * 1024;
+    }
+  }
+  return 0;
+}
+
 constexpr const char* valid_problem_forms = "poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C";
 
 }  // namespace
+
+std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz) {
+  const auto n = static_cast<std::uint64_t>(rows);
+  return static_cast<std::uint64_t>(nnz) * (4 + 8) + (n + 1) * 4 + 6 * n * 8;
+}
+
+void check_host_memory(std::uint64_t bytes, const std::string& what) {
+  const std::uint64_t available = available_host_bytes();
+  if (available > 0 && bytes > available) {
+    throw InputError(what + " needs " + gigabytes(bytes) + " of host memory; " +
+                     gigabytes(available) + " is available");
+  }
+}
 
 CsrMatrix poisson2d(int n) { return laplacian(n, 2); }
 

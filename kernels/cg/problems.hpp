@@ -2,6 +2,7 @@
 // that names what is wrong (file, line, size) and what would be right.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "kernels/cg/csr.hpp"
@@ -18,6 +19,14 @@ CsrMatrix poisson3d(int n);
 // (|a_ij - a_ji| <= 1e-12 * max(|a_ij|, |a_ji|) + tiny). Throws InputError naming the first
 // offending entry. `what` names the matrix in messages (a path, or "poisson2d:64").
 void check_cg_matrix(const CsrMatrix& a, const std::string& what);
+
+// Host bytes a CG run holds for a matrix of `rows` rows and `nnz` nonzeros: the CSR in double,
+// b and the host reference's five vectors.
+std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz);
+
+// Throws InputError "<what> needs X GB of host memory; Y GB is available" when `bytes` is more
+// than the host has available now (MemAvailable); no check where the kernel does not say.
+void check_host_memory(std::uint64_t bytes, const std::string& what);
 
 // The problem named on the command line: "poisson2d:N", "poisson3d:N", "mtx:PATH" (b = A * ones,
 // so the exact solution is all ones), "npb:S|W|A|B|C" (b = ones, as NAS CG's first x).

@@ -70,6 +70,12 @@ class ThreeTermCg final : public Solver {
   void step(Operations& ops) override {
     ops.spmv(r_, w_);
     const auto [rr, wr] = ops.dot2(r_, w_);
+    // This variant learns the norm of the residual it made one step late: an exact solution
+    // shows here as r = 0 (and r.Ar = 0). The iterate is then final; updating would be 0 / 0.
+    if (rr == 0) {
+      rr_ = 0;
+      return;
+    }
     const double gamma = checked_ratio(rr, wr, "r.Ar");
     double rho = 1;
     if (!first_) rho = 1 / (1 - gamma / gamma_prev_ * (rr / rr_prev_) / rho_prev_);
@@ -116,6 +122,10 @@ class ChronopoulosGearCg final : public Solver {
     ops.cg_update(alpha_, beta_, r, w, p, s, x);
     ops.spmv(r, w);
     const auto [gamma, delta] = ops.dot2(r, w);
+    if (gamma == 0) {  // an exact solution: no next direction, and alpha would be 0 / 0
+      gamma_ = 0;
+      return;
+    }
     beta_ = gamma / gamma_;
     alpha_ = checked_ratio(gamma, delta - beta_ * gamma / alpha_, "delta - beta gamma / alpha");
     gamma_ = gamma;

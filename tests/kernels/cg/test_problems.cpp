@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -40,6 +43,33 @@ std::string input_error_of(F&& f) {
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
+}
+
+// A file with `content` in the temporary directory, removed when the test ends.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& content)
+      : path_((std::filesystem::temp_directory_path() /
+               ("gpubench_cg_" + std::to_string(getpid()) + "_" + name))
+                  .string()) {
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// MemAvailable in bytes, 0 where unknown.
+std::uint64_t available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::uint64_t kilobytes = 0;
+  for (std::string key; meminfo >> key;)
+    if (key == "MemAvailable:") meminfo >> kilobytes;
+  return kilobytes * 1024;
 }
 
 std::vector<std::vector<double>> dense(const CsrMatrix& a) {
@@ -416,6 +446,70 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// Issue 12.2: a 78-byte file that claims 2^31 - 1 rows is refused from its header, naming the
+// memory it would need, instead of allocating until the machine runs out.
+TEST(ReadMatrixMarket, HeaderClaimingMoreMemoryThanTheHostHasIsRefusedBeforeAllocating) {
+  const TempFile file("huge_rows.mtx",
+                      "%%MatrixMarket matrix coordinate real general\n"
+                      "2147483647 2147483647 1\n"
+                      "1 1 1.0\n");
+  ASSERT_EQ(std::filesystem::file_size(file.path()), 78u);
+  // The run alone would hold 52 bytes a row: about 112 GB.
+  if (available_memory() > 112'000'000'000u) GTEST_SKIP() << "this host could hold it";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(input_error_of([&] { read_matrix_market(file.path()); }),
+              AllOf(HasSubstr(file.path()), HasSubstr("line 2:"),
+                    HasSubstr("2147483647 x 2147483647"), HasSubstr("of host memory"),
+                    HasSubstr("is available")));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// Issue 12.15: a UTF-8 byte-order mark (as some Windows editors write) is not part of the banner.
+TEST(ReadMatrixMarket, Utf8ByteOrderMarkIsSkipped) {
+  const TempFile file("bom.mtx",
+                      "\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\n"
+                      "2 2 2\n1 1 4.0\n2 2 5.0\n");
+  const CsrMatrix a = read_matrix_market(file.path());
+  EXPECT_EQ(a.rows, 2);
+  EXPECT_EQ(a.nnz(), 2);
+  EXPECT_EQ(entry(a, 1, 1), 5.0);
+}
+
+// Issue 12.13: file bytes quoted in a message are escaped: a NUL would end the message where a
+// C string is printed (what()), and other control bytes garble the terminal.
+TEST(ReadMatrixMarket, NulAndControlBytesAreEscapedInMessages) {
+  const TempFile file("nul.mtx", std::string("%%MatrixMarket matrix coordinate real general\n"
+                                             "2 2 1\n1 1 4\0junk\x1b[2J\n", 67));
+  const std::string message = input_error_of([&] { read_matrix_market(file.path()); });
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+  EXPECT_EQ(message.find('\x1b'), std::string::npos);
+  EXPECT_THAT(message, AllOf(HasSubstr("line 3:"), HasSubstr("'4\\x00junk\\x1B[2J'"),
+                             HasSubstr("is not a number")));
+}
+
+// Issue 12.14: a file with CR-only line ends is one 584 KB line: the message quotes a bounded
+// excerpt of it and says how long it is, rather than the whole line.
+TEST(ReadMatrixMarket, MessagesQuoteABoundedExcerpt) {
+  std::string text = "%%MatrixMarket matrix coordinate real general\r3 3 73000\r";
+  while (text.size() < 584'000) text += "1 1 1.0\r";
+  const TempFile file("cr_only.mtx", text);
+  const std::string message = input_error_of([&] { read_matrix_market(file.path()); });
+  EXPECT_LT(message.size(), 300 + file.path().size()) << message;
+  EXPECT_THAT(message, AllOf(HasSubstr("line 1:"), HasSubstr("too many words"),
+                             HasSubstr("%%MatrixMarket matrix coordinate real general\\x0D3 3"),
+                             HasSubstr(std::to_string(text.size()) + " bytes")));
+}
+
+// A UTF-16 file is named as such rather than reported as a banner of NULs.
+TEST(ReadMatrixMarket, Utf16FileIsNamed) {
+  const std::string ascii = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n";
+  std::string utf16 = "\xFF\xFE";
+  for (char c : ascii) utf16 += std::string{c, '\0'};
+  const TempFile file("utf16.mtx", utf16);
+  EXPECT_THAT(input_error_of([&] { read_matrix_market(file.path()); }),
+              AllOf(HasSubstr("line 1:"), HasSubstr("UTF-16")));
+}
+
 // ---------------------------------------------------------------------------------------------
 // check_cg_matrix
 
@@ -516,6 +610,21 @@ TEST(MakeProblem, BadGridSizeNamesTheSpec) {
     EXPECT_THAT(input_error_of([&] { make_problem(spec); }),
                 AllOf(HasSubstr(std::string("'") + spec + "'"), HasSubstr("positive integer")));
   }
+}
+
+// Issue 12.3: the OpenMP backend's "device" copy lives in the host's memory too: a size whose
+// host copy fits, and whose device copy fits the device's (the host's) total, is refused when
+// both together do not fit, before anything is generated.
+TEST(MakeProblem, OpenmpCopyCountsAgainstHostMemory) {
+  const std::uint64_t available = available_memory();
+  if (available == 0) GTEST_SKIP() << "/proc/meminfo has no MemAvailable";
+  // The host holds about 112 n^2 bytes, the f64 OpenMP copy about 128 n^2: each alone fits in
+  // 60% of the memory available, the two together do not.
+  const auto n = static_cast<long>(std::sqrt(0.6 * static_cast<double>(available) / 128));
+  const std::string spec = "poisson2d:" + std::to_string(n);
+  const test::Result r = test::gpubench("--backend openmp --precision f64 --problem " + spec);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr(spec), HasSubstr("of host memory"), HasSubstr("openmp:0")));
 }
 
 TEST(MakeProblem, UnknownKindListsTheValidForms) {

@@ -152,6 +152,24 @@ TEST_P(SolverTest, IndefiniteMatrixIsABreakdownNotANumber) {
   EXPECT_THROW(solve_and_verify(problem, StopRule{10, 0}), VerificationError);
 }
 
+// A residual that reaches exactly zero is a solve that is done, not a breakdown: poisson2d:1 and
+// poisson2d:2 (b = A * ones is an eigenvector) converge exactly in one iteration, after which
+// every variant's next coefficient would be 0 / 0.
+TEST_P(SolverTest, ExactlyZeroResidualStopsWithoutBreakdown) {
+  for (const char* spec : {"poisson2d:1", "poisson2d:2"}) {
+    for (const StopRule rule : {StopRule{10, 0}, StopRule{10, 1e-3}}) {
+      const Problem problem = make_problem(spec);
+      SolveRun run;
+      ASSERT_NO_THROW(run = solve_and_verify(problem, rule)) << spec;
+      EXPECT_TRUE(run.verdict.passed) << spec << ": " << run.verdict.detail;
+      EXPECT_TRUE(run.result.converged) << spec;
+      EXPECT_LT(run.result.iterations, rule.iterations) << spec;
+      EXPECT_EQ(run.result.relative_residual, 0) << spec;
+      for (double v : run.x) EXPECT_NEAR(v, 1.0, 1e-6) << spec;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, SolverTest, testing::ValuesIn(cases()), case_name);
 
 // In exact arithmetic the three variants compute the same iterates: in f64 they must agree.
