@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -165,8 +166,12 @@ std::string gigabytes(std::uint64_t bytes) {
   return buffer;
 }
 
-// MemAvailable of /proc/meminfo in bytes, 0 where it is not known.
+// MemAvailable of /proc/meminfo in bytes, 0 where it is not known. The test-only hook
+// GPUBENCH_HOST_MEMORY_AVAILABLE (bytes) stands in for it, so that a test of the limit does not
+// depend on what the machine's other processes hold at that moment.
 std::uint64_t available_host_bytes() {
+  if (const char* hook = std::getenv("GPUBENCH_HOST_MEMORY_AVAILABLE"); hook && *hook)
+    return std::strtoull(hook, nullptr, 10);
   std::ifstream meminfo("/proc/meminfo");
   for (std::string key; meminfo >> key;) {
     if (key == "MemAvailable:") {
