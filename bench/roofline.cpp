@@ -52,7 +52,7 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     if (db) {
       try {
         db->store_ceilings(d, c);
-      } catch (const InputError& e) {
+      } catch (const UnwritableError& e) {  // a damaged file still stops the run, by name
         log << "gpubench: warning: the ceilings of " << d.label() << " were measured but not stored: " << e.what()
             << std::endl;
       }

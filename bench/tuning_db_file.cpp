@@ -293,11 +293,11 @@ class DirectoryLock {
  public:
   explicit DirectoryLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
     if (fd_.get() < 0)
-      throw InputError("tuning database directory " + dir + ": cannot be opened for locking (" +
+      throw UnwritableError("tuning database directory " + dir + ": cannot be opened for locking (" +
                        std::strerror(errno) + ")");
     while (::flock(fd_.get(), LOCK_EX) != 0) {
       if (errno == EINTR) continue;
-      throw InputError("tuning database directory " + dir + ": cannot be locked (" + std::strerror(errno) + ")");
+      throw UnwritableError("tuning database directory " + dir + ": cannot be locked (" + std::strerror(errno) + ")");
     }
   }
   ~DirectoryLock() { ::flock(fd_.get(), LOCK_UN); }
@@ -331,7 +331,7 @@ void replace_file_durably(const std::string& path, const std::string& content) {
   const fs::path target(path);
   TemporaryFile tmp(path + ".tmp." + std::to_string(::getpid()));
   auto failed = [&](const std::string& what) {
-    throw InputError("tuning database " + path + ": cannot be written: " + what + " " + tmp.path() + " (" +
+    throw UnwritableError("tuning database " + path + ": cannot be written: " + what + " " + tmp.path() + " (" +
                      std::strerror(errno) + ")");
   };
   {
@@ -515,7 +515,7 @@ void update_tuning_db_file(const std::string& path, const DeviceIdentity& device
   const std::string dir = parent.empty() ? "." : parent.string();
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw InputError("tuning database " + path + ": cannot create its directory (" + ec.message() + ")");
+  if (ec) throw UnwritableError("tuning database " + path + ": cannot create its directory (" + ec.message() + ")");
   const DirectoryLock lock(dir);
   remove_stale_temporaries(dir);
   // A symbolic link is written through (its target replaced), never replaced by a regular file.
@@ -529,7 +529,7 @@ void update_tuning_db_file(const std::string& path, const DeviceIdentity& device
   if (const auto status = fs::status(target, ec); !ec && fs::exists(status) &&
       (status.permissions() & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) ==
           fs::perms::none)
-    throw InputError("tuning database " + target + " is read-only: not replaced (make it writable, or write "
+    throw UnwritableError("tuning database " + target + " is read-only: not replaced (make it writable, or write "
                      "another layer with --tuning-db DIR)");
   TuningDbFile db = read_tuning_db_file(path, device);  // fresh: another writer may have changed it since
   change(db);

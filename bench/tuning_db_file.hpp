@@ -15,6 +15,7 @@
 
 #include "backends/ceilings.hpp"
 #include "backends/device.hpp"
+#include "common/errors.hpp"
 #include "common/precision.hpp"
 
 namespace gpubench {
@@ -68,6 +69,14 @@ struct TuningEntry {
   double baseline_seconds = 0; // per call at the search's first configuration (1 WG/CU)
   std::string date, commit;
   nlohmann::json extra = nlohmann::json::object();  // fields this gpubench does not know: kept as they are
+};
+
+// A file or directory of the database that cannot be written (no directory, no permission, a
+// read-only file): the data already there is sound, only this write is lost. A damaged file is
+// a plain InputError.
+class UnwritableError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 // What one file holds, parsed and checked.
