@@ -229,6 +229,21 @@ void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>
   }
 }
 
+// CG works with squared norms (r.r, b.b): a right-hand side whose entries are nonzero but whose
+// squared norm underflows (matrix values near 1e-200) or overflows in double precision cannot be
+// solved as given. Say so, rather than blame a zero right-hand side later.
+void check_representable(const std::string& spec, const std::vector<double>& b, double bb) {
+  double largest = 0;
+  for (double v : b) largest = std::max(largest, std::abs(v));
+  if (largest == 0 || (bb >= std::numeric_limits<double>::min() && std::isfinite(bb))) return;
+  char text[300];
+  std::snprintf(text, sizeof text,
+                "problem %s: its right-hand side (largest entry %.3g) has a squared norm that %s in "
+                "double precision, so CG's dot products cannot represent it; scale the matrix's values nearer 1",
+                spec.c_str(), largest, std::isfinite(bb) ? "underflows" : "overflows");
+  throw InputError(text);
+}
+
 class CgSuite final : public Suite {
  public:
   std::string name() const override { return "cg"; }
@@ -339,6 +354,7 @@ class CgSuite final : public Suite {
     if (spec.rfind("npb:", 0) == 0) shared->npb = &npb_class(spec.substr(4));
     const double bb =
         std::inner_product(shared->problem.b.begin(), shared->problem.b.end(), shared->problem.b.begin(), 0.0);
+    check_representable(spec, shared->problem.b, bb);
     shared->b_norm = std::sqrt(bb);
     std::cerr << "gpubench: problem " << shared->problem.name << ": " << shared->problem.a.rows << " rows, "
               << shared->problem.a.nnz() << " nonzeros" << std::endl;

@@ -629,6 +629,19 @@ TEST(MakeProblem, OpenmpCopyCountsAgainstHostMemory) {
   EXPECT_THAT(r.output, AllOf(HasSubstr(spec), HasSubstr("of host memory"), HasSubstr("openmp:0")));
 }
 
+// Issue 12.16: values near 1e-200 make b = A ones nonzero but its squared norm 0 in double: the
+// run says so (exit 3), instead of failing every point on "the right-hand side b is zero".
+TEST(MakeProblem, ARightHandSideWhoseNormUnderflowsIsNamed) {
+  const auto path = std::filesystem::temp_directory_path() / ("gpubench-tiny-" + std::to_string(::getpid()) + ".mtx");
+  std::ofstream(path) << "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1e-200\n2 2 2e-200\n";
+  const test::Result r = test::gpubench("--suite cg --backend openmp --problem mtx:" + path.string() +
+                                        " --iterations 5 --repetitions 1");
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("squared norm that underflows"), HasSubstr("2e-200"),
+                              testing::Not(HasSubstr("is zero"))));
+}
+
 TEST(MakeProblem, UnknownKindListsTheValidForms) {
   for (const char* spec : {"laplace:5", "poisson2d", "", "POISSON2D:4", "npb"}) {
     SCOPED_TRACE(spec);
