@@ -1,9 +1,6 @@
 #include "bench/harness.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
-#include <map>
 #include <ostream>
 #include <set>
 

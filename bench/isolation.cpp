@@ -1,6 +1,5 @@
 #include "bench/isolation.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -42,8 +41,10 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+bool in_worker() { return worker().fd >= 0; }
+
 void send_message(const nlohmann::json& message) {
-  if (worker().fd >= 0) write_all(worker().fd, message.dump() + "\n");
+  if (in_worker()) write_all(worker().fd, message.dump() + "\n");
 }
 
 // Reads one line from `fd` into `line`, keeping what follows in `buffer`. False at end of file.
@@ -135,8 +136,6 @@ std::optional<std::string> crash_of(const nlohmann::json& unit_result) {
   return std::nullopt;
 }
 
-bool in_worker() { return worker().fd >= 0; }
-
 nlohmann::json unit(const std::string& name, const std::function<nlohmann::json()>& work, bool* replayed) {
   if (replayed) *replayed = false;
   if (!in_worker()) {
@@ -161,7 +160,7 @@ nlohmann::json unit(const std::string& name, const std::function<nlohmann::json(
 }
 
 void alive() {
-  if (in_worker()) send_message({{"alive", true}});
+  send_message({{"alive", true}});  // nothing outside a worker
 }
 
 std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log) {

@@ -34,9 +34,6 @@ nlohmann::json unit(const std::string& name, const std::function<nlohmann::json(
 // again. Does nothing outside a worker.
 void alive();
 
-// True in a worker process (one that supervise() returned nullopt in).
-bool in_worker();
-
 struct SuperviseOptions {
   // The longest a unit may go without a step (a hang). Between units (planning, generating a
   // problem, writing the output) there is no limit: only a unit can be failed and skipped.

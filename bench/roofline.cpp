@@ -1,15 +1,14 @@
 #include "bench/roofline.hpp"
 
-#include "bench/format.hpp"
-#include "bench/isolation.hpp"
-#include "bench/result_json.hpp"
-
 #include <algorithm>
-#include <ctime>
 #include <iomanip>
 #include <sstream>
 
 #include "bench/build_info.hpp"
+#include "bench/format.hpp"
+#include "bench/isolation.hpp"
+#include "bench/result_json.hpp"
+#include "bench/tuning_db_file.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
