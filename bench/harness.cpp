@@ -11,6 +11,7 @@
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 
 namespace gpubench {
 
@@ -32,6 +33,13 @@ std::string device_key(const DeviceInfo& d) { return d.backend + ":" + std::to_s
 
 bool RunReport::any_failed() const {
   return std::any_of(points.begin(), points.end(), [](const PointResult& p) { return p.failed; });
+}
+
+int RunReport::exit_code() const {
+  int code = 0;
+  for (const auto& p : points)
+    if (p.failed) code = std::max(code, static_cast<int>(p.failure));
+  return code;
 }
 
 namespace {
@@ -65,6 +73,23 @@ class Collector final : public benchmark::BenchmarkReporter {
   std::vector<Run> runs;
 };
 
+// A point's failure in words and the exit code it gives the run: running out of memory is said
+// as such (which memory, the address-space limit) and is the device's code; anything else fails
+// the point.
+void record_failure(PointResult& result, const std::exception& e, const std::string& during) {
+  std::string what = e.what();
+  ExitCode code = ExitCode::point_failed;
+  if (dynamic_cast<const std::bad_alloc*>(&e)) {
+    what = OutOfMemoryError("host", during).what();
+    code = ExitCode::device;
+  } else if (dynamic_cast<const OutOfMemoryError*>(&e)) {
+    code = ExitCode::device;
+  }
+  if (!result.failed) result.failure = code;
+  result.failed = true;
+  if (result.error.empty()) result.error = what;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -74,7 +99,7 @@ double median(std::vector<double> v) {
 
 // Google Benchmark calls this once per repetition: the first call prepares the point and runs its
 // profiled pass; each call times one repetition.
-void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, std::string& prepare_error,
+void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, bool& prepare_failed,
                         int& calls, int repetitions, std::ostream& log) {
   const int call = calls++;
   if (call == 0) {
@@ -84,13 +109,18 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
       isolation::alive();
       result.kernels = point.profile();
     } catch (const std::exception& e) {
-      prepare_error = e.what();
+      record_failure(result, e, "preparing " + point.id().name());
+      prepare_failed = true;
     }
     isolation::alive();
   }
   for (auto _ : st) {
     try {
-      if (!prepare_error.empty()) throw Error(ExitCode::point_failed, prepare_error);
+      if (prepare_failed) {
+        result.repetitions.push_back(Outcome{});
+        st.SkipWithError(result.error.c_str());
+        continue;
+      }
       Outcome o = point.run();
       const int iterations = std::max(o.iterations, 1);
       st.SetIterationTime(o.seconds / iterations);
@@ -102,15 +132,13 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
       const std::string why = o.verification;
       result.repetitions.push_back(std::move(o));
       if (!verified) {
-        if (result.error.empty()) result.error = "verification failed: " + why;
-        result.failed = true;
+        record_failure(result, VerificationError("verification failed: " + why), "");
         st.SkipWithError(("verification failed: " + why).c_str());
       }
     } catch (const std::exception& e) {
-      result.failed = true;
-      if (result.error.empty()) result.error = e.what();
+      record_failure(result, e, "running " + point.id().name());
       result.repetitions.push_back(Outcome{});
-      st.SkipWithError(e.what());
+      st.SkipWithError(result.error.c_str());
     }
   }
   isolation::alive();
@@ -236,12 +264,12 @@ nlohmann::json crashed_entries(const PointResult& p, int repetitions) {
 // Runs one point (prepare, profiled pass, the timed repetitions, release) through Google
 // Benchmark; its result and its entries, as JSON (the form a worker process hands back).
 nlohmann::json run_point(Point& point, PointResult result, int repetitions, std::ostream& log) {
-  std::string prepare_error;
+  bool prepare_failed = false;
   int calls = 0;
   const std::string name = point.id().name();
   benchmark::RegisterBenchmark(name.c_str(),
                                [&](benchmark::State& st) {
-                                 run_one_repetition(st, point, result, prepare_error, calls, repetitions, log);
+                                 run_one_repetition(st, point, result, prepare_failed, calls, repetitions, log);
                                })
       ->UseManualTime()
       ->Iterations(1)

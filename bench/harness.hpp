@@ -12,6 +12,7 @@
 
 #include "bench/roofline.hpp"
 #include "bench/suite.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 
@@ -19,6 +20,7 @@ struct PointResult {
   PointId id;
   bool failed = false;         // an error, or a repetition that did not verify
   std::string error;           // the first error or verification failure
+  ExitCode failure = ExitCode::point_failed;  // what a failed point makes the run exit with
   std::vector<Outcome> repetitions;
   std::vector<KernelRow> kernels;  // from the profiled pass, plus an "overhead" row
   std::string time_includes;       // the point's own words (Point::time_includes)
@@ -43,6 +45,9 @@ struct RunReport {
   std::vector<PointResult> points;
   std::vector<std::string> unavailable;  // from the plan: asked for, not runnable here
   bool any_failed() const;
+  // 0 when every point verified, else the most severe of the failed points' codes: 4 (device)
+  // when one ran out of memory, 1 otherwise.
+  int exit_code() const;
 };
 
 // Progress goes to `log` (stderr in the CLI). Never throws for a point's failure: it is recorded.

@@ -5,6 +5,7 @@
 
 #include "bench/cli.hpp"
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 #include "bench/format.hpp"
 #include "bench/harness.hpp"
 #include "bench/isolation.hpp"
@@ -165,7 +166,7 @@ int run(const std::vector<std::string>& args) {
   if (options.format == Format::table) write_table(report, formatted, options.baseline);
   if (!options.out.empty() && options.format != Format::table) write_table(report, std::cout, options.baseline);
   write_out(options, formatted.str());
-  return report.any_failed() ? static_cast<int>(ExitCode::point_failed) : 0;
+  return report.exit_code();
 }
 
 }  // namespace
@@ -179,6 +180,9 @@ int main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     std::cerr << "gpubench: " << e.what() << "\n";
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpubench: " << gpubench::OutOfMemoryError("host", "").what() << "\n";
+    return static_cast<int>(gpubench::ExitCode::device);
   } catch (const std::exception& e) {
     std::cerr << "gpubench: internal error: " << e.what() << "\n";
     return static_cast<int>(gpubench::ExitCode::internal);

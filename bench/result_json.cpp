@@ -39,6 +39,7 @@ void to_json(nlohmann::json& j, const PointResult& p) {
   j = {{"id", p.id},
        {"failed", p.failed},
        {"error", p.error},
+       {"failure", static_cast<int>(p.failure)},
        {"time_includes", p.time_includes},
        {"repetitions", p.repetitions},
        {"kernels", p.kernels},
@@ -52,6 +53,7 @@ void from_json(const nlohmann::json& j, PointResult& p) {
   j.at("id").get_to(p.id);
   j.at("failed").get_to(p.failed);
   j.at("error").get_to(p.error);
+  p.failure = static_cast<ExitCode>(j.at("failure").get<int>());
   j.at("time_includes").get_to(p.time_includes);
   j.at("repetitions").get_to(p.repetitions);
   j.at("kernels").get_to(p.kernels);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 #include "bench/format.hpp"
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
@@ -162,6 +163,8 @@ ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions
       throw;
     } catch (const Error& e) {
       j = {{"status", e.code() == ExitCode::point_failed ? "time limit" : "error"}, {"reason", e.what()}};
+    } catch (const std::bad_alloc&) {
+      j = {{"status", "error"}, {"reason", OutOfMemoryError("host", "measuring this configuration").what()}};
     } catch (const std::exception& e) {
       j = {{"status", "error"}, {"reason", e.what()}};
     }

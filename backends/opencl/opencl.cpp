@@ -6,6 +6,7 @@
 #include "backends/kernel_sources.hpp"
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 
 namespace gpubench::opencl {
 
@@ -179,7 +180,14 @@ struct DeviceHandle {
 std::vector<DeviceHandle> all_devices() {
   cl_uint platform_count = 0;
   const cl_int status = clGetPlatformIDs(0, nullptr, &platform_count);
-  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no driver */) return {};
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no driver */) {
+    // Under an address-space limit a driver that is installed may fail to load: say so, rather
+    // than that the machine has no OpenCL device.
+    if (const std::string limit = address_space_limit_note(); !limit.empty())
+      throw DeviceError("the OpenCL ICD loader could load no platform (CL_PLATFORM_NOT_FOUND_KHR)" + limit +
+                        ", which may be too small for an OpenCL driver to load: raise it");
+    return {};
+  }
   check(status, "clGetPlatformIDs");
   std::vector<cl_platform_id> platforms(platform_count);
   if (platform_count > 0) check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");

@@ -125,7 +125,8 @@ struct Coordinates {
 // 1-based line and what was expected there.
 class MatrixMarketParser {
  public:
-  MatrixMarketParser(const std::string& path, std::string_view text) : path_(path), text_(text) {}
+  MatrixMarketParser(const std::string& path, std::string_view text, const SharedHostCopies& shared)
+      : path_(path), text_(text), shared_(shared) {}
 
   Coordinates parse() {
     // Some editors start a UTF-8 file with a byte-order mark; it is not part of the banner.
@@ -276,10 +277,11 @@ class MatrixMarketParser {
     // The reader's coordinates (row, column, value) and its two row counters, then the run's.
     const auto reading = static_cast<std::uint64_t>(stored) * (4 + 4 + 8) +
                          2 * static_cast<std::uint64_t>(rows) * 4;
-    check_host_memory(reading + host_bytes_needed(rows, stored),
+    const SharedHostCopy copy = shared_ ? shared_(rows, stored) : SharedHostCopy{};
+    check_host_memory(reading + host_bytes_needed(rows, stored) + copy.bytes,
                       "Matrix Market file '" + path_ + "', line " + std::to_string(line_number_) +
                           ": the " + std::to_string(rows) + " x " + std::to_string(cols) +
-                          " matrix with " + std::to_string(stored) + " nonzeros");
+                          " matrix with " + std::to_string(stored) + " nonzeros" + copy.holder);
   }
 
   // Each entry takes at least 4 bytes ("1 1\n").
@@ -408,6 +410,7 @@ class MatrixMarketParser {
 
   const std::string& path_;
   std::string_view text_;
+  const SharedHostCopies& shared_;
   std::size_t position_ = 0;
   std::int64_t line_number_ = 0;
   std::int64_t declared_entries_ = 0;
@@ -497,9 +500,9 @@ CsrMatrix coordinates_to_csr(Coordinates&& coo) {
 
 }  // namespace
 
-CsrMatrix read_matrix_market(const std::string& path) {
+CsrMatrix read_matrix_market(const std::string& path, const SharedHostCopies& shared) {
   const std::string text = read_whole_file(path);
-  Coordinates coo = MatrixMarketParser(path, text).parse();
+  Coordinates coo = MatrixMarketParser(path, text, shared).parse();
   return coordinates_to_csr(std::move(coo));
 }
 

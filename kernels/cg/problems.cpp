@@ -2,6 +2,8 @@
 // (the Matrix Market reader is matrix_market.cpp).
 #include "kernels/cg/problems.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -166,21 +168,43 @@ std::string gigabytes(std::uint64_t bytes) {
   return buffer;
 }
 
-// MemAvailable of /proc/meminfo in bytes, 0 where it is not known. The test-only hook
-// GPUBENCH_HOST_MEMORY_AVAILABLE (bytes) stands in for it, so that a test of the limit does not
-// depend on what the machine's other processes hold at that moment.
-std::uint64_t available_host_bytes() {
-  if (const char* hook = std::getenv("GPUBENCH_HOST_MEMORY_AVAILABLE"); hook && *hook)
-    return std::strtoull(hook, nullptr, 10);
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    if (key == "MemAvailable:") {
+// A number of kB from a "Key:   123 kB" line of a /proc file; 0 where it is not there.
+std::uint64_t proc_kilobytes(const char* file, const std::string& wanted) {
+  std::ifstream in(file);
+  for (std::string key; in >> key;) {
+    if (key == wanted) {
       std::uint64_t kilobytes = 0;
-      meminfo >> kilobytes;
-      return kilobytes * 1024;
+      in >> kilobytes;
+      return kilobytes;
     }
   }
   return 0;
+}
+
+struct HostMemory {
+  bool known = false;
+  std::uint64_t available = 0;
+  bool limited = false;  // the address-space limit, not the machine, is what binds
+};
+
+// MemAvailable of /proc/meminfo, or less where this process's address-space limit (ulimit -v)
+// leaves less room above what it has mapped already. The test-only hook
+// GPUBENCH_HOST_MEMORY_AVAILABLE (bytes) stands in for MemAvailable, so that a test of the limit
+// does not depend on what the machine's other processes hold at that moment.
+HostMemory available_host_memory() {
+  HostMemory m;
+  if (const char* hook = std::getenv("GPUBENCH_HOST_MEMORY_AVAILABLE"); hook && *hook)
+    m.available = std::strtoull(hook, nullptr, 10);
+  else
+    m.available = proc_kilobytes("/proc/meminfo", "MemAvailable:") * 1024;
+  m.known = m.available > 0;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t mapped = proc_kilobytes("/proc/self/status", "VmSize:") * 1024;
+    const std::uint64_t room = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+    if (!m.known || room < m.available) m = {true, room, true};
+  }
+  return m;
 }
 
 constexpr const char* valid_problem_forms = "poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C";
@@ -193,10 +217,10 @@ std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz) {
 }
 
 void check_host_memory(std::uint64_t bytes, const std::string& what) {
-  const std::uint64_t available = available_host_bytes();
-  if (available > 0 && bytes > available) {
-    throw InputError(what + " needs " + gigabytes(bytes) + " of host memory; " +
-                     gigabytes(available) + " is available");
+  const auto [known, available, limited] = available_host_memory();
+  if (known && bytes > available) {
+    throw InputError(what + " needs " + gigabytes(bytes) + " of host memory; " + gigabytes(available) +
+                     (limited ? " is left under this process's address-space limit (ulimit -v)" : " is available"));
   }
 }
 
@@ -239,7 +263,13 @@ void check_cg_matrix(const CsrMatrix& a, const std::string& what) {
   }
 }
 
-Problem make_problem(const std::string& spec) {
+void check_run_fits_host(std::int64_t rows, std::int64_t nnz, const SharedHostCopies& shared,
+                         const std::string& what) {
+  const SharedHostCopy copy = shared ? shared(rows, nnz) : SharedHostCopy{};
+  check_host_memory(host_bytes_needed(rows, nnz) + copy.bytes, what + copy.holder + ")");
+}
+
+Problem make_problem(const std::string& spec, const SharedHostCopies& shared) {
   const std::size_t colon = spec.find(':');
   const std::string kind = colon == std::string::npos ? spec : spec.substr(0, colon);
   const std::string_view argument =
@@ -265,7 +295,7 @@ Problem make_problem(const std::string& spec) {
     std::error_code ec;
     if (std::filesystem::status(path, ec).type() == std::filesystem::file_type::none)
       throw InputError("cannot read Matrix Market file '" + path + "': " + ec.message());
-    p.a = read_matrix_market(path);
+    p.a = read_matrix_market(path, shared);
     check_cg_matrix(p.a, "Matrix Market file '" + path + "'");
     p.b = row_sums(p.a);
     p.name = "mtx:" + std::filesystem::path(path).filename().string();
@@ -278,6 +308,11 @@ Problem make_problem(const std::string& spec) {
     } catch (const InputError& e) {
       throw InputError("problem '" + spec + "': " + e.what());
     }
+    // NAS's own bound on the nonzeros (its nz = na (nonzer + 1)^2), before makea allocates.
+    const auto bound = static_cast<std::int64_t>(c->na) * (c->nonzer + 1) * (c->nonzer + 1);
+    check_run_fits_host(c->na, bound, shared,
+                        "problem " + spec + " (" + std::to_string(c->na) + " rows, up to " + std::to_string(bound) +
+                            " nonzeros");
     p.a = npb_makea(*c);
     p.b.assign(static_cast<std::size_t>(p.a.rows), 1.0);  // NAS CG's first x
     return p;

@@ -28,8 +28,14 @@ std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz);
 // than the host has available now (MemAvailable); no check where the kernel does not say.
 void check_host_memory(std::uint64_t bytes, const std::string& what);
 
+// check_host_memory for the host's copy plus `shared`'s, once the size is known and before
+// anything of that size is allocated.
+void check_run_fits_host(std::int64_t rows, std::int64_t nnz, const SharedHostCopies& shared,
+                         const std::string& what);
+
 // The problem named on the command line: "poisson2d:N", "poisson3d:N", "mtx:PATH" (b = A * ones,
 // so the exact solution is all ones), "npb:S|W|A|B|C" (b = ones, as NAS CG's first x).
-Problem make_problem(const std::string& spec);
+// `shared` counts the CPU devices' copies in the memory checks made before allocating.
+Problem make_problem(const std::string& spec, const SharedHostCopies& shared = {});
 
 }  // namespace gpubench::cg

@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 #include "bench/parse_number.hpp"
 #include "bench/suite.hpp"
 #include "kernels/cg/npb.hpp"
@@ -181,8 +182,26 @@ std::string gigabytes(double bytes) {
   return buf;
 }
 
+// A CPU device (OpenMP, PoCL) holds its copy of the problem in the host's memory, beside the
+// host's own: the largest such copy of a matrix of `rows` x `nnz`, with the words naming it.
+SharedHostCopies cpu_device_copies(const std::vector<DeviceInfo>& devices, const std::vector<Precision>& precisions) {
+  return [devices, precisions](std::int64_t rows, std::int64_t nnz) {
+    SharedHostCopy largest;
+    for (const auto& d : devices) {
+      if (d.type != "cpu") continue;
+      for (Precision p : precisions) {
+        const auto need = device_bytes_needed(rows, nnz, p, max_cg_vectors);
+        if (need > largest.bytes)
+          largest = {need, std::string(", counting the ") + to_string(p) + " copy that " + d.label() + " keeps there"};
+      }
+    }
+    return largest;
+  };
+}
+
 // Generated problems have a known size: check it against the host and every device before
 // generating anything, so an impossible size is an error, never an allocation failure.
+// (mtx: and npb: problems are checked by make_problem once their size is read.)
 void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>& devices,
                           const std::vector<Precision>& precisions) {
   const auto colon = spec.find(':');
@@ -203,21 +222,8 @@ void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>
   const double nnz = kind == "poisson2d" ? 5 * nd * nd - 4 * nd : 7 * nd * nd * nd - 6 * nd * nd;
   if (rows > 2147483647.0 || nnz > 2147483647.0) return;  // make_problem reports the int32 limit
   const auto rows_i = static_cast<std::int64_t>(rows), nnz_i = static_cast<std::int64_t>(nnz);
-  // A CPU device (OpenMP, PoCL) holds its copy in the host's memory, beside the host's own.
-  std::uint64_t shared_copy = 0;
-  std::string holder;
-  for (const auto& d : devices) {
-    for (Precision p : precisions) {
-      const auto need = device_bytes_needed(rows_i, nnz_i, p, max_cg_vectors);
-      if (d.type == "cpu" && need > shared_copy) {
-        shared_copy = need;
-        holder = std::string(", counting the ") + to_string(p) + " copy that " + d.label() + " keeps there";
-      }
-    }
-  }
-  check_host_memory(host_bytes_needed(rows_i, nnz_i) + shared_copy,
-                    "problem " + spec + " (" + std::to_string(rows_i) + " rows, " + std::to_string(nnz_i) +
-                        " nonzeros" + holder + ")");
+  check_run_fits_host(rows_i, nnz_i, cpu_device_copies(devices, precisions),
+                      "problem " + spec + " (" + std::to_string(rows_i) + " rows, " + std::to_string(nnz_i) + " nonzeros");
   for (const auto& d : devices) {
     for (Precision p : precisions) {
       const auto need = device_bytes_needed(rows_i, nnz_i, p, max_cg_vectors);
@@ -347,9 +353,9 @@ class CgSuite final : public Suite {
     check_generated_size(spec, devices, options.precisions);
     auto shared = std::make_shared<SharedProblem>();
     try {
-      shared->problem = make_problem(spec);
+      shared->problem = make_problem(spec, cpu_device_copies(devices, options.precisions));
     } catch (const std::bad_alloc&) {
-      throw InputError("problem " + spec + " does not fit in this machine's memory");
+      throw OutOfMemoryError("host", "building problem " + spec);
     }
     if (spec.rfind("npb:", 0) == 0) shared->npb = &npb_class(spec.substr(4));
     const double bb =

@@ -31,6 +31,7 @@
 
 #include "backends/opencl/opencl.hpp"
 #include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/solver.hpp"
 
@@ -352,7 +353,7 @@ class ViennaclOperations final : public Operations {
     } catch (const Error&) {
       throw;
     } catch (const std::bad_alloc&) {
-      throw DeviceError("ViennaCL " + std::string(what) + " on " + domain_.device().label() + ": out of memory");
+      throw OutOfMemoryError("host", "in ViennaCL " + std::string(what) + " on " + domain_.device().label());
     } catch (const std::exception& e) {
       throw DeviceError("ViennaCL " + std::string(what) + " failed on " + domain_.device().label() + ": " + e.what());
     }

@@ -3,9 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cstdio>
+#include <memory>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -627,6 +631,45 @@ TEST(MakeProblem, OpenmpCopyCountsAgainstHostMemory) {
                                         "GPUBENCH_HOST_MEMORY_AVAILABLE=" + std::to_string(available));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_THAT(r.output, AllOf(HasSubstr(spec), HasSubstr("of host memory"), HasSubstr("openmp:0")));
+}
+
+// Issue 12.3, for problems whose size is known only once read (mtx:) or generated (npb:): the
+// CPU devices' copies (the suite hands make_problem a function that counts them) are counted
+// with the host's own before anything of the matrix's size is allocated.
+TEST(MakeProblem, CpuDeviceCopiesCountForFilesAndNpbClasses) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> asked;
+  const SharedHostCopies huge = [&](std::int64_t rows, std::int64_t nnz) {
+    asked.emplace_back(rows, nnz);
+    return SharedHostCopy{std::uint64_t{1} << 60, ", counting the copy that a test device keeps there"};
+  };
+  EXPECT_THAT(input_error_of([&] { make_problem("mtx:" + matrix_path("1138_bus.mtx"), huge); }),
+              AllOf(HasSubstr("1138_bus.mtx"), HasSubstr("of host memory"), HasSubstr("a test device keeps there")));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].first, 1138);  // the header's size, before the entries are read
+  EXPECT_THAT(input_error_of([&] { make_problem("npb:S", huge); }),
+              AllOf(HasSubstr("npb:S"), HasSubstr("1400 rows"), HasSubstr("a test device keeps there")));
+  // Nothing to share: the same problems load.
+  const SharedHostCopies none = [](std::int64_t, std::int64_t) { return SharedHostCopy{}; };
+  EXPECT_EQ(make_problem("npb:S", none).a.rows, 1400);
+  EXPECT_EQ(make_problem("mtx:" + matrix_path("1138_bus.mtx"), none).a.rows, 1138);
+}
+
+// Issue 12.17: under an address-space limit (ulimit -v) the room left below the limit, not the
+// machine's MemAvailable, is what a problem must fit in; the message says which binds.
+TEST(MakeProblem, TheAddressSpaceLimitIsWhatAProblemMustFitUnder) {
+  // 3 GB of address space: the binary and its libraries load, poisson2d:6000 (about 4 GB on the
+  // host) cannot fit. The hook makes the machine look large, so only the limit can refuse it.
+  const std::string cmd = "ulimit -v 3000000 && GPUBENCH_HOST_MEMORY_AVAILABLE=1000000000000 " +
+                          test::gpubench_binary() + " --backend openmp --problem poisson2d:6000 --repetitions 1 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  ASSERT_TRUE(pipe);
+  std::string output;
+  for (std::array<char, 4096> buf{}; std::fgets(buf.data(), buf.size(), pipe.get());) output += buf.data();
+  const int status = pclose(pipe.release());
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("poisson2d:6000"), HasSubstr("of host memory"),
+                            HasSubstr("address-space limit (ulimit -v)")));
 }
 
 // Issue 12.16: values near 1e-200 make b = A ones nonzero but its squared norm 0 in double: the
