@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpubench {
@@ -271,17 +273,27 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     if (!f) throw InputError("cannot write " + path + ": " + reason());
     return;
   }
-  const std::string tmp = target.string() + ".tmp";
+  // A fresh name (mkstemp creates it exclusively): a file of the user's that happens to be
+  // called "<out>.tmp" is never overwritten, nor one of another run writing the same --out.
+  std::string tmp = target.string() + ".tmp.XXXXXX";
   {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw InputError("cannot write " + path + ": cannot create " + tmp + ": " + reason());
-    f << content;
-    f.close();
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw InputError("cannot write " + path + ": cannot create a file beside it: " + reason());
+    ::close(fd);
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (f) f << content;
+    if (f) f.close();
     if (!f) {
       const std::string why = reason();
       fs::remove(tmp, ec);
       throw InputError("cannot write " + path + ": " + why);
     }
+  }
+  // mkstemp makes the file 0600: a new --out gets the umask's mode like any file; an old one keeps its own.
+  if (!fs::exists(st)) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    fs::permissions(tmp, static_cast<fs::perms>(0666 & ~mask), ec);
   }
   if (fs::exists(st)) fs::permissions(tmp, st.permissions(), ec);  // keep the target's mode
   fs::rename(tmp, target, ec);

@@ -281,6 +281,26 @@ TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
   std::filesystem::remove(fifo);
 }
 
+// The temporary file that --out goes through has a fresh name: a file of the user's called
+// "<out>.tmp" survives, none is left behind, and a new --out gets the umask's mode, not 0600.
+TEST(EndToEnd, OutNeverOverwritesAFileCalledLikeItsTemporary) {
+  const std::string out = temp_path("fresh.json"), users = out + ".tmp";
+  std::filesystem::remove(out);
+  { std::ofstream(users) << "the user's own"; }
+  const Result r = gpubench("--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 "
+                            "--format json --out " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_bytes(users), "the user's own");
+  EXPECT_THAT(file_bytes(out), HasSubstr("\"benchmarks\""));
+  const mode_t mask = umask(0);
+  umask(mask);
+  EXPECT_EQ(static_cast<mode_t>(std::filesystem::status(out).permissions()), 0666 & ~mask);
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(out).parent_path()))
+    EXPECT_EQ(e.path().string().rfind(out + ".tmp.", 0), std::string::npos) << "left behind: " << e.path();
+  std::filesystem::remove(out);
+  std::filesystem::remove(users);
+}
+
 TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
   if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
   TempDb db;
