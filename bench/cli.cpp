@@ -72,7 +72,8 @@ std::string usage() {
          "  --problem SPEC        the suite's problem (below; default: the suite's own)\n"
          "  --precision P         f32, f64 or all (default f64)\n"
          "  --variant V[,V..]     the suite's variants (below) or all (default all)\n"
-         "  --repetitions R       timed repetitions per point (default 5)\n"
+         "  --repetitions R       timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
+         "; compare.py's U test needs 9)\n"
          "  --format F            table, json (Google Benchmark layout) or csv (default table)\n"
          "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
          "  --baseline B[:D]:V    the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic\n"

@@ -1,6 +1,8 @@
 #include "bench/harness.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <set>
 
@@ -90,6 +92,21 @@ void record_failure(PointResult& result, const std::exception& e, const std::str
   if (result.error.empty()) result.error = what;
 }
 
+// The test-only hook GPUBENCH_SLOWDOWN=FACTOR@NAME: the timed region of the points whose name
+// contains NAME reads FACTOR times as long, as a regression of that size would (the end-to-end
+// test of compare.py plants a 2x slowdown). Unset: 1.
+double planted_slowdown(const std::string& point_name) {
+  const char* spec = std::getenv("GPUBENCH_SLOWDOWN");
+  if (!spec || !*spec) return 1;
+  const std::string text = spec;
+  const auto at = text.find('@');
+  char* end = nullptr;
+  const double factor = std::strtod(text.c_str(), &end);
+  if (at == std::string::npos || end != text.c_str() + at || !(factor > 0))
+    throw UsageError("GPUBENCH_SLOWDOWN: '" + text + "' is not FACTOR@NAME with FACTOR > 0");
+  return point_name.find(text.substr(at + 1)) != std::string::npos ? factor : 1;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -122,12 +139,8 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
         continue;
       }
       Outcome o = point.run();
-      const int iterations = std::max(o.iterations, 1);
-      st.SetIterationTime(o.seconds / iterations);
-      if (o.seconds > 0) {
-        st.counters["gflops"] = result.flops_per_iteration * iterations / o.seconds / 1e9;
-        st.counters["gbps"] = result.bytes_per_iteration * iterations / o.seconds / 1e9;
-      }
+      o.seconds *= planted_slowdown(point.id().name());
+      st.SetIterationTime(o.seconds / std::max(o.iterations, 1));
       const bool verified = o.verified;
       const std::string why = o.verification;
       result.repetitions.push_back(std::move(o));
@@ -190,72 +203,117 @@ nlohmann::json roofline_fields(const PointResult& p) {
   return j;
 }
 
-// One Google Benchmark entry (an iteration or an aggregate) of point `p`, in the layout of its
-// JSON reporter, with gpubench's fields added.
-nlohmann::json entry_of(const benchmark::BenchmarkReporter::Run& run, const PointResult& p) {
-  const bool aggregate = run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
-  nlohmann::json j = {{"name", run.benchmark_name()},
-                      {"family_index", run.family_index},
-                      {"per_family_instance_index", run.per_family_instance_index},
-                      {"run_name", run.run_name.str()},
-                      {"run_type", aggregate ? "aggregate" : "iteration"},
-                      {"repetitions", run.repetitions},
-                      {"threads", run.threads},
-                      {"iterations", run.iterations},
-                      {"real_time", run.GetAdjustedRealTime()},
-                      {"cpu_time", run.GetAdjustedCPUTime()},
-                      {"time_unit", "ms"}};
-  if (aggregate) {
-    j["aggregate_name"] = run.aggregate_name;
-    j["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
-  } else {
-    j["repetition_index"] = run.repetition_index;
-  }
-  for (const auto& [name, counter] : run.counters) j[name] = counter.value;
-  j.update(point_fields(p));
-  if (p.median_seconds_per_iteration > 0) j.update(roofline_fields(p));
-  if (!aggregate && run.repetition_index >= 0 &&
-      static_cast<std::size_t>(run.repetition_index) < p.repetitions.size()) {
-    const Outcome& o = p.repetitions[static_cast<std::size_t>(run.repetition_index)];
-    j["verified"] = o.verified && !run.error_occurred;
-    j["verification"] = o.verification;
-    j["timed_iterations"] = o.iterations;
-    j["device_seconds"] = o.seconds;
-    j.update(o.fields);
-  } else {
-    j["verified"] = !p.failed;
-  }
-  if (run.error_occurred) {
-    j["error_occurred"] = true;
-    j["error_message"] = run.error_message;
-  }
-  return j;
+// What Google Benchmark measured of one repetition besides our device time: the host CPU time
+// of the whole timed call, and the error it was skipped with.
+struct RepetitionRun {
+  double cpu_seconds = 0;
+  std::string error;
+};
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+// Google Benchmark's statistics: the sample standard deviation, and cv = stddev / mean.
+double stddev_of(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = mean_of(v);
+  double sum = 0;
+  for (double x : v) sum += (x - m) * (x - m);
+  return std::sqrt(sum / static_cast<double>(v.size() - 1));
+}
+double cv_of(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  return m != 0 ? stddev_of(v) / m : 0;
 }
 
-// The entries of a point that crashed its worker: one failed iteration per repetition, as Google
-// Benchmark writes a benchmark that skipped with an error.
-nlohmann::json crashed_entries(const PointResult& p, int repetitions) {
-  nlohmann::json entries = nlohmann::json::array();
+// The entries of point `p` as Google Benchmark's JSON reporter writes a benchmark with
+// repetitions: one "iteration" entry per repetition, then the mean, median, stddev and cv
+// aggregates, with gpubench's fields added.
+// - The name is the point's alone (no "repeats:N"), so that runs with different repetition counts
+//   compare; an aggregate's is the name + "_mean" etc., as Google Benchmark's.
+// - real_time is the device time of one iteration of the point (one CG iteration, one EP run),
+//   cpu_time the host CPU time of the timed call divided the same way: both per iteration, so
+//   compare.py's Time and CPU columns measure alike. The unit is ns, Google Benchmark's default:
+//   compare.py prints times with no decimals, so ns keeps 3 digits or more for anything from 1 us.
+// - cv is a fraction (aggregate_unit "percentage"), written as Google Benchmark writes it: not
+//   scaled like a time.
+// - A failed point's entries carry error_occurred and its message and no time fields: compare.py
+//   compares only entries with times, so a failure never reads as a speed-up. It has no
+//   aggregates (Google Benchmark computes them from runs without errors).
+nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>& runs, int repetitions) {
   const std::string name = p.id.name();
-  for (int r = 0; r < repetitions; ++r) {
-    // The name Google Benchmark gives the family (bench/harness registers each point alike).
-    const std::string run_name = name + "/iterations:1/repeats:" + std::to_string(repetitions) + "/manual_time";
-    nlohmann::json j = {{"name", run_name},
+  const nlohmann::json fields = point_fields(p);
+  nlohmann::json entries = nlohmann::json::array();
+  auto entry = [&](const std::string& entry_name, bool aggregate) {
+    nlohmann::json j = {{"name", entry_name},
                         {"family_index", 0},
                         {"per_family_instance_index", 0},
-                        {"run_name", run_name},
-                        {"run_type", "iteration"},
+                        {"run_name", name},
+                        {"run_type", aggregate ? "aggregate" : "iteration"},
                         {"repetitions", repetitions},
-                        {"repetition_index", r},
-                        {"threads", 1},
-                        {"iterations", 0},
-                        {"real_time", 0.0},
-                        {"cpu_time", 0.0},
-                        {"time_unit", "ms"}};
-    j.update(point_fields(p));
-    j["verified"] = false;
-    j["error_occurred"] = true;
-    j["error_message"] = p.error;
+                        {"threads", 1}};
+    j.update(fields);
+    return j;
+  };
+  std::vector<double> real, cpu, gflops, gbps;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    nlohmann::json j = entry(name, false);
+    j["repetition_index"] = r;
+    const Outcome* o = i < p.repetitions.size() ? &p.repetitions[i] : nullptr;
+    const std::string run_error = i < runs.size() ? runs[i].error : std::string();
+    if (o) {
+      j["verified"] = o->verified && !p.failed;
+      j["verification"] = o->verification;
+      j["timed_iterations"] = o->iterations;
+      j["device_seconds"] = o->seconds;
+      j.update(o->fields);
+    } else {
+      j["verified"] = false;
+    }
+    if (p.failed) {
+      j["error_occurred"] = true;
+      j["error_message"] = run_error.empty() ? "the point failed: " + p.error : run_error;
+      entries.push_back(std::move(j));
+      continue;
+    }
+    const double iterations = std::max(o->iterations, 1);
+    const double seconds = o->seconds / iterations;
+    real.push_back(seconds * 1e9);
+    cpu.push_back(runs[i].cpu_seconds / iterations * 1e9);
+    gflops.push_back(seconds > 0 ? p.flops_per_iteration / seconds / 1e9 : 0);
+    gbps.push_back(seconds > 0 ? p.bytes_per_iteration / seconds / 1e9 : 0);
+    j["iterations"] = 1;
+    j["real_time"] = real.back();
+    j["cpu_time"] = cpu.back();
+    j["time_unit"] = "ns";
+    j["gflops"] = gflops.back();
+    j["gbps"] = gbps.back();
+    j.update(roofline_fields(p));
+    entries.push_back(std::move(j));
+  }
+  if (p.failed || real.size() < 2) return entries;
+  struct Statistic {
+    const char* name;
+    double (*of)(const std::vector<double>&);
+    bool percentage;
+  };
+  const auto median_of = [](const std::vector<double>& v) { return median(v); };
+  for (const Statistic& s : {Statistic{"mean", mean_of, false}, Statistic{"median", median_of, false},
+                             Statistic{"stddev", stddev_of, false}, Statistic{"cv", cv_of, true}}) {
+    nlohmann::json j = entry(name + "_" + s.name, true);
+    j["aggregate_name"] = s.name;
+    j["aggregate_unit"] = s.percentage ? "percentage" : "time";
+    j["iterations"] = real.size();
+    j["real_time"] = s.of(real);
+    j["cpu_time"] = s.of(cpu);
+    j["time_unit"] = "ns";
+    j["gflops"] = s.of(gflops);
+    j["gbps"] = s.of(gbps);
+    j["verified"] = true;
+    j.update(roofline_fields(p));
     entries.push_back(std::move(j));
   }
   return entries;
@@ -274,7 +332,7 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, std:
       ->UseManualTime()
       ->Iterations(1)
       ->Repetitions(repetitions)
-      ->Unit(benchmark::kMillisecond);
+      ->Unit(benchmark::kNanosecond);
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
@@ -288,9 +346,15 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, std:
     for (const auto& k : result.kernels) sum += k.seconds_per_iteration;
     result.kernels.push_back({"overhead", 0, result.median_seconds_per_iteration - sum, 0, 0});
   }
-  nlohmann::json entries = nlohmann::json::array();
-  for (const auto& run : collector.runs)
-    if (run.run_name.function_name == name) entries.push_back(entry_of(run, result));
+  std::vector<RepetitionRun> runs(static_cast<std::size_t>(repetitions));
+  for (const auto& run : collector.runs) {
+    if (run.run_name.function_name != name || run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    if (run.repetition_index < 0 || run.repetition_index >= repetitions) continue;
+    auto& r = runs[static_cast<std::size_t>(run.repetition_index)];
+    r.cpu_seconds = run.cpu_accumulated_time / static_cast<double>(std::max<benchmark::IterationCount>(run.iterations, 1));
+    if (run.error_occurred) r.error = run.error_message;
+  }
+  const nlohmann::json entries = entries_of(result, runs, repetitions);
   return {{"point", result}, {"benchmarks", entries}};
 }
 
@@ -328,7 +392,7 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
       result = base;
       result.failed = true;
       result.error = "crashed: " + *crash;
-      entries = crashed_entries(result, repetitions);
+      entries = entries_of(result, {}, repetitions);
     } else {
       result = done.at("point").get<PointResult>();
       entries = done.at("benchmarks");

@@ -114,7 +114,13 @@ void check_baseline(const std::string& baseline, const std::vector<PointId>& poi
 }
 
 void write_json(const RunReport& report, std::ostream& out) {
-  out << nlohmann::json{{"context", report.context}, {"benchmarks", report.benchmarks}}.dump(2) << "\n";
+  // Google Benchmark's compare.py (1.7) reads every entry of "benchmarks" as a time: a failed
+  // point's entries (error_occurred, no times) go beside them, so that a failure can neither
+  // read as a speed-up nor stop compare.py.
+  nlohmann::json measured = nlohmann::json::array(), failed = nlohmann::json::array();
+  for (const auto& b : report.benchmarks) (b.value("error_occurred", false) ? failed : measured).push_back(b);
+  out << nlohmann::json{{"context", report.context}, {"benchmarks", measured}, {"failed_benchmarks", failed}}.dump(2)
+      << "\n";
 }
 
 void write_csv(const RunReport& report, std::ostream& out) {
@@ -133,7 +139,7 @@ void write_csv(const RunReport& report, std::ostream& out) {
         << b["variant"].get<std::string>() << "," << b["precision"].get<std::string>() << ","
         << b["run_type"].get<std::string>() << "," << b.value("aggregate_name", std::string()) << ","
         << (b.contains("repetition_index") ? std::to_string(b["repetition_index"].get<long>()) : std::string()) << ","
-        << (b.contains("error_occurred") ? std::string() : num("real_time")) << "," << num("gflops") << ","
+        << (b.contains("real_time") ? fixed(b["real_time"].get<double>() / 1e6, 6) : std::string()) << "," << num("gflops") << ","
         << num("gbps") << "," << num("roofline_pct") << "," << (b["verified"].get<bool>() ? "true" : "false") << "," << kernels << ","
         << csv_quote(b.value("error_message", std::string())) << "\n";
   }

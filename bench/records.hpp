@@ -8,6 +8,9 @@
 
 namespace gpubench {
 
+// Google Benchmark's JSON layout: "context" and "benchmarks" (the verified points' repetitions
+// and aggregates), and "failed_benchmarks": the failed points' entries, marked as Google Benchmark
+// marks errors (error_occurred, error_message), without times.
 void write_json(const RunReport& report, std::ostream& out);
 void write_csv(const RunReport& report, std::ostream& out);
 // One row per point with speedup against the first verified row, then each point's per-kernel

@@ -26,7 +26,7 @@ struct RunOptions {
   std::string problem;                // empty: the suite's default
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
-  int repetitions = 5;
+  int repetitions = 9;  // what compare.py's U test needs (its UTEST_OPTIMAL_REPETITIONS)
   // --NAME VALUE for the options the suite declares (Suite::options), unparsed: the suite reads them.
   std::map<std::string, std::string> suite_options;
   // The tuning database every run reads launch parameters from; null with --tuning off (each

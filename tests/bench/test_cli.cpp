@@ -22,7 +22,7 @@ TEST(Cli, Defaults) {
   const CliOptions o = parse_cli({});
   EXPECT_EQ(o.run.suite, "cg");
   EXPECT_TRUE(o.run.suite_options.empty());
-  EXPECT_EQ(o.run.repetitions, 5);
+  EXPECT_EQ(o.run.repetitions, 9);  // compare.py's U test wants 9
   ASSERT_EQ(o.run.precisions.size(), 1u);
   EXPECT_EQ(o.run.precisions[0], Precision::f64);
   EXPECT_TRUE(o.run.variants.empty());  // all

@@ -5,9 +5,11 @@
 #include <gmock/gmock.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -96,26 +98,120 @@ TEST(EndToEnd, JsonHasGoogleBenchmarkLayoutAndOurFields) {
   std::filesystem::remove(out);
 }
 
-TEST(EndToEnd, GoogleBenchmarkComparePyReadsOurJson) {
+// compare.py (Google Benchmark's own tool) reads our records as we mean them. A run and the same
+// run with a planted 2x slowdown (the test hook GPUBENCH_SLOWDOWN) and more repetitions: the
+// names match across repetition counts, the slowdown reads as +1.0 (within the noise between two
+// processes), each row's change is what our records say, the times print as readable numbers,
+// the U test runs, the cv aggregate is stddev / mean, and a failed point is left out.
+TEST(EndToEnd, ComparePyReadsAPlantedSlowdownAsPlusOne) {
   const char* compare = "/usr/share/benchmark/compare.py";
   if (!std::filesystem::exists(compare) || std::system("/usr/bin/python3 -c 'import scipy' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "compare.py or python3-scipy not installed (scripts/setup installs both)";
-  const std::string a = temp_path("a.json"), b = temp_path("b.json");
-  const std::string args = "--backend openmp --variant classic --problem poisson2d:32 --iterations 10 --repetitions 3 "
-                           "--format json --out ";
-  ASSERT_EQ(gpubench(args + a).exit_code, 0);
-  ASSERT_EQ(gpubench(args + b).exit_code, 0);
+  const std::string a = temp_path("a.json"), b = temp_path("b.json"), diff = temp_path("diff.json");
+  // EP's serial variant on one thread: compute-bound, so two processes time it within a few %.
+  const std::string point = "ep/npb:S/openmp:0/serial/f64";
+  const std::string args = "--suite ep --backend openmp --variant serial --problem S --format json --out ";
+  // The default repetitions: enough for the U test.
+  ASSERT_EQ(gpubench(args + a, "OMP_NUM_THREADS=1").exit_code, 0);
+  ASSERT_EQ(gpubench(args + b + " --repetitions 12", "OMP_NUM_THREADS=1 GPUBENCH_SLOWDOWN=2@serial").exit_code, 0);
+  const nlohmann::json ja = read_json(a), jb = read_json(b);
+
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(
-      popen(("/usr/bin/python3 " + std::string(compare) + " benchmarks " + a + " " + b + " 2>&1").c_str(), "r"), pclose);
+      popen(("/usr/bin/python3 " + std::string(compare) + " --no-color -d " + diff + " benchmarks " + a + " " + b +
+             " 2>&1").c_str(), "r"), pclose);
   std::string output;
   std::array<char, 4096> buf{};
   while (std::fgets(buf.data(), buf.size(), pipe.get())) output += buf.data();
   const int status = pclose(pipe.release());
-  EXPECT_EQ(WEXITSTATUS(status), 0) << output;
-  EXPECT_THAT(output, HasSubstr("cg/poisson2d:32/openmp:0/classic/f64"));
-  EXPECT_THAT(output, HasSubstr("_median"));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+  EXPECT_THAT(output, HasSubstr("U Test, Repetitions: 9 vs 12")) << output;
+  EXPECT_THAT(output, testing::Not(HasSubstr("WARNING"))) << output;  // enough repetitions
+
+  // Our repetitions and aggregates, by name.
+  auto iterations = [&](const nlohmann::json& j) {
+    std::vector<nlohmann::json> v;
+    for (const auto& e : j["benchmarks"])
+      if (e["name"] == point && e["run_type"] == "iteration") v.push_back(e);
+    return v;
+  };
+  auto aggregate = [&](const nlohmann::json& j, const std::string& name) {
+    for (const auto& e : j["benchmarks"])
+      if (e["name"] == point + "_" + name) return e;
+    return nlohmann::json();
+  };
+  const auto ra = iterations(ja), rb = iterations(jb);
+  ASSERT_EQ(ra.size(), 9u);
+  ASSERT_EQ(rb.size(), 12u);
+
+  const nlohmann::json report = read_json(diff);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& r : report) rows[r["name"].get<std::string>()] = r;
+  ASSERT_TRUE(rows.count(point)) << output;
+  const auto& measured = rows[point]["measurements"];
+  ASSERT_EQ(measured.size(), 9u);  // compare.py pairs the first 9 of each
+  for (std::size_t i = 0; i < 9; ++i) {
+    const double old_time = ra[i]["real_time"], new_time = rb[i]["real_time"];
+    EXPECT_EQ(ra[i]["time_unit"], "ns");
+    // Per timed iteration, device time and CPU time alike: never 0 when printed without decimals.
+    EXPECT_GT(old_time, 1000);
+    EXPECT_NEAR(old_time, ra[i]["device_seconds"].get<double>() / ra[i]["timed_iterations"].get<double>() * 1e9,
+                1e-6 * old_time);
+    EXPECT_NEAR(measured[i]["time"].get<double>(), new_time / old_time - 1, 1e-9);
+    EXPECT_NEAR(ra[i]["cpu_time"].get<double>() / old_time, 1.0, 0.5) << "CPU time of one thread, per iteration";
+  }
+  const double change = rows.at(point + "_median")["measurements"][0]["time"];
+  EXPECT_NEAR(change, 1.0, 0.25) << output;
+  EXPECT_LT(rows.at(point)["utest"]["time_pvalue"].get<double>(), 0.05);
+
+  // cv is stddev / mean, a fraction, in both the records and compare.py's reading of them.
+  for (const auto* j : {&ja, &jb}) {
+    const auto cv = aggregate(*j, "cv"), mean = aggregate(*j, "mean"), stddev = aggregate(*j, "stddev");
+    ASSERT_FALSE(cv.is_null());
+    EXPECT_EQ(cv["aggregate_unit"], "percentage");
+    EXPECT_NEAR(cv["real_time"].get<double>(), stddev["real_time"].get<double>() / mean["real_time"].get<double>(), 1e-12);
+    EXPECT_LT(cv["real_time"].get<double>(), 1.0);
+    double sum = 0, squares = 0;
+    const auto runs = iterations(*j);
+    for (const auto& r : runs) sum += r["real_time"].get<double>();
+    const double m = sum / static_cast<double>(runs.size());
+    for (const auto& r : runs) squares += (r["real_time"].get<double>() - m) * (r["real_time"].get<double>() - m);
+    EXPECT_NEAR(stddev["real_time"].get<double>(), std::sqrt(squares / static_cast<double>(runs.size() - 1)), 1e-6 * m);
+  }
   std::filesystem::remove(a);
   std::filesystem::remove(b);
+  std::filesystem::remove(diff);
+}
+
+// A failed point has no times in the records, so compare.py never reads it as a speed-up.
+TEST(EndToEnd, ComparePyLeavesAFailedPointOut) {
+  const char* compare = "/usr/share/benchmark/compare.py";
+  if (!std::filesystem::exists(compare) || std::system("/usr/bin/python3 -c 'import scipy' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "compare.py or python3-scipy not installed (scripts/setup installs both)";
+  const std::string a = temp_path("ok.json"), b = temp_path("failed.json"), diff = temp_path("diff2.json");
+  const std::string args = "--backend openmp --variant classic,form1 --problem poisson2d:32 --iterations 10 "
+                           "--repetitions 3 --format json --out ";
+  ASSERT_EQ(gpubench(args + a).exit_code, 0);
+  ASSERT_EQ(gpubench(args + b, "GPUBENCH_FAULT=abort@form1").exit_code, 1);
+  const nlohmann::json failed = read_json(b);
+  for (const auto& e : failed["benchmarks"]) EXPECT_NE(e["variant"], "form1") << e.dump();
+  ASSERT_EQ(failed["failed_benchmarks"].size(), 3u);
+  for (const auto& e : failed["failed_benchmarks"]) {
+    EXPECT_EQ(e["variant"], "form1");
+    EXPECT_TRUE(e.value("error_occurred", false)) << e.dump();
+    EXPECT_THAT(e.value("error_message", ""), HasSubstr("crashed"));
+    EXPECT_FALSE(e.contains("real_time")) << e.dump();
+    EXPECT_EQ(e["run_type"], "iteration") << e.dump();
+  }
+  const int status = std::system(("/usr/bin/python3 " + std::string(compare) + " --no-color -d " + diff +
+                                  " benchmarks " + a + " " + b + " >/dev/null 2>&1").c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::set<std::string> compared;
+  for (const auto& r : read_json(diff)) compared.insert(r["name"].get<std::string>());
+  EXPECT_TRUE(compared.count("cg/poisson2d:32/openmp:0/classic/f64"));
+  for (const auto& name : compared) EXPECT_EQ(name.find("form1"), std::string::npos) << name;
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+  std::filesystem::remove(diff);
 }
 
 TEST(EndToEnd, CsvIsFlatWithAHeader) {
@@ -155,8 +251,9 @@ TEST(EndToEnd, AFailedPointIsReportedWithoutNumbersAndExitsNonZero) {
   EXPECT_THAT(r.output, HasSubstr("FAILED"));
   EXPECT_THAT(r.output, HasSubstr("breakdown"));
   const nlohmann::json j = read_json(out);
-  ASSERT_FALSE(j["benchmarks"].empty());
-  for (const auto& b : j["benchmarks"]) {
+  EXPECT_TRUE(j["benchmarks"].empty());  // nothing for compare.py to read as a time
+  ASSERT_FALSE(j["failed_benchmarks"].empty());
+  for (const auto& b : j["failed_benchmarks"]) {
     EXPECT_TRUE(b.value("error_occurred", false));
     EXPECT_THAT(b["error_message"].get<std::string>(), HasSubstr("breakdown"));
     EXPECT_FALSE(b["verified"].get<bool>());
