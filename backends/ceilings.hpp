@@ -21,6 +21,8 @@ struct Ceilings {
   double f32_gflops = 0;  // FMA = 2 FLOPs
   double f64_gflops = 0;  // 0 when the device has no fp64
   std::uint64_t array_bytes = 0;  // size of each array the bandwidth kernels used
+  int trials = 1;                   // whole probes run; each figure above is the best of them
+  double worst_bandwidth_gbps = 0;  // the worst trial's bandwidth: the spread (0: not known)
   std::string backend;            // whose kernels measured them
   std::string date;               // ISO 8601, when measured
   std::string commit;             // gpubench commit that measured them

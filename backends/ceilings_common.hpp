@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -19,14 +20,29 @@ namespace gpubench::ceilings {
 
 constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 
+// The host's available memory now (MemAvailable), 0 where it is not known.
+inline std::uint64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    if (key == "MemAvailable:") {
+      std::uint64_t kilobytes = 0;
+      meminfo >> kilobytes;
+      return kilobytes * 1024;
+    }
+  }
+  return 0;
+}
+
 // Each of the three bandwidth arrays: at least 4 x the last-level cache and 256 MiB on a GPU
 // (64 MiB elsewhere), so that every pass streams from memory; at most what leaves the three
-// arrays within a quarter of the device's memory and each within its largest allocation. A whole
-// number of MiB. Throws DeviceError when not even 1 MiB fits.
-inline std::uint64_t stream_array_bytes(const DeviceInfo& device) {
+// arrays within a quarter of the device's memory, and of `free_bytes` (what it has free now;
+// 0: not known), and each within its largest allocation. A whole number of MiB. Throws
+// DeviceError when not even 1 MiB fits.
+inline std::uint64_t stream_array_bytes(const DeviceInfo& device, std::uint64_t free_bytes) {
   const std::uint64_t floor = device.type == "gpu" ? 256 * mib : 64 * mib;
   const std::uint64_t wanted = (std::max(4 * device.cache_bytes, floor) + mib - 1) / mib * mib;
   std::uint64_t cap = device.global_mem_bytes / 4 / 3;
+  if (free_bytes > 0) cap = std::min(cap, free_bytes / 4 / 3);
   if (device.max_alloc_bytes > 0) cap = std::min(cap, device.max_alloc_bytes);
   const std::uint64_t bytes = std::min(wanted, cap / mib * mib);
   if (bytes < mib)
@@ -34,6 +50,12 @@ inline std::uint64_t stream_array_bytes(const DeviceInfo& device) {
                       std::to_string(device.global_mem_bytes) + " bytes global, " +
                       std::to_string(device.max_alloc_bytes) + " per allocation; 3 x 1 MiB needed)");
   return bytes;
+}
+
+// A CPU device's arrays live in the host's memory: capped by what the host has available (a
+// 2-core machine with a large last-level cache would otherwise hold gigabytes).
+inline std::uint64_t stream_array_bytes(const DeviceInfo& device) {
+  return stream_array_bytes(device, device.type == "cpu" ? host_available_bytes() : 0);
 }
 
 // The arrays' contents, exact in float and double: a[i] and c[i] as the init kernels write them,

@@ -74,8 +74,11 @@ std::string usage() {
          "  --variant V[,V..]     the suite's variants (below) or all (default all)\n"
          "  --repetitions R       timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
          "; compare.py's U test needs 9)\n"
-         "  --format F            table, json (Google Benchmark layout) or csv (default table)\n"
-         "  --out FILE            write the format to FILE (the table still goes to stdout)\n"
+         "  --format F            table, json (Google Benchmark layout) or csv (one row per point and\n"
+         "                        repetition; default table)\n"
+         "  --out FILE            write the format to FILE (the table still goes to stdout); with csv, the\n"
+         "                        per-kernel table goes beside it: run.csv -> run.kernels.csv\n"
+         "  --breakdown           the table adds each point's per-kernel times (a profiled pass)\n"
          "  --baseline B[:D]:V    the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic\n"
          "                        (speedup = baseline time / row time; default: the first row)\n"
          "  --tuning on|off       take each kernel's launch parameters from the tuning database (default on;\n"
@@ -158,6 +161,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       else throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
     } else if (key == "--out") o.out = next();
     else if (key == "--baseline") o.baseline = next();
+    else if (key == "--breakdown") o.breakdown = true;
     else if (key == "--tuning") {
       const std::string t = next();
       if (t != "on" && t != "off") throw UsageError("--tuning takes on or off, got '" + t + "'");

@@ -25,6 +25,7 @@ struct CliOptions {
   Format format = Format::table;
   std::string out;  // empty: stdout
   std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row
+  bool breakdown = false;  // --breakdown: the table adds each point's per-kernel rows
   bool list_devices = false;
   bool help = false;
   bool isolate = true;          // --isolate on|off: points run in a worker process (bench/isolation.hpp)

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -11,6 +13,21 @@ std::string fixed(double v, int digits);
 // `s` padded to `width` (right-aligned when `right`). A longer `s` is kept whole: a row that
 // shifts is better than a value cut short.
 std::string column(const std::string& s, std::size_t width, bool right = false);
+// A text table whose columns are as wide as their widest cell, two spaces apart: nothing is cut
+// and nothing runs into its neighbour. Columns are left-aligned unless `right` says otherwise; the
+// last column is not padded.
+class TextTable {
+ public:
+  TextTable(std::vector<std::string> header, std::vector<bool> right);
+  void add(std::vector<std::string> row);  // fewer cells than the header: the rest are blank
+  void print(std::ostream& out, const std::string& indent = "") const;
+  bool empty() const { return rows_.empty(); }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;  // the header first
+  std::vector<bool> right_;
+};
+
 // Now, in local time, ISO 8601 with the offset: "2026-11-23T17:15:53+0000".
 std::string iso_timestamp();
 

@@ -124,7 +124,9 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
     try {
       point.prepare();
       isolation::alive();
-      result.kernels = point.profile();
+      Profile profile = point.profile();
+      result.kernels = std::move(profile.kernels);
+      result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
     } catch (const std::exception& e) {
       record_failure(result, e, "preparing " + point.id().name());
       prepare_failed = true;
@@ -178,7 +180,8 @@ nlohmann::json point_fields(const PointResult& p) {
     if (p.ceilings && k.bytes_per_iteration > 0) kj.update(p.roofline(k).to_json());
     kernels.push_back(kj);
   }
-  return {{"suite", id.suite},
+  return {{"profiled_ms_per_iteration", p.profiled_seconds_per_iteration * 1e3},
+          {"suite", id.suite},
           {"problem", id.problem},
           {"backend", id.backend},
           {"device", id.device.name},
@@ -341,10 +344,14 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, std:
   for (const auto& o : result.repetitions)
     if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
   result.median_seconds_per_iteration = median(per_iteration);
-  if (!result.kernels.empty() && result.median_seconds_per_iteration > 0) {
+  // The overhead is the profiled pass's time outside its kernels, both from the same pass: never
+  // negative but for clock granularity (device events inside a host-timed pass), shown as 0.
+  // (Against the timed repetitions instead it could be: the kernels timed alone, between waits,
+  // can take longer than they do back to back in the timed iteration.)
+  if (!result.kernels.empty() && result.profiled_seconds_per_iteration > 0) {
     double sum = 0;
     for (const auto& k : result.kernels) sum += k.seconds_per_iteration;
-    result.kernels.push_back({"overhead", 0, result.median_seconds_per_iteration - sum, 0, 0});
+    result.kernels.push_back({"overhead", 0, std::max(0.0, result.profiled_seconds_per_iteration - sum), 0, 0});
   }
   std::vector<RepetitionRun> runs(static_cast<std::size_t>(repetitions));
   for (const auto& run : collector.runs) {

@@ -23,6 +23,7 @@ struct PointResult {
   ExitCode failure = ExitCode::point_failed;  // what a failed point makes the run exit with
   std::vector<Outcome> repetitions;
   std::vector<KernelRow> kernels;  // from the profiled pass, plus an "overhead" row
+  double profiled_seconds_per_iteration = 0;  // the profiled pass's own iteration
   std::string time_includes;       // the point's own words (Point::time_includes)
   double flops_per_iteration = 0, bytes_per_iteration = 0;
   double median_seconds_per_iteration = 0;  // over verified repetitions

@@ -122,8 +122,10 @@ int run(const std::vector<std::string>& args) {
   }
   // Runs and sweeps go on in a worker process, forked before this one opens any device.
   // An --out that cannot be written is refused now, not after the whole run.
-  if (!options.out.empty() && !options.list_devices && options.command != Command::tuning_show)
+  if (!options.out.empty() && !options.list_devices && options.command != Command::tuning_show) {
     check_writable(options.out);
+    if (options.format == Format::csv && options.command == Command::run) check_writable(kernel_csv_path(options.out));
+  }
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
   if (measures && options.isolate)
     if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
@@ -163,9 +165,16 @@ int run(const std::vector<std::string>& args) {
   std::ostringstream formatted;
   if (options.format == Format::json) write_json(report, formatted);
   if (options.format == Format::csv) write_csv(report, formatted);
-  if (options.format == Format::table) write_table(report, formatted, options.baseline);
-  if (!options.out.empty() && options.format != Format::table) write_table(report, std::cout, options.baseline);
+  if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
+  if (!options.out.empty() && options.format != Format::table)
+    write_table(report, std::cout, options.baseline, options.breakdown);
   write_out(options, formatted.str());
+  if (options.format == Format::csv && !options.out.empty()) {
+    std::ostringstream kernels;
+    write_kernel_csv(report, kernels);
+    write_file_atomically(kernel_csv_path(options.out), kernels.str());
+    std::cerr << "gpubench: wrote " << kernel_csv_path(options.out) << " (the per-kernel table)\n";
+  }
   return report.exit_code();
 }
 

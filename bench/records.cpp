@@ -1,6 +1,7 @@
 #include "bench/records.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,12 @@ std::string compact(double v, int digits, double wide = 1e6) {
   s << std::setprecision(3) << v;
   return s.str();
 }
+
+// FLOP/B above which memory traffic has nothing to do with a kernel's time on any device (H100's
+// ridge point is about 20): its GB/s, FLOP/B and bandwidth-bound figures are "-", not 3.42e+08.
+constexpr double compute_only_intensity = 1000;
+
+bool memory_applies(double flops, double bytes) { return bytes > 0 && flops / bytes <= compute_only_intensity; }
 
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -85,18 +92,18 @@ BaselineSpec parse_baseline(const std::string& text) {
   return spec;
 }
 
-// The time each row's speedup divides: the baseline row of the same precision if there is
-// one, else the first verified baseline row; 0 when the baseline did not verify.
-double baseline_time(const RunReport& report, const std::string& baseline, const PointResult& row) {
+// The row each row's speedup divides: the baseline row of the same precision if there is one,
+// else the first verified baseline row; none when the baseline did not verify.
+const PointResult* baseline_row(const RunReport& report, const std::string& baseline, const PointResult& row) {
   const PointResult* any = nullptr;
   for (const auto& p : report.points) {
     if (p.failed || p.median_seconds_per_iteration <= 0) continue;
-    if (baseline.empty()) return p.median_seconds_per_iteration;  // the first verified row
+    if (baseline.empty()) return &p;  // the first verified row
     if (!parse_baseline(baseline).matches(p.id)) continue;
-    if (p.id.precision == row.id.precision) return p.median_seconds_per_iteration;
+    if (p.id.precision == row.id.precision) return &p;
     if (!any) any = &p;
   }
-  return any ? any->median_seconds_per_iteration : 0;
+  return any;
 }
 
 }  // namespace
@@ -123,84 +130,232 @@ void write_json(const RunReport& report, std::ostream& out) {
       << "\n";
 }
 
+namespace {
+
+// The columns that say where and when a row was measured, first in both CSV tables.
+std::string provenance_header() { return "date,commit,host,suite,problem,backend,device_index,device,variant,precision"; }
+std::string provenance(const RunReport& report, const PointResult& p) {
+  const auto text = [&](const char* key) { return report.context.value(key, std::string()); };
+  return csv_quote(text("date")) + "," + csv_quote(text("gpubench_commit")) + "," + csv_quote(text("host_name")) + "," +
+         csv_quote(p.id.suite) + "," + csv_quote(p.id.problem) + "," + csv_quote(p.id.backend) + "," +
+         std::to_string(p.id.device.index) + "," + csv_quote(p.id.device.name) + "," + csv_quote(p.id.variant) + "," +
+         to_string(p.id.precision);
+}
+// Full precision, without the trailing digits of a fixed format: a CSV is read by programs.
+std::string number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(9) << v;
+  return s.str();
+}
+
+}  // namespace
+
 void write_csv(const RunReport& report, std::ostream& out) {
-  out << "name,suite,problem,backend,device_index,device,variant,precision,run_type,aggregate_name,"
-         "repetition_index,real_time_ms,gflops,gbps,roofline_pct,verified,kernels_ms_per_iteration,error_message\n";
-  for (const auto& b : report.benchmarks) {
-    std::string kernels;
-    for (const auto& k : b["kernels"]) {
-      if (!kernels.empty()) kernels += ';';
-      kernels += k["kernel"].get<std::string>() + ":" + fixed(k["ms_per_iteration"].get<double>(), 6);
+  out << provenance_header()
+      << ",repetition,verified,timed_iterations,seconds,ms_per_iteration,gflops,gbps,roofline_pct,error_message\n";
+  for (const auto& p : report.points) {
+    for (std::size_t r = 0; r < p.repetitions.size(); ++r) {
+      const Outcome& o = p.repetitions[r];
+      out << provenance(report, p) << "," << r << ",";
+      if (p.failed || !o.verified || o.iterations <= 0 || o.seconds <= 0) {
+        out << "false,,,,,,," << csv_quote(p.error) << "\n";
+        continue;
+      }
+      const double s = o.seconds / o.iterations;
+      const RooflinePlace place_r =
+          p.ceilings ? place(p.flops_per_iteration, p.bytes_per_iteration, s, *p.ceilings, p.id.precision) : RooflinePlace{};
+      out << "true," << o.iterations << "," << number(o.seconds) << "," << number(s * 1e3) << ","
+          << number(p.flops_per_iteration / s / 1e9) << ","
+          << (memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? number(p.bytes_per_iteration / s / 1e9) : "")
+          << "," << (p.ceilings ? number(place_r.roofline_pct) : "") << ",\n";
     }
-    auto num = [&](const char* key) { return b.contains(key) ? fixed(b[key].get<double>(), 6) : std::string(); };
-    out << csv_quote(b["name"].get<std::string>()) << "," << b["suite"].get<std::string>() << ","
-        << csv_quote(b["problem"].get<std::string>()) << "," << b["backend"].get<std::string>() << ","
-        << b["device_index"].get<int>() << "," << csv_quote(b["device"].get<std::string>()) << ","
-        << b["variant"].get<std::string>() << "," << b["precision"].get<std::string>() << ","
-        << b["run_type"].get<std::string>() << "," << b.value("aggregate_name", std::string()) << ","
-        << (b.contains("repetition_index") ? std::to_string(b["repetition_index"].get<long>()) : std::string()) << ","
-        << (b.contains("real_time") ? fixed(b["real_time"].get<double>() / 1e6, 6) : std::string()) << "," << num("gflops") << ","
-        << num("gbps") << "," << num("roofline_pct") << "," << (b["verified"].get<bool>() ? "true" : "false") << "," << kernels << ","
-        << csv_quote(b.value("error_message", std::string())) << "\n";
   }
 }
 
-void write_table(const RunReport& report, std::ostream& out, const std::string& baseline) {
+void write_kernel_csv(const RunReport& report, std::ostream& out) {
+  out << provenance_header() << ",kernel,calls_per_iteration,ms_per_iteration,pct_of_profiled_iteration,gflops,gbps,"
+         "roofline_pct\n";
+  for (const auto& p : report.points) {
+    if (p.failed) continue;
+    for (const auto& k : p.kernels) {
+      const double s = k.seconds_per_iteration;
+      const bool overhead = k.kernel == "overhead";
+      const bool memory = !overhead && s > 0 && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
+      out << provenance(report, p) << "," << csv_quote(k.kernel) << "," << (overhead ? "" : number(k.calls_per_iteration))
+          << "," << number(s * 1e3) << ","
+          << (p.profiled_seconds_per_iteration > 0 ? number(100 * s / p.profiled_seconds_per_iteration) : "") << ","
+          << (!overhead && s > 0 && k.flops_per_iteration > 0 ? number(k.flops_per_iteration / s / 1e9) : "") << ","
+          << (memory ? number(k.bytes_per_iteration / s / 1e9) : "") << ","
+          << (memory && p.ceilings ? number(p.roofline(k).roofline_pct) : "") << "\n";
+    }
+  }
+}
+
+namespace {
+
+// Seconds of the whole timed region (one solve, one run) of a verified point: the median over
+// its repetitions. With a tolerance, variants can need different iteration counts: then time to
+// solution, not time per iteration, says which is faster.
+double median_total_seconds(const PointResult& p) {
+  std::vector<double> v;
+  for (const auto& o : p.repetitions)
+    if (o.verified) v.push_back(o.seconds);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int median_iterations(const PointResult& p) {
+  std::vector<int> v;
+  for (const auto& o : p.repetitions)
+    if (o.verified) v.push_back(o.iterations);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Whether verified rows of one precision took different iteration counts.
+bool iteration_counts_differ(const RunReport& report) {
+  std::map<Precision, int> seen;
+  for (const auto& p : report.points) {
+    if (p.failed || p.median_seconds_per_iteration <= 0) continue;
+    const int n = median_iterations(p);
+    if (auto [it, fresh] = seen.emplace(p.id.precision, n); !fresh && it->second != n) return true;
+  }
+  return false;
+}
+
+
+// "% roof" above 100 is marked, not printed as if the roof held: the roof is drawn with the
+// memory bandwidth, and data a cache holds comes faster.
+std::string roof_cell(double pct, bool& marked) {
+  if (pct <= 100) return fixed(pct, 1);
+  marked = true;
+  return fixed(pct, 1) + "*";
+}
+
+std::string megabytes(double bytes) { return fixed(bytes / 1e6, bytes < 1e7 ? 2 : 0) + " MB"; }
+
+// Why a row is above its roof: under the bandwidth side, data a cache serves faster than the
+// measured memory bandwidth; under the FLOP side, a faster path than the probe's FMA chains.
+void write_roof_footnote(const RunReport& report, std::ostream& out) {
+  out << "* above the measured roof:\n";
+  for (const auto& p : report.points) {
+    if (p.failed || !p.ceilings) continue;
+    const RooflinePlace r = p.roofline();
+    if (r.roofline_pct <= 100) continue;
+    out << "  " << p.id.name() << ": ";
+    if (r.attainable_gflops < r.theoretical_gflops) {
+      out << "faster than the FMA-chain probe's peak (" << fixed(p.ceilings->peak_gflops(p.id.precision), 0)
+          << " GFLOP/s): the probe ran slow, or the kernel has a faster path\n";
+      continue;
+    }
+    const auto cache = p.id.device.cache_bytes;
+    out << megabytes(p.bytes_per_iteration) << " moved per iteration";
+    if (cache > 0)
+      out << (p.bytes_per_iteration <= static_cast<double>(cache) ? ", within" : ", against") << " the device's "
+          << megabytes(static_cast<double>(cache)) << " last-level cache";
+    out << ": a cache serves it faster than the measured memory bandwidth the roof is drawn with\n";
+  }
+}
+
+}  // namespace
+
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline, bool breakdown) {
   if (report.points.empty()) {
     out << "no points were planned\n";
     return;
   }
   const PointResult& first = report.points.front();
+  const bool to_solution = iteration_counts_differ(report);
   out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
       << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
-      << (baseline.empty() ? std::string("the first row") : baseline) << ")\n\n";
-  out << column("backend", 16) << column("device", 32) << column("variant", 9) << column("prec", 5) << column("ms/iter", 11, true)
-      << column("GFLOP/s", 10, true) << column("GB/s", 10, true) << column("% roof", 8, true) << column("speedup", 9, true)
-      << "  verified\n";
+      << (baseline.empty() ? std::string("the first row") : baseline)
+      << (to_solution ? ", by time to solution: the variants took different iteration counts" : "") << ")\n\n";
+
+  std::vector<std::string> header = {"backend", "device", "variant", "prec", "ms/iter", "GFLOP/s", "GB/s", "% roof"};
+  std::vector<bool> right = {false, false, false, false, true, true, true, true};
+  if (to_solution) {
+    header.insert(header.end(), {"iters", "ms/solve"});
+    right.insert(right.end(), {true, true});
+  }
+  header.insert(header.end(), {"speedup", "verified"});
+  right.insert(right.end(), {true, false});
+  TextTable summary(header, right);
+  bool above_roof = false;
   for (const auto& p : report.points) {
-    const std::string backend = p.id.backend + ":" + std::to_string(p.id.device.index);
-    out << column(backend, 16) << column(p.id.device.name, 31) << " " << column(p.id.variant, 9)
-        << column(to_string(p.id.precision), 5);
+    std::vector<std::string> row = {p.id.backend + ":" + std::to_string(p.id.device.index), p.id.device.name,
+                                    p.id.variant, to_string(p.id.precision)};
     if (p.failed || p.median_seconds_per_iteration <= 0) {
-      out << column("-", 11, true) << column("-", 10, true) << column("-", 10, true) << column("-", 8, true) << column("-", 9, true)
-          << "  FAILED\n";
+      row.insert(row.end(), to_solution ? 7 : 5, "-");
+      row.push_back("FAILED");
+      summary.add(row);
       continue;
     }
     const double t = p.median_seconds_per_iteration;
-    const double base = baseline_time(report, baseline, p);
-    out << column(fixed(t * 1e3, 4), 11, true) << column(fixed(p.gflops(), 2), 10, true) << column(fixed(p.gbps(), 1), 10, true)
-        << column(p.ceilings ? fixed(p.roofline().roofline_pct, 1) : "-", 8, true) << column(base > 0 ? fixed(base / t, 2) + "x" : "-", 9, true) << "  yes";
-    if (const std::string s = summary_of(p); !s.empty()) out << "  " << s;
-    out << "\n";
+    const PointResult* base = baseline_row(report, baseline, p);
+    row.push_back(fixed(t * 1e3, 4));
+    row.push_back(fixed(p.gflops(), 2));
+    row.push_back(memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? fixed(p.gbps(), 1) : "-");
+    row.push_back(p.ceilings ? roof_cell(p.roofline().roofline_pct, above_roof) : "-");
+    std::string speedup = "-";
+    if (to_solution) {
+      const double total = median_total_seconds(p);
+      row.push_back(std::to_string(median_iterations(p)));
+      row.push_back(fixed(total * 1e3, 3));
+      if (base && total > 0) speedup = fixed(median_total_seconds(*base) / total, 2) + "x";
+    } else if (base) {
+      speedup = fixed(base->median_seconds_per_iteration / t, 2) + "x";
+    }
+    row.push_back(speedup);
+    std::string verified = "yes";
+    if (const std::string s = summary_of(p); !s.empty()) verified += "  " + s;
+    row.push_back(verified);
+    summary.add(row);
   }
+  summary.print(out);
+  if (above_roof) write_roof_footnote(report, out);
+
+  TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},
+                     {false, true, false, true, true, false});
   std::vector<std::string> shown;
   for (const auto& p : report.points) {
     const std::string key = device_key(p.id.device);
     if (std::find(shown.begin(), shown.end(), key) != shown.end()) continue;
     shown.push_back(key);
-    if (shown.size() == 1) out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
-    out << "  " << column(key, 14);
     if (!p.ceilings) {
-      out << "none (no ceiling probe for this backend)\n";
+      ceilings.add({key, "-", "none: this backend has no ceiling probe"});
       continue;
     }
-    out << fixed(p.ceilings->bandwidth_gbps(), 1) << " GB/s, peak " << fixed(p.ceilings->f32_gflops, 0)
-        << " GFLOP/s f32, " << fixed(p.ceilings->f64_gflops, 0) << " f64 (measured " << p.ceilings->date << " with "
-        << p.ceilings->backend << " kernels)\n";
+    const Ceilings& c = *p.ceilings;
+    ceilings.add({key, fixed(c.bandwidth_gbps(), 1) + " GB/s", trials_text(c), fixed(c.f32_gflops, 0) + " GFLOP/s",
+                  c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-",
+                  c.date + " with " + c.backend + " kernels"});
   }
+  out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
+  ceilings.print(out, "  ");
+
+  bool any_kernels = false;
+  for (const auto& p : report.points) any_kernels = any_kernels || (!p.failed && !p.kernels.empty());
+  if (any_kernels && !breakdown) out << "\n(--breakdown adds each point's per-kernel times)\n";
   for (const auto& p : report.points) {
-    if (p.failed || p.kernels.empty()) continue;
-    const double total = p.median_seconds_per_iteration;
+    if (!breakdown || p.failed || p.kernels.empty()) continue;
+    const double pass = p.profiled_seconds_per_iteration;
     out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
-        << " per kernel (profiled pass; overhead = timed total - kernels)\n";
-    out << "  " << column("kernel", 19) << column("calls/iter", 11, true) << column("ms/iter", 11, true)
-        << column("% of iter", 10, true) << column("GFLOP/s", 10, true) << column("GB/s", 10, true) << column("FLOP/B", 9, true)
-        << column("theor GF/s", 11, true) << column("% theor", 8, true) << column("% roof", 8, true) << "  launch: from\n";
+        << " per kernel: a profiled pass, each kernel timed alone between waits (" << fixed(pass * 1e3, 4)
+        << " ms/iter; the timed iterations " << fixed(p.median_seconds_per_iteration * 1e3, 4)
+        << "); overhead = the pass's time outside its kernels\n";
+    TextTable kernels({"kernel", "calls/iter", "ms/iter", "% of pass", "GFLOP/s", "GB/s", "FLOP/B", "theor GF/s",
+                       "% theor", "% roof", "launch: from"},
+                      {false, true, true, true, true, true, true, true, true, true, false});
     const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
+    bool marked = false;
     for (const auto& k : p.kernels) {
       const double s = k.seconds_per_iteration;
-      const bool has_work = k.bytes_per_iteration > 0 && s > 0;
-      const bool placed = has_work && p.ceilings.has_value();
+      const bool overhead = k.kernel == "overhead";
+      const bool has_work = !overhead && s > 0;
+      const bool memory = has_work && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
+      const bool placed = memory && p.ceilings.has_value();
       const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
       std::string used;
       if (auto it = launch.find(k.kernel); it != launch.end()) {
@@ -209,25 +364,27 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
           if (value.is_number_integer()) params[name] = value.get<int>();
         used = format_params(params) + ": " + it->value("from", std::string());
       }
-      out << "  " << column(k.kernel, 19) << column(k.kernel == "overhead" ? "" : fixed(k.calls_per_iteration, 2), 11, true)
-          << column(fixed(s * 1e3, 4), 11, true) << column(fixed(total > 0 ? 100 * s / total : 0, 1), 10, true)
-          << column(has_work ? fixed(k.flops_per_iteration / s / 1e9, 2) : "", 10, true)
-          << column(has_work ? fixed(k.bytes_per_iteration / s / 1e9, 1) : "", 10, true)
-          << column(has_work ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : "", 9, true)
-          << column(placed ? compact(r.theoretical_gflops, 1) : "", 11, true)
-          << column(placed ? fixed(r.theoretical_pct, 1) : "", 8, true)
-          << column(placed ? fixed(r.roofline_pct, 1) : "", 8, true) << (used.empty() ? "" : "  " + used) << "\n";
+      const std::string na = overhead ? "" : "-";
+      kernels.add({k.kernel, overhead ? "" : fixed(k.calls_per_iteration, 2), fixed(s * 1e3, 4),
+                   fixed(pass > 0 ? 100 * s / pass : 0, 1),
+                   has_work && k.flops_per_iteration > 0 ? fixed(k.flops_per_iteration / s / 1e9, 2) : na,
+                   memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
+                   memory ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
+                   placed ? compact(r.theoretical_gflops, 1) : na, placed ? fixed(r.theoretical_pct, 1) : na,
+                   placed ? roof_cell(r.roofline_pct, marked) : na, used});
     }
+    kernels.print(out, "  ");
+    if (marked) out << "  * above the roof: this kernel's data is served from a cache faster than the measured memory bandwidth\n";
   }
   if (!report.unavailable.empty()) {
     out << "\nunavailable here (not run):\n";
     for (const auto& u : report.unavailable) out << "  " << u << "\n";
   }
-  bool header = false;
+  bool header_done = false;
   for (const auto& p : report.points) {
     if (!p.failed) continue;
-    if (!header) out << "\nFAILED points (no figures are reported for them):\n";
-    header = true;
+    if (!header_done) out << "\nFAILED points (no figures are reported for them):\n";
+    header_done = true;
     out << "  " << p.id.name() << ": " << p.error << "\n";
   }
 }
@@ -247,6 +404,12 @@ fs::path resolved(const std::string& path) {
 std::string reason() { return std::strerror(errno); }
 
 }  // namespace
+
+std::string kernel_csv_path(const std::string& out) {
+  const fs::path p(out);
+  const std::string stem = p.extension() == ".csv" ? p.stem().string() : p.filename().string();
+  return (p.parent_path() / (stem + ".kernels.csv")).string();
+}
 
 void check_writable(const std::string& path) {
   const fs::path target = resolved(path);

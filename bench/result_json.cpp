@@ -4,7 +4,8 @@ namespace gpubench {
 
 void to_json(nlohmann::json& j, const Ceilings& c) {
   j = {{"copy_gbps", c.copy_gbps},   {"triad_gbps", c.triad_gbps}, {"f32_gflops", c.f32_gflops},
-       {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"by", c.backend},
+       {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"trials", c.trials},
+       {"worst_bandwidth_gbps", c.worst_bandwidth_gbps}, {"by", c.backend},
        {"measured", c.date},         {"commit", c.commit}};
 }
 
@@ -14,6 +15,8 @@ void from_json(const nlohmann::json& j, Ceilings& c) {
   j.at("f32_gflops").get_to(c.f32_gflops);
   j.at("f64_gflops").get_to(c.f64_gflops);
   j.at("array_bytes").get_to(c.array_bytes);
+  j.at("trials").get_to(c.trials);
+  j.at("worst_bandwidth_gbps").get_to(c.worst_bandwidth_gbps);
   j.at("by").get_to(c.backend);
   j.at("measured").get_to(c.date);
   j.at("commit").get_to(c.commit);
@@ -43,6 +46,7 @@ void to_json(nlohmann::json& j, const PointResult& p) {
        {"time_includes", p.time_includes},
        {"repetitions", p.repetitions},
        {"kernels", p.kernels},
+       {"profiled_seconds_per_iteration", p.profiled_seconds_per_iteration},
        {"flops_per_iteration", p.flops_per_iteration},
        {"bytes_per_iteration", p.bytes_per_iteration},
        {"median_seconds_per_iteration", p.median_seconds_per_iteration}};
@@ -57,6 +61,7 @@ void from_json(const nlohmann::json& j, PointResult& p) {
   j.at("time_includes").get_to(p.time_includes);
   j.at("repetitions").get_to(p.repetitions);
   j.at("kernels").get_to(p.kernels);
+  j.at("profiled_seconds_per_iteration").get_to(p.profiled_seconds_per_iteration);
   j.at("flops_per_iteration").get_to(p.flops_per_iteration);
   j.at("bytes_per_iteration").get_to(p.bytes_per_iteration);
   j.at("median_seconds_per_iteration").get_to(p.median_seconds_per_iteration);

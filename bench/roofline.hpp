@@ -38,6 +38,12 @@ struct Datasheet {
 };
 std::optional<Datasheet> datasheet(const DeviceInfo& d);
 
+// Whole probes a measurement runs: the ceilings are each the best of them (a probe on a busy
+// CPU read 42.2, 17.9, 26.9 and 16.4 GB/s on four runs), and the worst trial gives the spread.
+inline constexpr int ceiling_trials = 3;
+// "best of 3 (worst 16.4 GB/s)", or "1" for ceilings stored before trials were kept.
+std::string trials_text(const Ceilings& c);
+
 // `gpubench roofline`: one block per device.
 void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::ostream& out);
 

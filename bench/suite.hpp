@@ -67,6 +67,14 @@ struct KernelRow {
   double bytes_per_iteration = 0;
 };
 
+// A profiled pass: each kernel timed alone (between waits for the device), and the pass's own
+// time per iteration, measured in the same pass: the kernels are parts of it, so what is left
+// (the overhead: launches, host gaps, read-backs) is never negative.
+struct Profile {
+  std::vector<KernelRow> kernels;
+  double seconds_per_iteration = 0;
+};
+
 // One timed repetition.
 struct Outcome {
   double seconds = 0;  // device time of the timed region
@@ -84,7 +92,7 @@ class Point {
 
   virtual void prepare() = 0;                       // allocate, upload, warm up
   virtual Outcome run() = 0;                        // one timed, verified repetition
-  virtual std::vector<KernelRow> profile() = 0;     // a separate pass with per-kernel events
+  virtual Profile profile() = 0;                    // a separate pass with per-kernel events
   virtual double flops_per_iteration() const = 0;   // declared work
   virtual double bytes_per_iteration() const = 0;
   // What the timed region of one repetition holds, and what one iteration is, for the records:

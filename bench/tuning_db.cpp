@@ -1,5 +1,7 @@
 #include "bench/tuning_db.hpp"
 
+#include "bench/roofline.hpp"
+
 #include "bench/format.hpp"
 
 #include <algorithm>
@@ -74,8 +76,8 @@ void show_contents(const TuningDbFile& db, std::ostream& out) {
     const Ceilings& c = *db.ceilings;
     out << "  ceilings: copy " << fixed(c.copy_gbps, 1) << " GB/s, triad " << fixed(c.triad_gbps, 1)
         << " GB/s, f32 " << fixed(c.f32_gflops, 1) << " GFLOP/s, f64 " << fixed(c.f64_gflops, 1)
-        << " GFLOP/s (" << c.backend << " kernels, arrays of " << c.array_bytes / (1024 * 1024) << " MiB, "
-        << c.date << ", " << c.commit << ")\n";
+        << " GFLOP/s (" << c.backend << " kernels, arrays of " << c.array_bytes / (1024 * 1024) << " MiB, trials "
+        << trials_text(c) << ", " << c.date << ", " << c.commit << ")\n";
   } else {
     out << "  ceilings: not measured\n";
   }

@@ -100,6 +100,12 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   const std::int64_t bytes = integer_field(j, "array_bytes", where);
   if (bytes < 0) throw Malformed(where + ": \"array_bytes\" is negative");
   c.array_bytes = static_cast<std::uint64_t>(bytes);
+  // Trials and their spread came later: files without them hold one trial.
+  if (j.contains("trials")) {
+    c.trials = int_field(j, "trials", where);
+    if (c.trials < 1) throw Malformed(where + ": \"trials\" is " + j.at("trials").dump() + ", not at least 1");
+    c.worst_bandwidth_gbps = positive("worst_bandwidth_gbps", false);
+  }
   c.backend = string_field(j, "backend", where);
   c.date = string_field(j, "date", where);
   c.commit = string_field(j, "commit", where);
@@ -126,6 +132,10 @@ ordered_json ceilings_to_json(const Ceilings& c) {
   j["f32_gflops"] = c.f32_gflops;
   j["f64_gflops"] = c.f64_gflops;
   j["array_bytes"] = c.array_bytes;
+  if (c.worst_bandwidth_gbps > 0) {
+    j["trials"] = c.trials;
+    j["worst_bandwidth_gbps"] = c.worst_bandwidth_gbps;
+  }
   j["backend"] = c.backend;
   j["date"] = c.date;
   j["commit"] = c.commit;

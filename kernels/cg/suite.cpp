@@ -69,13 +69,14 @@ class CgPoint final : public Point {
 
   Outcome run() override { return problem_->npb ? run_npb(false) : run_solve(false); }
 
-  std::vector<KernelRow> profile() override {
+  Profile profile() override {
+    Outcome pass;
     if (problem_->npb) {
       ops_->set_profiling(true);
-      run_npb(true);
+      pass = run_npb(true);
       ops_->set_profiling(false);
     } else {
-      run_solve(true);
+      pass = run_solve(true);
     }
     const auto shape = problem_->shape(id().precision);
     const auto declared = iteration_work(variant_, shape);
@@ -92,7 +93,7 @@ class CgPoint final : public Point {
       return it - declared.begin();
     };
     std::stable_sort(rows.begin(), rows.end(), [&](const KernelRow& x, const KernelRow& y) { return rank(x) < rank(y); });
-    return rows;
+    return {rows, pass.seconds / std::max(pass.iterations, 1)};
   }
 
   double flops_per_iteration() const override {

@@ -89,12 +89,12 @@ class EpPoint final : public Point {
     return o;
   }
 
-  std::vector<KernelRow> profile() override {
+  Profile profile() override {
     const TallyRun r = ops_->tally(pairs_of(class_), variant_, launch_);
     const double bytes = run_bytes(variant_, r.items, launch_.work_group_size);
     std::vector<KernelRow> rows = {{tally_kernel(variant_), 1, r.tally_seconds, run_flops(class_), bytes - result_bytes}};
     if (r.sum_seconds > 0) rows.push_back({"sum_columns", 1, r.sum_seconds, 0, bytes / 2});  // none on openmp reduce
-    return rows;
+    return {rows, r.seconds()};
   }
 
   double flops_per_iteration() const override { return run_flops(class_); }

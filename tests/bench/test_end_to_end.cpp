@@ -31,6 +31,11 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpubench_e2e_" + std::to_string(getpid()) + "_" + name)).string();
 }
 
+std::string file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
 nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);
   return nlohmann::json::parse(f);
@@ -73,6 +78,11 @@ TEST(EndToEnd, JsonHasGoogleBenchmarkLayoutAndOurFields) {
     if (b["run_type"] == "iteration") {
       ++iterations;
       EXPECT_EQ(b["timed_iterations"], 20);
+      EXPECT_EQ(b["time_unit"], "ns");
+      // CPU time per CG iteration like real_time, not per solve (20 x): at most one core's worth
+      // per host thread. (Issue 12 read 0.12 ms real against 102.6 ms CPU.)
+      EXPECT_LE(b["cpu_time"].get<double>(), (ctx["num_cpus"].get<double>() + 0.5) * b["real_time"].get<double>())
+          << b["name"];
       EXPECT_GT(b["gflops"].get<double>(), 0);
       EXPECT_GT(b["gbps"].get<double>(), 0);
       EXPECT_LT(b["true_residual"].get<double>(), 1.0);
@@ -157,7 +167,9 @@ TEST(EndToEnd, ComparePyReadsAPlantedSlowdownAsPlusOne) {
     EXPECT_NEAR(old_time, ra[i]["device_seconds"].get<double>() / ra[i]["timed_iterations"].get<double>() * 1e9,
                 1e-6 * old_time);
     EXPECT_NEAR(measured[i]["time"].get<double>(), new_time / old_time - 1, 1e-9);
-    EXPECT_NEAR(ra[i]["cpu_time"].get<double>() / old_time, 1.0, 0.5) << "CPU time of one thread, per iteration";
+    // One thread: its CPU time is at most the wall time (less when the machine is busy).
+    EXPECT_GT(ra[i]["cpu_time"].get<double>(), 0);
+    EXPECT_LE(ra[i]["cpu_time"].get<double>(), 1.1 * old_time) << "CPU time of one thread, per iteration";
   }
   const double change = rows.at(point + "_median")["measurements"][0]["time"];
   EXPECT_NEAR(change, 1.0, 0.25) << output;
@@ -214,12 +226,85 @@ TEST(EndToEnd, ComparePyLeavesAFailedPointOut) {
   std::filesystem::remove(diff);
 }
 
-TEST(EndToEnd, CsvIsFlatWithAHeader) {
-  const Result r = gpubench("--backend openmp --variant form2 --problem poisson2d:16 --iterations 5 --repetitions 1 "
-                            "--format csv 2>/dev/null");
+// Splits a CSV line (no quoted commas in these rows but the device's name, which has none here).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  const auto header = csv_cells(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const auto cells = csv_cells(line);
+    EXPECT_EQ(cells.size(), header.size()) << line;
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Issue 12, section 2: one row per point and repetition, with the date, commit, host and device;
+// no aggregates; the per-kernel breakdown as its own long table beside --out.
+TEST(EndToEnd, CsvHasOneRowPerRepetitionAndTheKernelsInALongTable) {
+  const std::string out = temp_path("run.csv"), kernels = temp_path("run.kernels.csv");
+  const Result r = gpubench("--backend openmp --variant classic,form2 --problem poisson2d:16 --iterations 5 "
+                            "--repetitions 3 --format csv --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("name,suite,problem,backend"));
-  EXPECT_THAT(r.output, HasSubstr("cg/poisson2d:16/openmp:0/form2/f64"));
+  EXPECT_THAT(r.output, HasSubstr("wrote " + kernels));
+  const auto rows = csv_rows(file_bytes(out));
+  ASSERT_EQ(rows.size(), 6u);  // 2 points x 3 repetitions, nothing else
+  std::set<std::string> repetitions;
+  for (const auto& row : rows) {
+    for (const char* key : {"date", "commit", "host", "device", "backend"}) EXPECT_FALSE(row.at(key).empty()) << key;
+    EXPECT_EQ(row.at("verified"), "true");
+    EXPECT_EQ(row.at("timed_iterations"), "5");
+    // The row's own repetition: ms per iteration is its seconds / its iterations.
+    EXPECT_NEAR(std::stod(row.at("ms_per_iteration")), std::stod(row.at("seconds")) / 5 * 1e3,
+                1e-6 * std::stod(row.at("ms_per_iteration")));
+    repetitions.insert(row.at("variant") + row.at("repetition"));
+  }
+  EXPECT_EQ(repetitions.size(), 6u);
+  const auto kernel_rows = csv_rows(file_bytes(kernels));
+  std::set<std::string> names;
+  for (const auto& row : kernel_rows) {
+    names.insert(row.at("variant") + "/" + row.at("kernel"));
+    EXPECT_FALSE(row.at("ms_per_iteration").empty());
+    EXPECT_GE(std::stod(row.at("ms_per_iteration")), 0) << "overhead is never negative";
+  }
+  for (const char* k : {"classic/spmv", "classic/dot", "classic/overhead", "form2/spmv", "form2/cg_update"})
+    EXPECT_TRUE(names.count(k)) << k;
+  std::filesystem::remove(out);
+  std::filesystem::remove(kernels);
+}
+
+// EP is compute-bound: GB/s, FLOP/B and the bandwidth-bound columns do not apply and say "-";
+// no column runs into the next.
+TEST(EndToEnd, ColumnsThatDoNotApplySayDash) {
+  const Result r = gpubench("--suite ep --backend openmp --variant serial --problem S --repetitions 1 --breakdown");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream lines(r.output);
+  bool seen_row = false, seen_kernel = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("openmp:0 ", 0) == 0 && line.find(" yes ") != std::string::npos) {
+      seen_row = true;
+      EXPECT_THAT(line, HasSubstr(" - ")) << line;  // GB/s
+    }
+    if (line.rfind("  serial ", 0) == 0) {  // the kernel's row
+      seen_kernel = true;
+      EXPECT_EQ(line.find("e+"), std::string::npos) << "no FLOP/B like 3.42e+08: " << line;
+      EXPECT_THAT(line, HasSubstr(" - ")) << line;
+    }
+  }
+  EXPECT_TRUE(seen_row) << r.output;
+  EXPECT_TRUE(seen_kernel) << r.output;
 }
 
 TEST(EndToEnd, BaselineRowHasSpeedupOne) {
@@ -339,10 +424,6 @@ struct TempDb {
   }
 };
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 bool has_opencl_device() { return gpubench("--list-devices").output.find("opencl:\n  [0]") != std::string::npos; }
 
@@ -356,7 +437,7 @@ TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
   const Result r = gpubench(run + link);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::is_symlink(link));
-  EXPECT_THAT(file_bytes(target), HasSubstr("name,suite,problem"));
+  EXPECT_THAT(file_bytes(target), HasSubstr("date,commit,host,suite,problem"));
   std::filesystem::remove(link);
   std::filesystem::remove(target);
 
@@ -374,7 +455,7 @@ TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
   std::array<char, 4096> buf{};
   for (ssize_t n; (n = read(reader, buf.data(), buf.size())) > 0;) got.append(buf.data(), static_cast<std::size_t>(n));
   close(reader);
-  EXPECT_THAT(got, HasSubstr("name,suite,problem"));
+  EXPECT_THAT(got, HasSubstr("date,commit,host,suite,problem"));
   std::filesystem::remove(fifo);
 }
 
@@ -420,7 +501,8 @@ TEST(EndToEnd, SweepOnOpenclStoresAnEntryThatTheNextRunUses) {
   EXPECT_EQ(file["entries"][0]["problem"], "poisson2d:64");
   EXPECT_TRUE(file.contains("ceilings"));
 
-  const std::string run = "--backend opencl --variant classic --iterations 10 --repetitions 1 --tuning-db " + db.dir;
+  const std::string run =
+      "--backend opencl --variant classic --iterations 10 --repetitions 1 --breakdown --tuning-db " + db.dir;
   const Result tuned = gpubench(run + " --problem poisson2d:64");
   ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
   EXPECT_THAT(tuned.output, HasSubstr("wg=" + std::to_string(wg) + " wg/cu=" + std::to_string(per_cu) + ": tuned\n"));
@@ -474,11 +556,11 @@ TEST(EndToEnd, RooflineIsMeasuredOnceThenReadFromTheDatabase) {
 
   // Every result is placed under them: records, and the per-kernel table.
   const std::string out = temp_path("roofline.json");
-  const Result run = gpubench("--backend openmp --problem poisson2d:32 --iterations 10 --repetitions 1 --format json "
+  const Result run = gpubench("--backend openmp --problem poisson2d:32 --iterations 10 --repetitions 1 --breakdown --format json "
                               "--out " + out + " --tuning-db " + db.dir);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("% roof"));
-  EXPECT_THAT(run.output, HasSubstr("% theor"));
+  EXPECT_THAT(run.output, HasSubstr("% theor"));  // the per-kernel rows, behind --breakdown
   const nlohmann::json j = read_json(out);
   for (const auto& b : j["benchmarks"]) {
     for (const char* key : {"arithmetic_intensity", "attainable_gflops", "roofline_pct", "theoretical_gflops",

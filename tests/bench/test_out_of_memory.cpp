@@ -40,7 +40,7 @@ class FakePoint final : public Point {
     o.verification = o.verified ? "exact" : "planted wrong result";
     return o;
   }
-  std::vector<KernelRow> profile() override { return {}; }
+  Profile profile() override { return {}; }
   double flops_per_iteration() const override { return 1e6; }
   double bytes_per_iteration() const override { return 1e6; }
   std::string time_includes() const override { return "nothing"; }

@@ -53,8 +53,11 @@ TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
   RunReport report;
   report.points.push_back(p);
   std::ostringstream out;
-  write_table(report, out);
+  write_table(report, out, {}, true);
   EXPECT_NE(out.str().find("tile=16 wg=256: tuned\n"), std::string::npos) << out.str();
+  std::ostringstream summary;
+  write_table(report, summary);
+  EXPECT_EQ(summary.str().find("gemm_tiled"), std::string::npos) << "the breakdown is behind --breakdown";
 }
 
 }  // namespace

@@ -446,7 +446,7 @@ TEST_F(TuningDbLayers, Issue12_12_AnUnwritableDatabaseCostsTheStoreNotTheRun) {
   text << std::ifstream(out).rdbuf();
   EXPECT_EQ(status, 0) << text.str();
   EXPECT_THAT(text.str(), HasSubstr("were measured but not stored"));
-  EXPECT_THAT(text.str(), HasSubstr("with openmp kernels)"));  // the measured ceilings place the points
+  EXPECT_THAT(text.str(), HasSubstr("with openmp kernels"));  // the measured ceilings place the points
 }
 
 }  // namespace

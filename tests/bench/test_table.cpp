@@ -1,0 +1,171 @@
+// Issue 12, section 2: tables a person can use. The overhead row is never negative, "% roof"
+// above 100 is marked and explained, time-to-solution speedups under a tolerance, columns sized
+// to their contents, and the ceilings measured in several trials with their spread.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "backends/ceilings.hpp"
+#include "bench/format.hpp"
+#include "bench/harness.hpp"
+#include "bench/records.hpp"
+#include "bench/roofline.hpp"
+
+namespace gpubench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A point whose profiled pass is told what its kernels and the pass took.
+class ProfiledPoint final : public Point {
+ public:
+  ProfiledPoint(Profile profile, double timed_seconds) : Point(id()), profile_(std::move(profile)), timed_(timed_seconds) {}
+  void prepare() override {}
+  Outcome run() override { return {timed_, 1, true, "exact", nlohmann::json::object()}; }
+  Profile profile() override { return profile_; }
+  double flops_per_iteration() const override { return 1e6; }
+  double bytes_per_iteration() const override { return 1e6; }
+  std::string time_includes() const override { return "nothing"; }
+  void release() override {}
+
+ private:
+  static PointId id() {
+    PointId id;
+    id.suite = "fake";
+    id.problem = "p";
+    id.backend = "openmp";
+    id.variant = "v";
+    id.device.backend = "openmp";
+    id.device.name = "test host";
+    return id;
+  }
+  Profile profile_;
+  double timed_;
+};
+
+double overhead_of(Profile profile, double timed) {
+  Plan plan;
+  plan.points.push_back(std::make_unique<ProfiledPoint>(std::move(profile), timed));
+  std::ostringstream log;
+  const RunReport report = run_plan(plan, 2, {}, log);
+  const auto& kernels = report.points.at(0).kernels;
+  EXPECT_EQ(kernels.back().kernel, "overhead");
+  return kernels.back().seconds_per_iteration;
+}
+
+// The overhead is the profiled pass's own time outside its kernels, not the timed iteration's:
+// kernels timed alone can take longer than the timed iteration (PoCL form2 read -24%), and that
+// cannot make the overhead negative.
+TEST(Table, OverheadIsThePassOutsideItsKernelsAndNeverNegative) {
+  const std::vector<KernelRow> kernels = {{"spmv", 1, 4e-3, 0, 0}, {"dot", 2, 2e-3, 0, 0}};
+  EXPECT_NEAR(overhead_of({kernels, 7e-3}, 5e-3), 1e-3, 1e-12);  // the timed iteration is faster
+  EXPECT_NEAR(overhead_of({kernels, 6e-3}, 9e-3), 0, 1e-12);
+  EXPECT_EQ(overhead_of({kernels, 5.9e-3}, 9e-3), 0);  // device events a hair past the host clock
+}
+
+PointResult verified_point(const std::string& variant, double seconds_per_iteration, int iterations) {
+  PointResult p;
+  p.id.suite = "cg";
+  p.id.problem = "poisson2d:64";
+  p.id.backend = "openmp";
+  p.id.variant = variant;
+  p.id.device.name = "a device whose name is much longer than any column would have guessed";
+  p.id.device.backend = "openmp";
+  p.id.device.cache_bytes = 32u << 20;
+  for (int r = 0; r < 3; ++r)
+    p.repetitions.push_back({seconds_per_iteration * iterations, iterations, true, "ok", nlohmann::json::object()});
+  p.median_seconds_per_iteration = seconds_per_iteration;
+  p.flops_per_iteration = 1e6;
+  p.bytes_per_iteration = 8e6;
+  return p;
+}
+
+// With --tolerance, variants converge in different iteration counts: a variant that is faster
+// per iteration can be slower to the solution, and the speedup says which is faster to solve.
+TEST(Table, SpeedupIsByTimeToSolutionWhenIterationCountsDiffer) {
+  RunReport report;
+  report.points.push_back(verified_point("classic", 1e-3, 100));  // 100 ms to the solution
+  report.points.push_back(verified_point("form1", 0.5e-3, 400));  // faster per iteration, 200 ms
+  std::ostringstream out;
+  write_table(report, out);
+  EXPECT_THAT(out.str(), HasSubstr("by time to solution: the variants took different iteration counts"));
+  std::istringstream lines(out.str());
+  std::string form1;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(" form1 ") != std::string::npos) form1 = line;
+  EXPECT_THAT(form1, HasSubstr(" 400 "));
+  EXPECT_THAT(form1, HasSubstr("0.50x"));  // not the 2.00x of time per iteration
+
+  RunReport same;
+  same.points.push_back(verified_point("classic", 1e-3, 100));
+  same.points.push_back(verified_point("form1", 0.5e-3, 100));
+  std::ostringstream per_iteration;
+  write_table(same, per_iteration);
+  EXPECT_THAT(per_iteration.str(), HasSubstr("2.00x"));
+  EXPECT_THAT(per_iteration.str(), Not(HasSubstr("time to solution")));
+}
+
+// A cache-resident problem can beat the DRAM roof: marked and explained, never a bare "648.0".
+TEST(Table, AboveTheRoofIsMarkedAndExplained) {
+  RunReport report;
+  PointResult p = verified_point("classic", 1e-3, 10);  // 8 GB/s of declared traffic
+  Ceilings c;
+  c.copy_gbps = c.triad_gbps = 4;  // a roof at half of it
+  c.f32_gflops = c.f64_gflops = 1000;
+  c.trials = 3;
+  c.worst_bandwidth_gbps = 2.5;
+  c.backend = "openmp";
+  p.ceilings = c;
+  report.points.push_back(p);
+  std::ostringstream out;
+  write_table(report, out);
+  EXPECT_THAT(out.str(), HasSubstr("200.0*"));
+  EXPECT_THAT(out.str(), HasSubstr("8.00 MB moved per iteration, within the device's 34 MB last-level cache"));
+  EXPECT_THAT(out.str(), HasSubstr("best of 3 (worst 2.5 GB/s)"));
+  // The long device name is whole, and the next column starts after it.
+  EXPECT_THAT(out.str(), HasSubstr("a device whose name is much longer than any column would have guessed  classic"));
+}
+
+TEST(Table, TextTableSizesColumnsToTheirContents) {
+  TextTable t({"backend", "GB/s"}, {false, true});
+  t.add({"viennacl_host:0", "35.8"});
+  t.add({"cuda:0", "3012.4"});
+  std::ostringstream out;
+  t.print(out);
+  EXPECT_EQ(out.str(), "backend            GB/s\nviennacl_host:0    35.8\ncuda:0           3012.4\n");
+}
+
+// The ceilings are the best of several whole probes, with the worst trial kept as the spread.
+TEST(Table, CeilingsAreTheBestOfSeveralTrials) {
+  static int call = 0;
+  static const double bandwidths[] = {26.9, 42.2, 16.4};
+  register_ceiling_probe("trials-test", [](const DeviceInfo&, std::ostream&) {
+    Ceilings c;
+    c.copy_gbps = bandwidths[call % 3];
+    c.triad_gbps = bandwidths[call % 3] - 1;
+    c.f32_gflops = 100 + call;
+    c.f64_gflops = 50 + call;
+    c.backend = "trials-test";
+    ++call;
+    return c;
+  });
+  DeviceInfo d;
+  d.backend = "trials-test";
+  d.name = "probe test";
+  std::ostringstream log;
+  const auto c = device_ceilings(d, nullptr, true, log);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(call, ceiling_trials);
+  EXPECT_EQ(c->trials, ceiling_trials);
+  EXPECT_DOUBLE_EQ(c->copy_gbps, 42.2);
+  EXPECT_DOUBLE_EQ(c->worst_bandwidth_gbps, 16.4);
+  EXPECT_DOUBLE_EQ(c->f32_gflops, 102);
+  EXPECT_EQ(trials_text(*c), "best of 3 (worst 16.4 GB/s)");
+}
+
+}  // namespace
+}  // namespace gpubench
