@@ -355,7 +355,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
       const bool overhead = k.kernel == "overhead";
       const bool has_work = !overhead && s > 0;
       const bool memory = has_work && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
-      const bool placed = memory && p.ceilings.has_value();
+      const bool placed = memory && k.flops_per_iteration > 0 && p.ceilings.has_value();
       const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
       std::string used;
       if (auto it = launch.find(k.kernel); it != launch.end()) {
@@ -369,7 +369,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
                    fixed(pass > 0 ? 100 * s / pass : 0, 1),
                    has_work && k.flops_per_iteration > 0 ? fixed(k.flops_per_iteration / s / 1e9, 2) : na,
                    memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
-                   memory ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
+                   memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
                    placed ? compact(r.theoretical_gflops, 1) : na, placed ? fixed(r.theoretical_pct, 1) : na,
                    placed ? roof_cell(r.roofline_pct, marked) : na, used});
     }
