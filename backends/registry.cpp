@@ -22,12 +22,30 @@ void register_backend(Backend backend) {
 
 const std::vector<Backend>& backends() { return registry(); }
 
+std::string not_built_reason(const std::string& name) {
+#ifdef GPUBENCH_NOT_BUILT
+  // "cuda=nvcc not found ...|viennacl=...", from CMake.
+  std::string list = GPUBENCH_NOT_BUILT;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t end = std::min(list.find('|', start), list.size());
+    const std::string item = list.substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    if (eq != std::string::npos && item.substr(0, eq) == name) return item.substr(eq + 1);
+    start = end + 1;
+  }
+#endif
+  (void)name;
+  return "";
+}
+
 const Backend& find_backend(const std::string& name) {
   std::string valid;
   for (const auto& b : registry()) {
     if (b.name == name) return b;
     valid += (valid.empty() ? "" : ", ") + b.name;
   }
+  if (const std::string why = not_built_reason(name); !why.empty())
+    throw UsageError("backend '" + name + "' is not in this build: " + why + " (built: " + valid + ")");
   throw UsageError("unknown backend '" + name + "' (valid in this build: " + valid + ", all)");
 }
 

@@ -19,8 +19,11 @@ struct Backend {
 void register_backend(Backend backend);
 // All registered backends, sorted by `order`.
 const std::vector<Backend>& backends();
-// Throws UsageError listing the valid names.
+// Throws UsageError listing the valid names, or saying why a known backend is not in this build.
 const Backend& find_backend(const std::string& name);
+// Why `name` is not in this build ("nvcc not found when configured (...)"), as CMake found it;
+// empty for a backend that is built, or one gpubench does not know.
+std::string not_built_reason(const std::string& name);
 // The device `index` of `backend` (index < 0: its default device, the first GPU if any, else
 // the first device). Throws DeviceError naming the backend and the valid indices.
 DeviceInfo find_device(const std::string& backend, int index);

@@ -1,11 +1,14 @@
 #include "bench/cli.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
-#include <cmath>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
 
 #include "backends/registry.hpp"
 #include "bench/parse_number.hpp"
@@ -56,159 +59,323 @@ void check_unique(const std::string& option, const std::vector<T>& values, Name 
 
 }  // namespace
 
-std::string usage() {
+namespace {
+
+// What the command line said, as text: CLI11 finds the options, gpubench's own checks read the
+// values (numbers through parse_number, lists, suites' options), so that every message names
+// the option and what would be right. A single-valued option given twice is refused by name.
+struct Raw {
+  std::map<std::string, std::vector<std::string>> values;  // "--backend" -> what followed each time
+  std::vector<std::string> params;                         // sweep --param, repeatable
+  bool list_devices = false, breakdown = false, exhaustive = false, remeasure = false, version = false;
+
+  std::optional<std::string> one(const std::string& option) const {
+    const auto it = values.find(option);
+    if (it == values.end() || it->second.empty()) return std::nullopt;
+    if (it->second.size() > 1) throw UsageError(option + " is given twice");
+    return it->second.front();
+  }
+};
+
+// Which commands take an option: the run's own, the sweep's, the roofline's.
+const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
+                                                     "--time-budget", "--seed"};
+const std::vector<std::string> roofline_only_options = {"--remeasure"};
+const std::vector<std::string> run_only_options = {"--variant", "--repetitions", "--baseline", "--breakdown",
+                                                   "--list-devices"};
+
+CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std::string& type, const std::string& help) {
+  // One value each time; every time kept, so that Raw::one can name an option given twice.
+  return app->add_option(option, raw.values[option], help)
+      ->type_name(type)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// The options every measuring command shares: which devices, where the database is, the output.
+void device_options(CLI::App* app, Raw& raw) {
   std::vector<std::string> names;
   for (const auto& b : backends()) names.push_back(b.name);
-  return "usage: gpubench [options]                  run a suite: time, verify, place on the roofline\n"
-         "       gpubench sweep [options]            tune the suite's kernels, store the best in the tuning db\n"
-         "       gpubench roofline [options]         print (measure when missing) each device's ceilings\n"
-         "       gpubench tuning show [--tuning-db DIR]   print what the tuning database holds\n"
-         "\n"
-         "  --suite NAME          suite to run (" + join(suite_names()) + "; default cg)\n"
-         "  --backend B[,B..]     " + join(names) + " or all (default all)\n"
-         "  --device N            device index within the backend, as --list-devices numbers them\n"
-         "                        (default: the backend's first GPU, else its first device)\n"
-         "  --list-devices        list every backend's devices and exit\n"
-         "  --problem SPEC        the suite's problem (below; default: the suite's own)\n"
-         "  --precision P         f32, f64 or all (default f64)\n"
-         "  --variant V[,V..]     the suite's variants (below) or all (default all)\n"
-         "  --repetitions R       timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
-         "; compare.py's U test needs 9)\n"
-         "  --format F            table, json (Google Benchmark layout) or csv (one row per point and\n"
-         "                        repetition; default table)\n"
-         "  --out FILE            write the format to FILE (the table still goes to stdout); with csv, the\n"
-         "                        per-kernel table goes beside it: run.csv -> run.kernels.csv\n"
-         "  --breakdown           the table adds each point's per-kernel times (a profiled pass)\n"
-         "  --baseline B[:D]:V    the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic\n"
-         "                        (speedup = baseline time / row time; default: the first row)\n"
-         "  --tuning on|off       take each kernel's launch parameters from the tuning database (default on;\n"
-         "                        off: the built-in heuristic)\n"
-         "  --tuning-db DIR       the tuning database written (default $GPUBENCH_TUNING_DB, else\n"
-         "                        $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench); the source tree's\n"
-         "                        tuning-db/ is read beneath it (write it with --tuning-db tuning-db)\n"
-         "  --isolate on|off      run points (and sweep configurations) in a worker process, so that a crash or\n"
-         "                        hang in a driver, compiler or kernel fails that point only (default on)\n"
-         "  --point-timeout S     a point or sweep configuration that makes no progress for S seconds (its\n"
-         "                        setup, profiled pass, one repetition) is killed and FAILED as a hang\n"
-         "                        (default 600)\n"
-         "  --help                this text\n"
-         "\n"
-         "sweep options (with --suite, --backend, --device, --problem, --precision, --format json, --out):\n"
-         "  --kernel NAME         sweep one kernel (default all tunable kernels)\n"
-         "  --param NAME=VALUES   visit these values only: a list and/or ranges, e.g. work_group_size=64,128\n"
-         "                        or work_groups_per_cu=1:16 (repeatable)\n"
-         "  --exhaustive          every legal configuration: every WG/CU value in the walk (instead of stopping\n"
-         "                        when steps stop improving), the whole space of a kernel without WG/CU\n"
-         "                        (instead of the search below)\n"
-         "  --time-limit S        a configuration whose one call takes longer fails (default 2)\n"
-         "  --time-budget S       seconds per kernel for the search of a space of more than 256 legal\n"
-         "                        configurations: a random sample, then hill climbing (default 120)\n"
-         "  --seed N              the search's random sample (default 1; the same seed, the same sample)\n"
-         "roofline options (with --backend, --device):\n"
-         "  --remeasure           measure again even when the database has the ceilings\n"
-         "\n"
-         + suites_help() +
-         "\nExit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device.\n";
+  text(app, raw, "--backend", "B[,B..]", join(names) + ", a comma list, or all (default all)");
+  text(app, raw, "--device", "N",
+       "device index within the backend, as --list-devices numbers them (default: the backend's first GPU, else "
+       "its first device)");
+  text(app, raw, "--tuning-db", "DIR",
+       "the tuning database written (default $GPUBENCH_TUNING_DB, else $XDG_CACHE_HOME/gpubench, else "
+       "~/.cache/gpubench); the source tree's tuning-db/ is read beneath it (write it with --tuning-db tuning-db)");
+}
+
+void output_options(CLI::App* app, Raw& raw, const std::string& formats) {
+  text(app, raw, "--format", "F", formats);
+  text(app, raw, "--out", "FILE", "write the format to FILE (the table still goes to stdout)");
+}
+
+// The options of a suite's problem: the run's and the sweep's.
+void problem_options(CLI::App* app, Raw& raw) {
+  text(app, raw, "--suite", "NAME", "suite to run (" + join(suite_names()) + "; default cg)");
+  text(app, raw, "--problem", "SPEC", "the suite's problem (below; default: the suite's own)");
+  text(app, raw, "--precision", "P", "f32, f64 or all (default f64)");
+  text(app, raw, "--tuning", "on|off",
+       "take each kernel's launch parameters from the tuning database (default on; off: the built-in heuristic); "
+       "a sweep with off stores nothing");
+  text(app, raw, "--isolate", "on|off",
+       "run points (and sweep configurations) in a worker process, so that a crash or hang in a driver, compiler "
+       "or kernel fails that point only (default on)");
+  text(app, raw, "--point-timeout", "S",
+       "a point or sweep configuration that makes no progress for S seconds (its setup, profiled pass, one "
+       "repetition) is killed and FAILED as a hang (default 600)");
+  // Every suite's own options (--iterations, --tolerance, ...), each once: check_suite_options
+  // later refuses one that the chosen suite does not declare.
+  std::set<std::string> seen;
+  for (const auto& name : suite_names()) {
+    for (const auto& option : make_suite(name)->options()) {
+      if (!seen.insert(option.name).second) continue;
+      text(app, raw, "--" + option.name, option.value, option.help + " (suite " + name + ")");
+    }
+  }
+}
+
+void run_options(CLI::App* app, Raw& raw) {
+  problem_options(app, raw);
+  device_options(app, raw);
+  text(app, raw, "--variant", "V[,V..]", "the suite's variants (below) or all (default all)");
+  text(app, raw, "--repetitions", "R",
+       "timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
+           ": compare.py's U test needs 9)");
+  output_options(app, raw,
+                 "table, json (Google Benchmark's layout: compare.py reads it) or csv (one row per point and "
+                 "repetition; with --out, the per-kernel table goes beside it: run.csv -> run.kernels.csv); default "
+                 "table");
+  text(app, raw, "--baseline", "B[:D]:V",
+       "the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic (speedup = baseline time / "
+       "row time; default: the first row)");
+  app->add_flag("--breakdown", raw.breakdown, "the table adds each point's per-kernel times (a profiled pass)");
+  app->add_flag("--list-devices", raw.list_devices,
+                "list the devices of each backend (--backend picks them; --format json) and exit");
+}
+
+void sweep_options(CLI::App* app, Raw& raw) {
+  problem_options(app, raw);
+  device_options(app, raw);
+  output_options(app, raw, "table or json (default table)");
+  text(app, raw, "--kernel", "NAME", "sweep one kernel (default all tunable kernels)");
+  app->add_option("--param", raw.params,
+                  "visit these values only: a list and/or ranges, e.g. work_group_size=64,128 or work_groups_per_cu=1:16 "
+                  "(repeatable)")
+      ->type_name("NAME=VALUES")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_flag("--exhaustive", raw.exhaustive,
+                "every legal configuration: every WG/CU value in the walk (instead of stopping when steps stop "
+                "improving), the whole space of a kernel without WG/CU (instead of the search below)");
+  text(app, raw, "--time-limit", "S", "a configuration whose one call takes longer fails (default 2)");
+  text(app, raw, "--time-budget", "S",
+       "seconds per kernel for the search of a space of more than 256 legal configurations: a random sample, then "
+       "hill climbing (default 120)");
+  text(app, raw, "--seed", "N", "the search's random sample (default 1; the same seed, the same sample)");
+}
+
+void roofline_options(CLI::App* app, Raw& raw) {
+  device_options(app, raw);
+  output_options(app, raw, "table, json or csv (default table)");
+  app->add_flag("--remeasure", raw.remeasure, "measure again even when the database has the ceilings");
+}
+
+void tuning_show_options(CLI::App* app, Raw& raw) {
+  text(app, raw, "--tuning-db", "DIR", "the tuning database (default as for a run)");
+  text(app, raw, "--backend", "B", "only this backend's devices");
+  text(app, raw, "--device", "TEXT", "only devices whose name contains TEXT (case-insensitive)");
+  text(app, raw, "--suite", "NAME", "only this suite's entries");
+  text(app, raw, "--kernel", "NAME", "only this kernel's entries");
+}
+
+struct Commands {
+  CLI::App app{"gpubench: benchmark and verify GPU kernels across APIs", "gpubench"};
+  CLI::App* run = nullptr;
+  CLI::App* sweep = nullptr;
+  CLI::App* roofline = nullptr;
+  CLI::App* tuning = nullptr;
+  CLI::App* show = nullptr;
+
+  explicit Commands(Raw& raw) {
+    app.set_help_flag("-h,--help", "this text");
+    app.add_flag("--version", raw.version, "the version and the commit it was built from");
+    run = app.add_subcommand("run", "run a suite: time, verify, place on the roofline (the default command)");
+    run_options(run, raw);
+    run->footer(suites_help() + exit_codes);
+    sweep = app.add_subcommand("sweep", "tune the suite's kernels, store the best in the tuning database");
+    sweep_options(sweep, raw);
+    sweep->footer(suites_help() + exit_codes);
+    roofline = app.add_subcommand("roofline", "print (measure when missing) each device's ceilings");
+    roofline_options(roofline, raw);
+    tuning = app.add_subcommand("tuning", "the tuning database");
+    show = tuning->add_subcommand("show", "print what the tuning database holds");
+    tuning_show_options(show, raw);
+    tuning->require_subcommand(1);
+    for (CLI::App* sub : {run, sweep, roofline, show}) sub->allow_extras();
+    app.require_subcommand(0, 1);
+  }
+
+  static constexpr const char* exit_codes =
+      "\nExit codes: 0 all points verified, 1 a point failed, 2 usage, 3 input, 4 device (or out of memory).\n";
+};
+
+std::string commands_text() {
+  return "gpubench: benchmark and verify GPU kernels across APIs\n\n"
+         "  gpubench [run] [options]          run a suite: time, verify, place on the roofline\n"
+         "  gpubench sweep [options]          tune the suite's kernels, store the best in the tuning database\n"
+         "  gpubench roofline [options]       print (measure when missing) each device's ceilings\n"
+         "  gpubench tuning show [options]    print what the tuning database holds\n"
+         "  gpubench --list-devices [--backend B] [--format json]\n"
+         "  gpubench --version\n"
+         "\n'gpubench COMMAND --help' lists a command's options; the run's follow.\n\n";
+}
+
+// The deepest command the line chose (for its --help).
+const CLI::App* chosen(const Commands& c) {
+  if (c.show->parsed()) return c.show;
+  if (c.tuning->parsed()) return c.tuning;
+  for (const CLI::App* sub : {c.run, c.sweep, c.roofline})
+    if (sub->parsed()) return sub;
+  return &c.app;
+}
+
+// An option CLI11 did not know in this command: a hint when another command takes it.
+[[noreturn]] void refuse_extra(const std::string& command, const std::string& extra) {
+  const std::string key = extra.substr(0, extra.find('='));
+  auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), key) != v.end(); };
+  if (command != "sweep" && in(sweep_only_options))
+    throw UsageError(key + " is a sweep option: gpubench sweep " + key + " ...");
+  if (command != "roofline" && in(roofline_only_options))
+    throw UsageError(key + " is a roofline option: gpubench roofline " + key);
+  if (command == "sweep" && key == "--variant")
+    throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
+  if (command != "run" && in(run_only_options))
+    throw UsageError(key + " is an option of a run, not of gpubench " + command + ": drop it");
+  if (key.rfind("-", 0) == 0) throw UsageError("unknown option '" + extra + "' (see gpubench " + command + " --help)");
+  throw UsageError("unexpected argument '" + extra + "' (see gpubench " + command + " --help)");
+}
+
+// CLI11's messages, in gpubench's words where they say less: "--problem needs a value".
+[[noreturn]] void refuse(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    const auto colon = what.find(':');
+    if (colon != std::string::npos && what.rfind("--", 0) == 0) throw UsageError(what.substr(0, colon) + " needs a value");
+  }
+  throw UsageError(what);
+}
+
+Format parse_format(const std::string& f) {
+  if (f == "table") return Format::table;
+  if (f == "json") return Format::json;
+  if (f == "csv") return Format::csv;
+  throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
+}
+
+bool on_off(const std::string& option, const std::string& value) {
+  if (value != "on" && value != "off") throw UsageError(option + " takes on or off, got '" + value + "'");
+  return value == "on";
+}
+
+}  // namespace
+
+std::string usage() {
+  Raw raw;
+  Commands c(raw);
+  return commands_text() + c.run->help("gpubench");
 }
 
 CliOptions parse_cli(const std::vector<std::string>& args) {
   CliOptions o;
   o.run.suite = "cg";
-  std::string backend = "all", precision = "f64", variant = "all";
-  std::size_t first = 0;
-  if (!args.empty() && args[0].rfind("-", 0) != 0) {
-    if (args[0] == "run") o.command = Command::run;
-    else if (args[0] == "sweep") o.command = Command::sweep;
-    else if (args[0] == "roofline") o.command = Command::roofline;
-    else if (args[0] == "tuning") {
-      if (args.size() < 2 || args[1] != "show") throw UsageError("'gpubench tuning' needs a subcommand: tuning show");
-      o.command = Command::tuning_show;
-      first = 1;
-    } else {
-      throw UsageError("unknown command '" + args[0] + "' (valid: run, sweep, roofline, tuning show)");
-    }
-    first += 1;
+  if (args.empty()) {  // no arguments: usage, not a run of every backend
+    o.help = true;
+    o.help_text = usage();
+    return o;
   }
-  std::vector<std::string> sweep_only, roofline_only;
-  for (std::size_t i = first; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    std::string key = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      key = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
-    auto next = [&]() -> std::string {
-      if (inline_value) return value;
-      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw UsageError(key + " needs a value");
-      return args[++i];
-    };
-    if (key == "--help" || key == "-h") o.help = true;
-    else if (key == "--list-devices") o.list_devices = true;
-    else if (key == "--suite") o.run.suite = next();
-    else if (key == "--backend") backend = next();
-    else if (key == "--device") o.run.device = parse_number<int>(key, next(), 0);
-    else if (key == "--problem") o.run.problem = next();
-    else if (key == "--precision") precision = next();
-    else if (key == "--variant") variant = next();
-    else if (key == "--repetitions") o.run.repetitions = parse_number<int>(key, next(), 1);
-    else if (key == "--format") {
-      const std::string f = next();
-      if (f == "table") o.format = Format::table;
-      else if (f == "json") o.format = Format::json;
-      else if (f == "csv") o.format = Format::csv;
-      else throw UsageError("unknown format '" + f + "' (valid: table, json, csv)");
-    } else if (key == "--out") o.out = next();
-    else if (key == "--baseline") o.baseline = next();
-    else if (key == "--breakdown") o.breakdown = true;
-    else if (key == "--tuning") {
-      const std::string t = next();
-      if (t != "on" && t != "off") throw UsageError("--tuning takes on or off, got '" + t + "'");
-      o.tuning = t == "on";
-    } else if (key == "--tuning-db") {
-      o.tuning_db = next();
-      if (o.tuning_db.empty()) throw UsageError("--tuning-db needs a directory");
-    } else if (key == "--isolate") {
-      const std::string t = next();
-      if (t != "on" && t != "off") throw UsageError("--isolate takes on or off, got '" + t + "'");
-      o.isolate = t == "on";
-    } else if (key == "--point-timeout") {
-      o.point_timeout_s = parse_positive<double>(key, next());
-    } else if (key == "--kernel") {
-      o.kernel = next();
-      sweep_only.push_back(key);
-    } else if (key == "--param") {
-      o.sweep.params.push_back(parse_param(next()));
-      sweep_only.push_back(key);
-    } else if (key == "--exhaustive") {
-      o.sweep.exhaustive = true;
-      sweep_only.push_back(key);
-    } else if (key == "--time-limit") {
-      o.sweep.time_limit_s = parse_positive<double>(key, next());
-      sweep_only.push_back(key);
-    } else if (key == "--time-budget") {
-      o.sweep.time_budget_s = parse_positive<double>(key, next());
-      sweep_only.push_back(key);
-    } else if (key == "--seed") {
-      o.sweep.seed = parse_number<std::uint64_t>(key, next(), 0);
-      sweep_only.push_back(key);
-    } else if (key == "--remeasure") {
-      o.remeasure = true;
-      roofline_only.push_back(key);
-    } else if (key.rfind("--", 0) == 0 && key.size() > 2) {
-      // Not ours: perhaps an option of the suite, which is known only once every option is read.
-      const std::string name = key.substr(2);
-      if (!declared_by_a_suite(name)) throw UsageError("unknown option '" + arg + "' (see --help)");
-      if (o.run.suite_options.count(name)) throw UsageError(key + " is given twice");
-      o.run.suite_options[name] = next();
-    } else throw UsageError("unknown option '" + arg + "' (see --help)");
+  std::vector<std::string> line = args;
+  const std::set<std::string> commands = {"run", "sweep", "roofline", "tuning"};
+  if (line[0].rfind("-", 0) != 0 && !commands.count(line[0]))
+    throw UsageError("unknown command '" + line[0] + "' (valid: run, sweep, roofline, tuning show)");
+  const bool global = line[0] == "--help" || line[0] == "-h" || line[0] == "--version";
+  if (!commands.count(line[0]) && !global) line.insert(line.begin(), "run");  // the run is the default command
+  if (line == std::vector<std::string>{"tuning"} || (line[0] == "tuning" && line.size() > 1 && line[1] != "show" &&
+                                                     line[1].rfind("-", 0) != 0))
+    throw UsageError("'gpubench tuning' needs a subcommand: tuning show");
+
+  Raw raw;
+  Commands c(raw);
+  std::vector<std::string> reversed(line.rbegin(), line.rend());
+  try {
+    c.app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    const CLI::App* which = chosen(c);
+    if (which == &c.app) o.help_text = usage();
+    else o.help_text = which->help(which == c.show ? "gpubench tuning" : "gpubench");
+    return o;
+  } catch (const CLI::ParseError& e) {
+    refuse(e);
   }
-  if (o.help || o.list_devices) return o;
-  if (o.command != Command::sweep && !sweep_only.empty())
-    throw UsageError(sweep_only.front() + " is a sweep option: gpubench sweep " + sweep_only.front() + " ...");
-  if (o.command != Command::roofline && !roofline_only.empty())
-    throw UsageError(roofline_only.front() + " is a roofline option: gpubench roofline " + roofline_only.front());
+  if (raw.version) {
+    o.version = true;
+    return o;
+  }
+  const CLI::App* command = chosen(c);
+  if (command == c.tuning) throw UsageError("'gpubench tuning' needs a subcommand: tuning show");
+  const std::string command_name = command == c.show ? "tuning show" : command->get_name();
+  for (const CLI::App* sub : {c.run, c.sweep, c.roofline, c.show})
+    if (sub->parsed() && !sub->remaining().empty()) refuse_extra(command_name, sub->remaining().front());
+
+  o.command = command == c.sweep ? Command::sweep : command == c.roofline ? Command::roofline
+            : command == c.show  ? Command::tuning_show : Command::run;
+  o.list_devices = raw.list_devices;
+  o.breakdown = raw.breakdown;
+  o.remeasure = raw.remeasure;
+  o.sweep.exhaustive = raw.exhaustive;
+  if (const auto v = raw.one("--suite")) o.run.suite = *v;
+  if (const auto v = raw.one("--device")) {
+    if (o.command == Command::tuning_show) o.device_filter = *v;
+    else o.run.device = parse_number<int>("--device", *v, 0);
+  }
+  if (const auto v = raw.one("--problem")) o.run.problem = *v;
+  if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1);
+  if (const auto v = raw.one("--format")) o.format = parse_format(*v);
+  if (const auto v = raw.one("--out")) o.out = *v;
+  if (const auto v = raw.one("--baseline")) o.baseline = *v;
+  if (const auto v = raw.one("--tuning")) o.tuning = on_off("--tuning", *v);
+  if (const auto v = raw.one("--tuning-db")) {
+    o.tuning_db = *v;
+    if (o.tuning_db.empty()) throw UsageError("--tuning-db needs a directory");
+  }
+  if (const auto v = raw.one("--isolate")) o.isolate = on_off("--isolate", *v);
+  if (const auto v = raw.one("--point-timeout")) o.point_timeout_s = parse_positive<double>("--point-timeout", *v);
+  if (const auto v = raw.one("--kernel")) o.kernel = *v;
+  if (const auto v = raw.one("--time-limit")) o.sweep.time_limit_s = parse_positive<double>("--time-limit", *v);
+  if (const auto v = raw.one("--time-budget")) o.sweep.time_budget_s = parse_positive<double>("--time-budget", *v);
+  if (const auto v = raw.one("--seed")) o.sweep.seed = parse_number<std::uint64_t>("--seed", *v, 0);
+  for (const auto& p : raw.params) o.sweep.params.push_back(parse_param(p));
+  for (const auto& name : suite_names())
+    for (const auto& option : make_suite(name)->options())
+      if (const auto v = raw.one("--" + option.name)) o.run.suite_options[option.name] = *v;
+
+  std::string backend = raw.one("--backend").value_or("all");
+  const std::string precision = raw.one("--precision").value_or("f64"), variant = raw.one("--variant").value_or("all");
+  if (o.command == Command::tuning_show) {
+    if (raw.values["--backend"].size() == 1) o.backend_filter = find_backend(backend).name;
+    o.suite_filter = raw.one("--suite").value_or("");
+    if (!o.suite_filter.empty()) make_suite(o.suite_filter);  // names the valid suites
+    o.kernel_filter = o.kernel;
+    return o;
+  }
+  if (o.list_devices) {
+    for (const auto& b : split(backend)) {
+      if (b == "all") for (const auto& reg : backends()) o.run.backends.push_back(reg.name);
+      else o.run.backends.push_back(b);  // a backend not built is listed with the reason
+    }
+    return o;
+  }
   for (std::size_t i = 0; i < o.sweep.params.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (o.sweep.params[i].first == o.sweep.params[j].first)
@@ -216,7 +383,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (o.command == Command::sweep && !o.tuning)
     std::cerr << "gpubench: note: --tuning off: the sweep's results are not stored" << std::endl;
 
-  check_suite_options(*make_suite(o.run.suite), o.run);
+  if (o.command != Command::roofline) check_suite_options(*make_suite(o.run.suite), o.run);
   for (const auto& b : split(backend)) {
     if (b == "all") {
       for (const auto& reg : backends()) o.run.backends.push_back(reg.name);

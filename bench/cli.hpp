@@ -26,14 +26,21 @@ struct CliOptions {
   std::string out;  // empty: stdout
   std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row
   bool breakdown = false;  // --breakdown: the table adds each point's per-kernel rows
-  bool list_devices = false;
+  bool list_devices = false;    // with run.backends: the backends asked for (all by default)
   bool help = false;
+  std::string help_text;        // the chosen command's help (--help), or the usage (no arguments)
+  bool version = false;
+  // tuning show: only these (empty: all)
+  std::string backend_filter, device_filter, suite_filter, kernel_filter;
   bool isolate = true;          // --isolate on|off: points run in a worker process (bench/isolation.hpp)
   double point_timeout_s = 600; // --point-timeout S: a unit without progress for this long is a hang
 };
 
-// Throws UsageError naming the bad option or value and listing the valid ones.
+// Parsed with CLI11: `gpubench [run] | sweep | roofline | tuning show`, each command with its own
+// options and --help. Throws UsageError naming the bad option or value and listing the valid ones.
+// No arguments at all: help, with the usage as its text.
 CliOptions parse_cli(const std::vector<std::string>& args);
+// The commands, then the run's options and each suite's problems, variants and options.
 std::string usage();
 
 }  // namespace gpubench

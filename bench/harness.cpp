@@ -1,6 +1,7 @@
 #include "bench/harness.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ostream>
@@ -107,6 +108,13 @@ double planted_slowdown(const std::string& point_name) {
   return point_name.find(text.substr(at + 1)) != std::string::npos ? factor : 1;
 }
 
+// "40 s", "3 min", "1.5 h": an estimate, said as one.
+std::string duration_text(double seconds) {
+  if (seconds < 90) return std::to_string(static_cast<long>(std::ceil(seconds))) + " s";
+  if (seconds < 5400) return std::to_string(static_cast<long>(std::ceil(seconds / 60))) + " min";
+  return fixed(seconds / 3600, 1) + " h";
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -117,10 +125,10 @@ double median(std::vector<double> v) {
 // Google Benchmark calls this once per repetition: the first call prepares the point and runs its
 // profiled pass; each call times one repetition.
 void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, bool& prepare_failed,
-                        int& calls, int repetitions, std::ostream& log) {
+                        int& calls, int repetitions, const std::string& progress, std::ostream& log) {
   const int call = calls++;
   if (call == 0) {
-    log << "gpubench: " << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
+    log << "gpubench: " << progress << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
     try {
       point.prepare();
       isolation::alive();
@@ -324,13 +332,14 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
 
 // Runs one point (prepare, profiled pass, the timed repetitions, release) through Google
 // Benchmark; its result and its entries, as JSON (the form a worker process hands back).
-nlohmann::json run_point(Point& point, PointResult result, int repetitions, std::ostream& log) {
+nlohmann::json run_point(Point& point, PointResult result, int repetitions, const std::string& progress,
+                         std::ostream& log) {
   bool prepare_failed = false;
   int calls = 0;
   const std::string name = point.id().name();
   benchmark::RegisterBenchmark(name.c_str(),
                                [&](benchmark::State& st) {
-                                 run_one_repetition(st, point, result, prepare_failed, calls, repetitions, log);
+                                 run_one_repetition(st, point, result, prepare_failed, calls, repetitions, progress, log);
                                })
       ->UseManualTime()
       ->Iterations(1)
@@ -379,6 +388,8 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     if (!names.insert(point->id().name()).second) throw Error(ExitCode::internal, "two points named " + point->id().name());
 
   report.benchmarks = nlohmann::json::array();
+  const auto start = std::chrono::steady_clock::now();
+  int measured = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     Point& point = *points[i];
     PointResult base;
@@ -389,8 +400,9 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end()) base.ceilings = c->second;
 
     bool replayed = false;
-    const nlohmann::json done =
-        isolation::unit(base.id.name(), [&] { return run_point(point, base, repetitions, log); }, &replayed);
+    const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(points.size()) + "] ";
+    const nlohmann::json done = isolation::unit(
+        base.id.name(), [&] { return run_point(point, base, repetitions, progress, log); }, &replayed);
     PointResult result;
     nlohmann::json entries;
     if (const auto crash = isolation::crash_of(done)) {
@@ -405,9 +417,16 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     // Each point ran as a family of its own: number the families as the plan orders them.
     for (auto& e : entries) e["family_index"] = i;
     for (auto& e : entries) report.benchmarks.push_back(std::move(e));
-    if (!replayed)
-      log << "gpubench: " << result.id.name() << (result.failed ? " FAILED: " + result.error : std::string(" verified"))
-          << std::endl;
+    if (!replayed) {
+      log << "gpubench: " << progress << result.id.name()
+          << (result.failed ? " FAILED: " + result.error : std::string(" verified"));
+      // What is left, at the pace of the points measured so far in this process.
+      ++measured;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const std::size_t left = points.size() - i - 1;
+      if (left > 0) log << " (about " << duration_text(elapsed / measured * static_cast<double>(left)) << " left)";
+      log << std::endl;
+    }
     report.points.push_back(std::move(result));
   }
 

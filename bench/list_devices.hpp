@@ -1,11 +1,14 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace gpubench {
 
-// Every backend's devices with the facts that matter. Returns false if a backend's discovery
-// failed (its error is printed in its place; the others are still listed).
-bool list_devices(std::ostream& out);
+// The devices of `backends` (built or not) with the facts that matter, as text or as JSON. A
+// backend with no device says why: not built (what CMake found), or what its runtime said.
+// Returns whether any of them has a device. Throws UsageError for a name gpubench does not know.
+bool list_devices(const std::vector<std::string>& backends, bool json, std::ostream& out);
 
 }  // namespace gpubench

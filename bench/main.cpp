@@ -43,7 +43,9 @@ void write_out(const gpubench::CliOptions& options, const std::string& text) {
 int roofline(const gpubench::CliOptions& options, gpubench::TuningDb& db) {
   using namespace gpubench;
   nlohmann::json all = nlohmann::json::array();
-  std::ostringstream table;
+  std::ostringstream table, csv;
+  csv << "backend,index,device,copy_gbps,triad_gbps,bandwidth_gbps,worst_bandwidth_gbps,trials,f32_gflops,f64_gflops,"
+         "array_bytes,measured,commit,datasheet,datasheet_bandwidth_gbps,datasheet_f32_gflops,datasheet_f64_gflops\n";
   bool any = false;
   for (const auto& backend : options.run.backends) {
     DeviceInfo d;
@@ -59,12 +61,28 @@ int roofline(const gpubench::CliOptions& options, gpubench::TuningDb& db) {
     any = any || c.has_value();
     nlohmann::json j = {{"device", DeviceIdentity::of(d).to_json()}, {"backend", d.backend}, {"index", d.index}};
     if (c) j["ceilings"] = *c;
-    if (const auto sheet = datasheet(d))
+    const auto sheet = datasheet(d);
+    if (sheet)
       j["datasheet"] = {{"source", sheet->source}, {"bandwidth_gbps", sheet->bandwidth_gbps},
                         {"f32_gflops", sheet->f32_gflops}, {"f64_gflops", sheet->f64_gflops}};
     all.push_back(j);
+    // One row per device; a device without a probe has its identity and empty figures.
+    const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+    csv << d.backend << "," << d.index << "," << quoted(d.name) << ",";
+    if (c)
+      csv << c->copy_gbps << "," << c->triad_gbps << "," << c->bandwidth_gbps() << "," << c->worst_bandwidth_gbps << ","
+          << c->trials << "," << c->f32_gflops << "," << c->f64_gflops << "," << c->array_bytes << "," << c->date << ","
+          << c->commit << ",";
+    else
+      csv << ",,,,,,,,,,";
+    if (sheet)
+      csv << quoted(sheet->source) << "," << sheet->bandwidth_gbps << "," << sheet->f32_gflops << "," << sheet->f64_gflops;
+    else
+      csv << ",,,";
+    csv << "\n";
   }
   if (options.format == Format::json) write_out(options, all.dump(2) + "\n");
+  else if (options.format == Format::csv) write_out(options, csv.str());
   else write_out(options, table.str());
   if (options.format != Format::table && !options.out.empty()) std::cout << table.str();
   return any ? 0 : static_cast<int>(ExitCode::device);
@@ -117,7 +135,11 @@ int run(const std::vector<std::string>& args) {
   using namespace gpubench;
   const CliOptions options = parse_cli(args);
   if (options.help) {
-    std::cout << usage();
+    std::cout << options.help_text;
+    return 0;
+  }
+  if (options.version) {
+    std::cout << "gpubench " << GPUBENCH_VERSION << " (commit " << build_commit << ")\n";
     return 0;
   }
   // Runs and sweeps go on in a worker process, forked before this one opens any device.
@@ -130,13 +152,18 @@ int run(const std::vector<std::string>& args) {
   if (measures && options.isolate)
     if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
 
-  if (options.list_devices) return list_devices(std::cout) ? 0 : static_cast<int>(ExitCode::device);
+  if (options.list_devices) {
+    std::ostringstream listed;
+    const bool any = list_devices(options.run.backends, options.format == Format::json, listed);
+    write_out(options, listed.str());
+    return any ? 0 : static_cast<int>(ExitCode::device);
+  }
 
   // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
   // launch parameters from it, and sweeps from storing theirs.
   const auto db = std::make_shared<TuningDb>(open_tuning_db(options.tuning_db));
   if (options.command == Command::tuning_show) {
-    db->show(std::cout);
+    db->show(std::cout, {options.backend_filter, options.device_filter, options.suite_filter, options.kernel_filter});
     return 0;
   }
   if (options.command == Command::roofline) return roofline(options, *db);

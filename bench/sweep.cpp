@@ -94,28 +94,48 @@ std::vector<Params> random_legal(const TunableSpace& space, std::size_t count, s
   return out;
 }
 
-// A progress bar on a terminal, one line per configuration otherwise.
+// A progress bar on a terminal, one line per configuration otherwise. It counts the
+// configurations the sweep will visit: the legal ones, less those a walk skips when it stops
+// early (skip); a search within a time budget counts its time instead (budget).
 class Progress {
  public:
   Progress(std::ostream& log, bool terminal, std::string label) : log_(log), terminal_(terminal), label_(std::move(label)) {}
-  void kernel(const std::string& name, std::size_t most) {
+  void kernel(const std::string& name, std::size_t configs) {
     kernel_ = name;
     done_ = 0;
-    most_ = std::max<std::size_t>(most, 1);
+    most_ = configs;
+    budget_ = 0;
   }
+  void budget(const std::string& name, double seconds, std::function<double()> now) {
+    kernel(name, 0);
+    budget_ = seconds;
+    now_ = std::move(now);
+    start_ = now_();
+  }
+  void skip(std::size_t configs) { most_ -= std::min(most_, configs); }
   void config(const ConfigResult& r) {
     ++done_;
     char time[48];
     if (r.ok()) std::snprintf(time, sizeof time, "%.4f ms", r.timing.seconds * 1e3);
     else std::snprintf(time, sizeof time, "%s", r.status.c_str());
+    double fraction = 0;
+    std::string count = std::to_string(done_);
+    if (budget_ > 0) {
+      const double spent = std::min(now_() - start_, budget_);
+      fraction = spent / budget_;
+      count += " configs, " + fixed(spent, 0) + " of " + fixed(budget_, 0) + " s";
+    } else {
+      fraction = most_ > 0 ? std::min(1.0, static_cast<double>(done_) / static_cast<double>(most_)) : 1.0;
+      count += "/" + std::to_string(std::max(most_, done_));
+    }
     if (!terminal_) {
-      log_ << "gpubench: sweep " << label_ << " " << kernel_ << " " << format_params(r.params) << ": " << time
-           << (r.ok() ? "" : " (" + r.reason + ")") << std::endl;
+      log_ << "gpubench: sweep " << label_ << " " << kernel_ << " [" << count << "] " << format_params(r.params) << ": "
+           << time << (r.ok() ? "" : " (" + r.reason + ")") << std::endl;
       return;
     }
-    const std::size_t width = 24, filled = std::min(width, done_ * width / most_);
+    const std::size_t width = 24, filled = static_cast<std::size_t>(fraction * width);
     log_ << "\r\033[K" << label_ << " " << kernel_ << " [" << std::string(filled, '#') << std::string(width - filled, '.')
-         << "] " << done_ << " configs  " << format_params(r.params) << "  " << time << std::flush;
+         << "] " << count << "  " << format_params(r.params) << "  " << time << std::flush;
   }
   void end_kernel() {
     if (terminal_) log_ << "\r\033[K" << std::flush;
@@ -125,7 +145,9 @@ class Progress {
   std::ostream& log_;
   bool terminal_;
   std::string label_, kernel_;
-  std::size_t done_ = 0, most_ = 1;
+  std::size_t done_ = 0, most_ = 0;
+  double budget_ = 0, start_ = 0;
+  std::function<double()> now_;
 };
 
 // Half the relative spread of a configuration's samples, at least 1%: what counts as noise.
@@ -286,18 +308,25 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
       others.constraints.clear();
       std::erase_if(others.params, [](const Tunable& t) { return t.name == "work_groups_per_cu"; });
       const std::vector<Params> combos = others.params.empty() ? std::vector<Params>{Params{}} : others.enumerate();
-      progress.kernel(ks.kernel, combos.size() * per_cu->values.size());
+      // The legal configurations of each combination, in walking order; the bar counts them.
+      std::vector<std::vector<Params>> walks;
+      std::size_t legal = 0;
       for (const Params& combo : combos) {
-        double best_here = INFINITY, noise = 0.01;
-        int since = 0;
-        bool first = true;
+        walks.emplace_back();
         for (int v : per_cu->values) {
           Params p = combo;
           p["work_groups_per_cu"] = v;
-          if (!space.legal(p)) continue;
-          const ConfigResult& r = run(p);
-          if (r.status == "launch failed" && first) break;  // these parameters do not launch at all
-          first = false;
+          if (space.legal(p)) walks.back().push_back(std::move(p));
+        }
+        legal += walks.back().size();
+      }
+      progress.kernel(ks.kernel, legal);
+      for (const auto& walk : walks) {
+        double best_here = INFINITY, noise = 0.01;
+        int since = 0;
+        for (std::size_t i = 0; i < walk.size(); ++i) {
+          const ConfigResult& r = run(walk[i]);
+          bool stop = r.status == "launch failed" && i == 0;  // these parameters do not launch at all
           if (r.ok() && r.timing.seconds < best_here * (1 - noise)) {
             best_here = r.timing.seconds;
             noise = noise_of(r);
@@ -305,7 +334,11 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
           } else {
             ++since;
           }
-          if (!options.exhaustive && !per_cu_given && since >= options.patience) break;
+          stop = stop || (!options.exhaustive && !per_cu_given && since >= options.patience);
+          if (stop) {
+            progress.skip(walk.size() - i - 1);
+            break;
+          }
         }
       }
     } else if (std::vector<Params> all = space.enumerate(small_space + 1); options.exhaustive || all.size() <= small_space) {
@@ -319,7 +352,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
           << " legal configurations: the heuristic and " << random_sample << " at random (seed " << options.seed
           << "), then hill climbing from the best " << climb_from << ", within " << fixed(options.time_budget_s, 0)
           << " s" << std::endl;
-      progress.kernel(ks.kernel, 2 * random_sample);
+      progress.budget(ks.kernel, options.time_budget_s, now);
       const double budget_start = now();
       auto spent = [&] { return ks.budget_spent = ks.budget_spent || now() - budget_start >= options.time_budget_s; };
       std::mt19937_64 random(options.seed);

@@ -5,6 +5,7 @@
 #include "bench/format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
@@ -70,7 +71,31 @@ std::string buckets_text(const TuningKey& k) {
   return s.empty() ? "-" : s;
 }
 
-void show_contents(const TuningDbFile& db, std::ostream& out) {
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The backend whose devices a file describes, from its API: "OpenCL 3.0 CUDA" -> opencl,
+// "ViennaCL 1.7 / OpenMP 4.5" -> viennacl_host.
+std::string backend_of_api(const std::string& api) {
+  const std::string a = lower(api);
+  if (a.rfind("viennacl", 0) == 0) return a.find("openmp") != std::string::npos ? "viennacl_host" : "viennacl";
+  for (const char* b : {"opencl", "openmp", "cuda"})
+    if (a.rfind(b, 0) == 0) return b;
+  return a.substr(0, a.find(' '));
+}
+
+bool shows_device(const TuningDb::ShowFilter& f, const DeviceIdentity& d) {
+  return (f.backend.empty() || backend_of_api(d.api) == f.backend) &&
+         (f.device.empty() || lower(d.name).find(lower(f.device)) != std::string::npos);
+}
+
+bool shows_entry(const TuningDb::ShowFilter& f, const TuningEntry& e) {
+  return (f.suite.empty() || e.key.suite == f.suite) && (f.kernel.empty() || e.key.kernel == f.kernel);
+}
+
+void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, std::ostream& out) {
   out << "  device:   " << db.device->describe() << "\n";
   if (db.ceilings) {
     const Ceilings& c = *db.ceilings;
@@ -87,8 +112,11 @@ void show_contents(const TuningDbFile& db, std::ostream& out) {
     out << "  defaults:\n";
     for (const auto& [name, params] : db.defaults.items()) out << "    " << name << ": " << params_text(params) << "\n";
   }
-  if (db.entries.empty()) {
-    out << "  entries:  none\n";
+  std::vector<const TuningEntry*> shown;
+  for (const auto& e : db.entries)
+    if (shows_entry(filter, e)) shown.push_back(&e);
+  if (shown.empty()) {
+    out << (db.entries.empty() ? "  entries:  none\n" : "  entries:  none of this suite and kernel\n");
     return;
   }
   // In the order the file keeps them (sorted by key when written).
@@ -96,10 +124,12 @@ void show_contents(const TuningDbFile& db, std::ostream& out) {
                                            "date"};
   const std::vector<bool> right = {false, false, false, false, true, true, true, false};
   std::vector<std::vector<std::string>> rows;
-  for (const auto& e : db.entries)
+  for (const TuningEntry* entry : shown) {
+    const TuningEntry& e = *entry;
     rows.push_back({e.key.suite + "/" + e.key.kernel + "/" + to_string(e.key.precision), buckets_text(e.key),
                     e.problem, params_text(e.params), fixed(e.seconds * 1e3, 3), fixed(e.gflops, 1),
                     e.roofline_pct > 0 ? fixed(e.roofline_pct, 1) : "-", e.date.empty() ? "-" : e.date});
+  }
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     width[i] = header[i].size();
@@ -135,7 +165,8 @@ std::vector<fs::path> layer_files(const std::string& dir) {
 }
 
 // Shows one layer's files and counts them; returns the paths of those that cannot be read.
-std::vector<std::string> show_layer(const std::string& dir, std::size_t index, std::size_t& count, std::ostream& out) {
+std::vector<std::string> show_layer(const std::string& dir, std::size_t index, const TuningDb::ShowFilter& filter,
+                                    std::size_t& count, std::ostream& out) {
   out << "== " << dir << " (" << layer_role(index) << ")\n";
   const std::vector<fs::path> files = layer_files(dir);
   count += files.size();
@@ -144,16 +175,17 @@ std::vector<std::string> show_layer(const std::string& dir, std::size_t index, s
   for (const auto& file : files) {
     const std::string path = file.string();
     const std::string name = file.filename().string();
-    out << name << "\n";
     try {
       const TuningDbFile db = read_tuning_db_file(path);
       if (!db.device) tuning_db_file_error(path, "vanished while being read");
       if (db.device->file_name() != name)
         tuning_db_file_error(path, "its \"device\" block describes " + db.device->describe() + ", whose file is " +
                                        db.device->file_name());
-      show_contents(db, out);
+      if (!shows_device(filter, *db.device)) continue;
+      out << name << "\n";
+      show_contents(db, filter, out);
     } catch (const InputError& e) {
-      out << "  error: " << e.what() << "\n";
+      out << name << "\n  error: " << e.what() << "\n";
       bad.push_back(path);
     }
   }
@@ -285,14 +317,19 @@ void TuningDb::record(const DeviceInfo& d, const std::vector<TuningEntry>& new_e
   });
 }
 
-void TuningDb::show(std::ostream& out) const {
+void TuningDb::show(std::ostream& out, const ShowFilter& filter) const {
   out << "tuning database layers, the first written, the others read beneath it in order:\n";
+  std::string only;
+  for (const auto& [what, value] : {std::pair<const char*, const std::string&>{"backend", filter.backend},
+                                    {"device", filter.device}, {"suite", filter.suite}, {"kernel", filter.kernel}})
+    if (!value.empty()) only += std::string(only.empty() ? "" : ", ") + what + " " + value;
   for (std::size_t i = 0; i < layers_.size(); ++i) out << "  " << i + 1 << ". " << layers_[i] << " (" << layer_role(i) << ")\n";
+  if (!only.empty()) out << "only: " << only << "\n";
   std::vector<std::string> bad;
   std::size_t files = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     out << "\n";
-    for (auto& b : show_layer(layers_[i], i, files, out)) bad.push_back(std::move(b));
+    for (auto& b : show_layer(layers_[i], i, filter, files, out)) bad.push_back(std::move(b));
   }
   if (!bad.empty()) {
     std::string list;

@@ -55,9 +55,15 @@ class TuningDb {
   void store_ceilings(const DeviceInfo& d, const Ceilings& c);
   void record(const DeviceInfo& d, const std::vector<TuningEntry>& entries);
 
+  // What `tuning show` prints; an empty field matches everything.
+  struct ShowFilter {
+    std::string backend;  // the files of this backend's devices
+    std::string device;   // devices whose name contains this (case-insensitive)
+    std::string suite, kernel;  // entries of this suite, this kernel
+  };
   // Each layer (its path, whether it is written) and every file in it, readable: device,
-  // ceilings, defaults, entries with their buckets and parameters.
-  void show(std::ostream& out) const;
+  // ceilings, defaults, entries with their buckets and parameters; only what `filter` matches.
+  void show(std::ostream& out, const ShowFilter& filter = {}) const;
 
  private:
   std::vector<std::string> layers_;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include "backends/registry.hpp"
 #include "bench/cli.hpp"
 #include "common/errors.hpp"
 
@@ -19,7 +20,7 @@ std::string usage_error(const std::vector<std::string>& args) {
 }
 
 TEST(Cli, Defaults) {
-  const CliOptions o = parse_cli({});
+  const CliOptions o = parse_cli({"run"});
   EXPECT_EQ(o.run.suite, "cg");
   EXPECT_TRUE(o.run.suite_options.empty());
   EXPECT_EQ(o.run.repetitions, 9);  // compare.py's U test wants 9
@@ -113,7 +114,7 @@ TEST(Cli, DeviceNeedsOneBackend) {
 }
 
 TEST(Cli, CommandsAndTheirOptions) {
-  EXPECT_EQ(parse_cli({}).command, Command::run);
+  EXPECT_EQ(parse_cli({"--backend", "openmp"}).command, Command::run);
   EXPECT_EQ(parse_cli({"run", "--backend", "openmp"}).command, Command::run);
   EXPECT_EQ(parse_cli({"roofline", "--remeasure"}).command, Command::roofline);
   EXPECT_TRUE(parse_cli({"roofline", "--remeasure"}).remeasure);
@@ -130,7 +131,7 @@ TEST(Cli, CommandsAndTheirOptions) {
   const CliOptions budget = parse_cli({"sweep", "--time-budget", "30", "--seed", "7"});
   EXPECT_DOUBLE_EQ(budget.sweep.time_budget_s, 30);
   EXPECT_EQ(budget.sweep.seed, 7u);
-  EXPECT_TRUE(parse_cli({}).tuning);
+  EXPECT_TRUE(parse_cli({"run"}).tuning);
   EXPECT_FALSE(parse_cli({"--tuning", "off"}).tuning);
 
   EXPECT_THAT(usage_error({"swep"}), HasSubstr("unknown command 'swep'"));
@@ -140,7 +141,7 @@ TEST(Cli, CommandsAndTheirOptions) {
   EXPECT_THAT(usage_error({"roofline", "--exhaustive"}), HasSubstr("is a sweep option"));
   EXPECT_THAT(usage_error({"sweep", "--remeasure"}), HasSubstr("is a roofline option"));
   EXPECT_THAT(usage_error({"--tuning", "maybe"}), HasSubstr("on or off"));
-  EXPECT_THAT(usage_error({"--tuning-db="}), HasSubstr("--tuning-db needs a directory"));
+  EXPECT_THAT(usage_error({"--tuning-db="}), HasSubstr("--tuning-db needs a "));
   EXPECT_THAT(usage_error({"sweep", "--param", "work_group_size=64", "--param", "work_group_size=128"}),
               HasSubstr("given twice"));
   EXPECT_THAT(usage_error({"sweep", "--time-limit", "0"}), HasSubstr("positive"));
@@ -151,4 +152,54 @@ TEST(Cli, CommandsAndTheirOptions) {
 }
 
 }  // namespace
+
+// Issue 12, section 3: a command line that behaves.
+TEST(Cli, NoArgumentsIsUsageNotARunOfEveryBackend) {
+  const CliOptions o = parse_cli({});
+  EXPECT_TRUE(o.help);
+  EXPECT_THAT(o.help_text, HasSubstr("gpubench sweep [options]"));
+  EXPECT_THAT(o.help_text, HasSubstr("--repetitions"));
+}
+
+TEST(Cli, EachCommandHasItsOwnHelp) {
+  const CliOptions sweep = parse_cli({"sweep", "--help"});
+  ASSERT_TRUE(sweep.help);
+  EXPECT_THAT(sweep.help_text, HasSubstr("gpubench sweep"));
+  EXPECT_THAT(sweep.help_text, HasSubstr("--time-budget"));
+  EXPECT_THAT(sweep.help_text, testing::Not(HasSubstr("--baseline")));
+  const CliOptions show = parse_cli({"tuning", "show", "--help"});
+  EXPECT_THAT(show.help_text, HasSubstr("--kernel"));
+  EXPECT_THAT(show.help_text, testing::Not(HasSubstr("--repetitions")));
+  const CliOptions roofline = parse_cli({"roofline", "-h"});
+  EXPECT_THAT(roofline.help_text, HasSubstr("--remeasure"));
+  EXPECT_THAT(roofline.help_text, testing::Not(HasSubstr("--kernel")));
+  const CliOptions run = parse_cli({"--help"});
+  EXPECT_THAT(run.help_text, HasSubstr("--breakdown"));
+  EXPECT_THAT(run.help_text, HasSubstr("npb:S|W|A|B|C"));  // each suite's problems
+  EXPECT_TRUE(parse_cli({"--version"}).version);
+}
+
+TEST(Cli, TuningShowTakesFilters) {
+  const CliOptions o = parse_cli({"tuning", "show", "--backend", "openmp", "--device", "EPYC", "--suite", "cg",
+                                  "--kernel", "dot"});
+  EXPECT_EQ(o.backend_filter, "openmp");
+  EXPECT_EQ(o.device_filter, "EPYC");
+  EXPECT_EQ(o.suite_filter, "cg");
+  EXPECT_EQ(o.kernel_filter, "dot");
+  EXPECT_THAT(usage_error({"tuning", "show", "--suite", "nbody"}), HasSubstr("valid: cg"));
+  EXPECT_THAT(usage_error({"tuning", "show", "--repetitions", "3"}), HasSubstr("--repetitions is an option of a run"));
+}
+
+// Every backend gpubench knows is either in this build or says why not, as CMake found it.
+TEST(Cli, ABackendNotBuiltSaysWhy) {
+  for (const std::string name : {"openmp", "opencl", "cuda", "viennacl", "viennacl_host"}) {
+    bool built = false;
+    for (const auto& b : backends()) built = built || b.name == name;
+    EXPECT_NE(built, !not_built_reason(name).empty()) << name;
+    if (!built) {
+      EXPECT_THAT(usage_error({"--backend", name}), HasSubstr("is not in this build: ")) << name;
+    }
+  }
+}
+
 }  // namespace gpubench

@@ -325,6 +325,49 @@ TEST(EndToEnd, ListDevicesShowsTheFactsThatMatter) {
     EXPECT_THAT(r.output, HasSubstr(s));
 }
 
+// Issue 12, section 3: --list-devices honours --backend and --format json; a backend without a
+// device says why.
+TEST(EndToEnd, ListDevicesTakesBackendsAndJson) {
+  const Result r = gpubench("--list-devices --backend openmp --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["backend"], "openmp");
+  ASSERT_FALSE(j[0]["devices"].empty());
+  EXPECT_EQ(j[0]["devices"][0]["backend"], "openmp");
+  const Result all = gpubench("--list-devices --format json");
+  for (const auto& b : nlohmann::json::parse(all.output))
+    if (b["devices"].empty()) {
+      EXPECT_FALSE(b.value("no_devices", "").empty()) << b.dump();
+    }
+  EXPECT_THAT(gpubench("--list-devices --backend metal").output, HasSubstr("unknown backend 'metal'"));
+}
+
+TEST(EndToEnd, NoArgumentsPrintsUsageAndVersionNamesTheCommit) {
+  const Result none = gpubench("");
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_THAT(none.output, HasSubstr("gpubench sweep [options]"));
+  EXPECT_THAT(none.output, testing::Not(HasSubstr("gpubench: problem")));  // nothing ran
+  const Result version = gpubench("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.output, testing::MatchesRegex("gpubench [0-9.]+ \\(commit [0-9a-f]+(-dirty)?\\)\n"));
+}
+
+TEST(EndToEnd, RooflineWritesCsvAndJson) {
+  const Result csv = gpubench("roofline --backend openmp --format csv 2>/dev/null");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  std::istringstream lines(csv.output);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header.rfind("backend,index,device,copy_gbps", 0), 0u) << csv.output;
+  EXPECT_EQ(row.rfind("openmp,0,", 0), 0u) << csv.output;
+  const Result json = gpubench("roofline --backend openmp --format json 2>/dev/null");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const nlohmann::json j = nlohmann::json::parse(json.output);
+  EXPECT_GT(j.at(0).at("ceilings").at("triad_gbps").get<double>(), 0);
+}
+
 TEST(EndToEnd, AFailedPointIsReportedWithoutNumbersAndExitsNonZero) {
   // Symmetric but indefinite: CG breaks down. The point fails; nothing is printed as a figure.
   const std::string out = temp_path("fail.json");
