@@ -106,11 +106,19 @@ void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, s
   } else {
     out << "  ceilings: not measured\n";
   }
-  if (db.defaults.empty()) {
+  // Defaults are keyed "suite/kernel".
+  std::vector<std::pair<std::string, std::string>> defaults;
+  for (const auto& [name, params] : db.defaults.items()) {
+    const auto slash = name.find('/');
+    const std::string suite = name.substr(0, slash), kernel = slash == std::string::npos ? "" : name.substr(slash + 1);
+    if ((filter.suite.empty() || suite == filter.suite) && (filter.kernel.empty() || kernel == filter.kernel))
+      defaults.emplace_back(name, params_text(params));
+  }
+  if (defaults.empty()) {
     out << "  defaults: none\n";
   } else {
     out << "  defaults:\n";
-    for (const auto& [name, params] : db.defaults.items()) out << "    " << name << ": " << params_text(params) << "\n";
+    for (const auto& [name, params] : defaults) out << "    " << name << ": " << params << "\n";
   }
   std::vector<const TuningEntry*> shown;
   for (const auto& e : db.entries)

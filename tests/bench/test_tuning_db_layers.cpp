@@ -451,3 +451,39 @@ TEST_F(TuningDbLayers, Issue12_12_AnUnwritableDatabaseCostsTheStoreNotTheRun) {
 
 }  // namespace
 }  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// Issue 12, section 3: tuning show narrows to a backend, a device, a suite and a kernel.
+TEST_F(TuningDbLayers, ShowFiltersByBackendDeviceSuiteAndKernel) {
+  const DeviceInfo gpu = h100_opencl();
+  DeviceInfo host = gpu;
+  host.backend = "openmp";
+  host.api = "OpenMP 4.5";
+  host.name = "AMD EPYC";
+  TuningEntry ep = entry(cg_key(20, 22), 64);
+  ep.key = TuningKey::of_sizes("ep", "tally", Precision::f64, {{"m", 1 << 24}});
+  TuningDb db(user(), {});
+  db.record(gpu, {entry(cg_key(20, 22), 128), ep});
+  db.record(host, {entry(cg_key(20, 22), 32)});
+  auto shown = [&](const TuningDb::ShowFilter& f) {
+    std::ostringstream out;
+    db.show(out, f);
+    return out.str();
+  };
+  const std::string all = shown({});
+  EXPECT_THAT(all, HasSubstr("AMD EPYC"));
+  EXPECT_THAT(all, HasSubstr("H100"));
+  const std::string opencl = shown({"opencl", "", "", ""});
+  EXPECT_THAT(opencl, HasSubstr("H100"));
+  EXPECT_THAT(opencl, Not(HasSubstr("AMD EPYC")));
+  EXPECT_THAT(shown({"", "epyc", "", ""}), Not(HasSubstr("H100")));  // a part of the name, any case
+  const std::string tally = shown({"", "", "ep", "tally"});
+  EXPECT_THAT(tally, HasSubstr("ep/tally/f64"));
+  EXPECT_THAT(tally, Not(HasSubstr("cg/")));
+  EXPECT_THAT(tally, HasSubstr("only: suite ep, kernel tally"));
+}
+
+}  // namespace
+}  // namespace gpubench
