@@ -56,13 +56,6 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
   return find_devices(with_suite, options.device, skipped);
 }
 
-bool declared_by_a_suite(const std::string& name) {
-  for (const auto& f : factories())
-    for (const auto& option : f()->options())
-      if (option.name == name) return true;
-  return false;
-}
-
 void check_suite_options(const Suite& suite, const RunOptions& options) {
   for (const auto& [name, value] : options.suite_options) {
     bool ours = false;

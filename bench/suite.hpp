@@ -142,8 +142,6 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);
 std::vector<std::string> suite_names();
 std::unique_ptr<Suite> make_suite(const std::string& name);  // UsageError listing valid ones
-// Whether any registered suite declares the option `name`.
-bool declared_by_a_suite(const std::string& name);
 // UsageError for a suite option in `options` that `suite` does not declare, naming the suite that does.
 void check_suite_options(const Suite& suite, const RunOptions& options);
 
