@@ -120,14 +120,42 @@ void check_baseline(const std::string& baseline, const std::vector<PointId>& poi
   throw UsageError("--baseline " + baseline + " matches no planned row (planned: " + valid + ")");
 }
 
+namespace {
+
+// `j` with `first` (those it has) in that order, then its other keys: Google Benchmark's JSON
+// reporter (1.7.1) writes its fields in this order, and a reader comparing by eye expects it.
+nlohmann::ordered_json in_order(const nlohmann::json& j, const std::vector<const char*>& first) {
+  nlohmann::ordered_json o;
+  for (const char* key : first)
+    if (j.contains(key)) o[key] = j[key];
+  for (const auto& [key, value] : j.items())
+    if (!o.contains(key)) o[key] = value;
+  return o;
+}
+
+const std::vector<const char*> benchmark_keys = {
+    "name",           "family_index", "per_family_instance_index", "run_name",      "run_type",
+    "repetitions",    "repetition_index", "threads",               "aggregate_name", "aggregate_unit",
+    "error_occurred", "error_message", "iterations",               "real_time",     "cpu_time",
+    "time_unit"};
+const std::vector<const char*> context_keys = {"date",      "host_name",           "executable", "num_cpus",
+                                               "mhz_per_cpu", "cpu_scaling_enabled", "caches",     "load_avg",
+                                               "library_build_type"};
+
+}  // namespace
+
 void write_json(const RunReport& report, std::ostream& out) {
   // Google Benchmark's compare.py (1.7) reads every entry of "benchmarks" as a time: a failed
   // point's entries (error_occurred, no times) go beside them, so that a failure can neither
   // read as a speed-up nor stop compare.py.
-  nlohmann::json measured = nlohmann::json::array(), failed = nlohmann::json::array();
-  for (const auto& b : report.benchmarks) (b.value("error_occurred", false) ? failed : measured).push_back(b);
-  out << nlohmann::json{{"context", report.context}, {"benchmarks", measured}, {"failed_benchmarks", failed}}.dump(2)
-      << "\n";
+  nlohmann::ordered_json measured = nlohmann::ordered_json::array(), failed = nlohmann::ordered_json::array();
+  for (const auto& b : report.benchmarks)
+    (b.value("error_occurred", false) ? failed : measured).push_back(in_order(b, benchmark_keys));
+  nlohmann::ordered_json records;
+  records["context"] = in_order(report.context, context_keys);
+  records["benchmarks"] = measured;
+  records["failed_benchmarks"] = failed;
+  out << records.dump(2) << "\n";
 }
 
 namespace {

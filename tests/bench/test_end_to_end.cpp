@@ -57,6 +57,18 @@ TEST(EndToEnd, JsonHasGoogleBenchmarkLayoutAndOurFields) {
     for (const char* key : {"api", "platform", "vendor", "name", "compute_units", "driver"})
       EXPECT_TRUE(d.contains(key)) << key;
 
+  // Google Benchmark's fields first, in its reporter's order; gpubench's after them.
+  {
+    std::ifstream f(out);
+    const auto ordered = nlohmann::ordered_json::parse(f);
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : ordered.at("benchmarks").at(0).items()) keys.push_back(key);
+    const std::vector<std::string> first = {"name", "family_index", "per_family_instance_index", "run_name",
+                                            "run_type", "repetitions", "repetition_index", "threads", "iterations",
+                                            "real_time", "cpu_time", "time_unit"};
+    ASSERT_GE(keys.size(), first.size());
+    EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + static_cast<long>(first.size())), first);
+  }
   int iterations = 0, aggregates = 0;
   std::set<std::string> backends, variants, rows;
   for (const auto& b : j.at("benchmarks")) {
