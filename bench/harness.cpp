@@ -268,7 +268,7 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     j.update(fields);
     return j;
   };
-  std::vector<double> real, cpu, gflops, gbps;
+  std::vector<double> real, gflops, gbps;
   for (int r = 0; r < repetitions; ++r) {
     const auto i = static_cast<std::size_t>(r);
     nlohmann::json j = entry(name, false);
@@ -284,7 +284,7 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     } else {
       j["verified"] = false;
     }
-    if (p.failed) {
+    if (p.failed || !o) {
       j["error_occurred"] = true;
       j["error_message"] = run_error.empty() ? "the point failed: " + p.error : run_error;
       entries.push_back(std::move(j));
@@ -293,12 +293,11 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     const double iterations = std::max(o->iterations, 1);
     const double seconds = o->seconds / iterations;
     real.push_back(seconds * 1e9);
-    cpu.push_back(seconds * 1e9);
     gflops.push_back(seconds > 0 ? p.flops_per_iteration / seconds / 1e9 : 0);
     gbps.push_back(seconds > 0 ? p.bytes_per_iteration / seconds / 1e9 : 0);
     j["iterations"] = 1;
     j["real_time"] = real.back();
-    j["cpu_time"] = cpu.back();
+    j["cpu_time"] = real.back();
     j["time_unit"] = "ns";
     j["gflops"] = gflops.back();
     j["gbps"] = gbps.back();
@@ -319,7 +318,7 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     j["aggregate_unit"] = s.percentage ? "percentage" : "time";
     j["iterations"] = real.size();
     j["real_time"] = s.of(real);
-    j["cpu_time"] = s.of(cpu);
+    j["cpu_time"] = j["real_time"];
     j["time_unit"] = "ns";
     j["gflops"] = s.of(gflops);
     j["gbps"] = s.of(gbps);
