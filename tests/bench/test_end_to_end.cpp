@@ -129,76 +129,88 @@ TEST(EndToEnd, ComparePyReadsAPlantedSlowdownAsPlusOne) {
   if (!std::filesystem::exists(compare) || std::system("/usr/bin/python3 -c 'import scipy' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "compare.py or python3-scipy not installed (scripts/setup installs both)";
   const std::string a = temp_path("a.json"), b = temp_path("b.json"), diff = temp_path("diff.json");
-  // EP's serial variant on one thread: compute-bound, so two processes time it within a few %.
+  // EP's serial variant on one thread: compute-bound, so two processes on a quiet machine time it
+  // within a few %. ctest runs this test alone (RUN_SERIAL); a machine busy with something else
+  // can still slow one of the two runs, so a pair whose median change is off by more than the
+  // noise is measured again, up to 3 times. Every pair must be read exactly as the records say.
   const std::string point = "ep/npb:S/openmp:0/serial/f64";
   const std::string args = "--suite ep --backend openmp --variant serial --problem S --format json --out ";
-  // The default repetitions: enough for the U test.
-  ASSERT_EQ(gpubench(args + a, "OMP_NUM_THREADS=1").exit_code, 0);
-  ASSERT_EQ(gpubench(args + b + " --repetitions 12", "OMP_NUM_THREADS=1 GPUBENCH_SLOWDOWN=2@serial").exit_code, 0);
-  const nlohmann::json ja = read_json(a), jb = read_json(b);
-
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(
-      popen(("/usr/bin/python3 " + std::string(compare) + " --no-color -d " + diff + " benchmarks " + a + " " + b +
-             " 2>&1").c_str(), "r"), pclose);
+  double change = 0;
   std::string output;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) output += buf.data();
-  const int status = pclose(pipe.release());
-  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
-  EXPECT_THAT(output, HasSubstr("U Test, Repetitions: 9 vs 12")) << output;
-  EXPECT_THAT(output, testing::Not(HasSubstr("WARNING"))) << output;  // enough repetitions
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    // The default repetitions: enough for the U test.
+    ASSERT_EQ(gpubench(args + a, "OMP_NUM_THREADS=1").exit_code, 0);
+    ASSERT_EQ(gpubench(args + b + " --repetitions 12", "OMP_NUM_THREADS=1 GPUBENCH_SLOWDOWN=2@serial").exit_code, 0);
+    const nlohmann::json ja = read_json(a), jb = read_json(b);
 
-  // Our repetitions and aggregates, by name.
-  auto iterations = [&](const nlohmann::json& j) {
-    std::vector<nlohmann::json> v;
-    for (const auto& e : j["benchmarks"])
-      if (e["name"] == point && e["run_type"] == "iteration") v.push_back(e);
-    return v;
-  };
-  auto aggregate = [&](const nlohmann::json& j, const std::string& name) {
-    for (const auto& e : j["benchmarks"])
-      if (e["name"] == point + "_" + name) return e;
-    return nlohmann::json();
-  };
-  const auto ra = iterations(ja), rb = iterations(jb);
-  ASSERT_EQ(ra.size(), 9u);
-  ASSERT_EQ(rb.size(), 12u);
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(
+        popen(("/usr/bin/python3 " + std::string(compare) + " --no-color -d " + diff + " benchmarks " + a + " " + b +
+               " 2>&1").c_str(), "r"), pclose);
+    output.clear();
+    std::array<char, 4096> buf{};
+    while (std::fgets(buf.data(), buf.size(), pipe.get())) output += buf.data();
+    const int status = pclose(pipe.release());
+    ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+    EXPECT_THAT(output, HasSubstr("U Test, Repetitions: 9 vs 12")) << output;
+    EXPECT_THAT(output, testing::Not(HasSubstr("WARNING"))) << output;  // enough repetitions
 
-  const nlohmann::json report = read_json(diff);
-  std::map<std::string, nlohmann::json> rows;
-  for (const auto& r : report) rows[r["name"].get<std::string>()] = r;
-  ASSERT_TRUE(rows.count(point)) << output;
-  const auto& measured = rows[point]["measurements"];
-  ASSERT_EQ(measured.size(), 9u);  // compare.py pairs the first 9 of each
-  for (std::size_t i = 0; i < 9; ++i) {
-    const double old_time = ra[i]["real_time"], new_time = rb[i]["real_time"];
-    EXPECT_EQ(ra[i]["time_unit"], "ns");
-    // Per timed iteration, device time and CPU time alike: never 0 when printed without decimals.
-    EXPECT_GT(old_time, 1000);
-    EXPECT_NEAR(old_time, ra[i]["device_seconds"].get<double>() / ra[i]["timed_iterations"].get<double>() * 1e9,
-                1e-6 * old_time);
-    EXPECT_NEAR(measured[i]["time"].get<double>(), new_time / old_time - 1, 1e-9);
-    EXPECT_EQ(ra[i]["cpu_time"].get<double>(), old_time) << "cpu_time is the same per-iteration time";
-    EXPECT_NEAR(measured[i]["cpu"].get<double>(), measured[i]["time"].get<double>(), 1e-12);
+    // Our repetitions and aggregates, by name.
+    auto iterations = [&](const nlohmann::json& j) {
+      std::vector<nlohmann::json> v;
+      for (const auto& e : j["benchmarks"])
+        if (e["name"] == point && e["run_type"] == "iteration") v.push_back(e);
+      return v;
+    };
+    auto aggregate = [&](const nlohmann::json& j, const std::string& name) {
+      for (const auto& e : j["benchmarks"])
+        if (e["name"] == point + "_" + name) return e;
+      return nlohmann::json();
+    };
+    const auto ra = iterations(ja), rb = iterations(jb);
+    ASSERT_EQ(ra.size(), 9u);
+    ASSERT_EQ(rb.size(), 12u);
+
+    const nlohmann::json report = read_json(diff);
+    std::map<std::string, nlohmann::json> rows;
+    for (const auto& r : report) rows[r["name"].get<std::string>()] = r;
+    ASSERT_TRUE(rows.count(point)) << output;
+    const auto& measured = rows[point]["measurements"];
+    ASSERT_EQ(measured.size(), 9u);  // compare.py pairs the first 9 of each
+    for (std::size_t i = 0; i < 9; ++i) {
+      const double old_time = ra[i]["real_time"], new_time = rb[i]["real_time"];
+      EXPECT_EQ(ra[i]["time_unit"], "ns");
+      // Per timed iteration, device time and CPU time alike: never 0 when printed without decimals.
+      EXPECT_GT(old_time, 1000);
+      EXPECT_NEAR(old_time, ra[i]["device_seconds"].get<double>() / ra[i]["timed_iterations"].get<double>() * 1e9,
+                  1e-6 * old_time);
+      EXPECT_NEAR(measured[i]["time"].get<double>(), new_time / old_time - 1, 1e-9);
+      EXPECT_EQ(ra[i]["cpu_time"].get<double>(), old_time) << "cpu_time is the same per-iteration time";
+      EXPECT_NEAR(measured[i]["cpu"].get<double>(), measured[i]["time"].get<double>(), 1e-12);
+    }
+    const double median_a = aggregate(ja, "median")["real_time"], median_b = aggregate(jb, "median")["real_time"];
+    change = rows.at(point + "_median")["measurements"][0]["time"];
+    EXPECT_NEAR(change, median_b / median_a - 1, 1e-9);
+    EXPECT_LT(rows.at(point)["utest"]["time_pvalue"].get<double>(), 0.05);
+
+    // cv is stddev / mean, a fraction, in both the records and compare.py's reading of them.
+    for (const auto* j : {&ja, &jb}) {
+      const auto cv = aggregate(*j, "cv"), mean = aggregate(*j, "mean"), stddev = aggregate(*j, "stddev");
+      ASSERT_FALSE(cv.is_null());
+      EXPECT_EQ(cv["aggregate_unit"], "percentage");
+      EXPECT_NEAR(cv["real_time"].get<double>(), stddev["real_time"].get<double>() / mean["real_time"].get<double>(),
+                  1e-12);
+      EXPECT_LT(cv["real_time"].get<double>(), 1.0);
+      double sum = 0, squares = 0;
+      const auto runs = iterations(*j);
+      for (const auto& r : runs) sum += r["real_time"].get<double>();
+      const double m = sum / static_cast<double>(runs.size());
+      for (const auto& r : runs) squares += (r["real_time"].get<double>() - m) * (r["real_time"].get<double>() - m);
+      EXPECT_NEAR(stddev["real_time"].get<double>(), std::sqrt(squares / static_cast<double>(runs.size() - 1)),
+                  1e-6 * m);
+    }
+    if (std::abs(change - 1.0) <= 0.25) break;
   }
-  const double change = rows.at(point + "_median")["measurements"][0]["time"];
-  EXPECT_NEAR(change, 1.0, 0.25) << output;
-  EXPECT_LT(rows.at(point)["utest"]["time_pvalue"].get<double>(), 0.05);
-
-  // cv is stddev / mean, a fraction, in both the records and compare.py's reading of them.
-  for (const auto* j : {&ja, &jb}) {
-    const auto cv = aggregate(*j, "cv"), mean = aggregate(*j, "mean"), stddev = aggregate(*j, "stddev");
-    ASSERT_FALSE(cv.is_null());
-    EXPECT_EQ(cv["aggregate_unit"], "percentage");
-    EXPECT_NEAR(cv["real_time"].get<double>(), stddev["real_time"].get<double>() / mean["real_time"].get<double>(), 1e-12);
-    EXPECT_LT(cv["real_time"].get<double>(), 1.0);
-    double sum = 0, squares = 0;
-    const auto runs = iterations(*j);
-    for (const auto& r : runs) sum += r["real_time"].get<double>();
-    const double m = sum / static_cast<double>(runs.size());
-    for (const auto& r : runs) squares += (r["real_time"].get<double>() - m) * (r["real_time"].get<double>() - m);
-    EXPECT_NEAR(stddev["real_time"].get<double>(), std::sqrt(squares / static_cast<double>(runs.size() - 1)), 1e-6 * m);
-  }
+  EXPECT_NEAR(change, 1.0, 0.25) << output;  // the planted 2x reads as +1.0
   std::filesystem::remove(a);
   std::filesystem::remove(b);
   std::filesystem::remove(diff);
