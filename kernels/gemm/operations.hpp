@@ -1,0 +1,49 @@
+// The GEMM suite's operations: what each API supplies to run C = alpha A B + beta C on its device
+// (issue 13). One implementation per API (openmp.cpp so far), registered by name.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+#include "backends/factory_registry.hpp"
+#include "backends/registry.hpp"
+#include "bench/launch_config.hpp"
+#include "common/precision.hpp"
+#include "kernels/gemm/gemm.hpp"
+
+namespace gpubench::gemm {
+
+// naive: one element of C per work-item, A and B from memory; tiled: square tiles (the tunable
+// "tile"); serial: the naive loop on one host thread (the study's serial column).
+enum class Variant { naive, tiled, serial };
+constexpr Variant all_variants[] = {Variant::naive, Variant::tiled, Variant::serial};
+std::string to_string(Variant v);
+Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
+
+class Operations {
+ public:
+  virtual ~Operations() = default;
+  // A, B and the C every call starts from, as the precision holds them (shape's layout).
+  virtual void upload(const Shape& s, const std::vector<double>& a, const std::vector<double>& b,
+                      const std::vector<double>& c0) = 0;
+  // C set back to C0 (not timed), then one timed call of `v` with `params` (the tiled variant's
+  // "tile"); its seconds by the API's own clock.
+  virtual double run(Variant v, const Params& params, double alpha, double beta) = 0;
+  virtual std::vector<double> result() const = 0;  // C after the last call
+};
+
+using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;
+struct BackendTraits {};
+using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
+OperationsRegistry& operations_registry();
+// nullptr when `backend` has no GEMM in this build.
+const OperationsFactory* find_operations(const std::string& backend);
+
+}  // namespace gpubench::gemm
+
+#define GPUBENCH_REGISTER_GEMM_OPERATIONS(...)                                                         \
+  static const ::gpubench::gemm::OperationsRegistry::Registrar GPUBENCH_CONCAT(gpubench_gemm_ops_, __LINE__){ \
+      ::gpubench::gemm::operations_registry(), __VA_ARGS__}

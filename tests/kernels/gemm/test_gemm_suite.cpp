@@ -1,0 +1,91 @@
+// The GEMM suite end to end on the openmp backend: every variant verifies in both precisions on
+// square, rectangular and odd shapes, NN and TN, through the reference and through Freivalds'
+// check; a planted wrong result fails; a sweep of the tile stores an entry the next run uses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_paths.hpp"
+
+namespace gpubench::gemm {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("gpubench_gemm_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+nlohmann::json records(const std::string& args, const std::string& env, int expected_exit) {
+  const std::string out = temp("run.json");
+  const test::Result r = test::gpubench("--suite gemm --backend openmp --repetitions 2 --format json --out " + out + " " + args, env);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+  std::ifstream f(out);
+  nlohmann::json j = f ? nlohmann::json::parse(f) : nlohmann::json();
+  std::filesystem::remove(out);
+  return j;
+}
+
+TEST(GemmSuite, EveryVariantVerifiesInBothPrecisionsAndLayouts) {
+  for (const char* problem : {"33", "40x70x20", "67x45x91:TN"}) {
+    const nlohmann::json j = records(std::string("--precision all --problem ") + problem, "", 0);
+    std::set<std::string> points;
+    for (const auto& b : j["benchmarks"]) {
+      if (b["run_type"] != "iteration") continue;
+      EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+      EXPECT_THAT(b["verification"].get<std::string>(), HasSubstr("host reference"));
+      points.insert(b["variant"].get<std::string>() + "/" + b["precision"].get<std::string>());
+    }
+    EXPECT_EQ(points.size(), 6u) << problem;  // naive, tiled, serial x f32, f64
+  }
+}
+
+TEST(GemmSuite, LargeSizesAreCheckedByFreivaldsAndSampledElements) {
+  const nlohmann::json j = records("--variant tiled --precision f32 --problem 600x500x700", "", 0);
+  ASSERT_FALSE(j["benchmarks"].empty());
+  EXPECT_THAT(j["benchmarks"][0]["verification"].get<std::string>(), HasSubstr("Freivalds"));
+}
+
+TEST(GemmSuite, APlantedWrongResultFailsVerification) {
+  for (const char* problem : {"67x45x91:TN", "600x500x700"}) {
+    const nlohmann::json j =
+        records(std::string("--variant naive,tiled --precision f64 --problem ") + problem, "GPUBENCH_WRONG_RESULT=tiled", 1);
+    for (const auto& b : j["benchmarks"]) EXPECT_EQ(b["variant"], "naive") << problem;
+    ASSERT_FALSE(j["failed_benchmarks"].empty()) << problem;
+    for (const auto& b : j["failed_benchmarks"]) {
+      EXPECT_EQ(b["variant"], "tiled");
+      EXPECT_THAT(b["error_message"].get<std::string>(), HasSubstr("beyond the rounding bound")) << problem;
+    }
+  }
+}
+
+TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
+  const std::string db = temp("db");
+  std::filesystem::remove_all(db);
+  const test::Result sweep =
+      test::gpubench("sweep --suite gemm --backend openmp --problem 64 --precision f64 --tuning-db " + db);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  EXPECT_THAT(sweep.output, HasSubstr("tiled"));
+  const test::Result run = test::gpubench("--suite gemm --backend openmp --problem 64 --precision f64 --variant tiled "
+                                          "--repetitions 1 --breakdown --tuning-db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr(": tuned\n"));
+  std::filesystem::remove_all(db);
+}
+
+TEST(GemmSuite, BadProblemsAreInputErrors) {
+  const test::Result r = test::gpubench("--suite gemm --backend openmp --problem 12xx4");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("'' is not a size"));
+}
+
+}  // namespace
+}  // namespace gpubench::gemm
