@@ -1,10 +1,24 @@
 // GEMM on the openmp backend: the host kernels of openmp_kernels.cpp on the host's threads.
 #include <chrono>
 
+#ifdef GPUBENCH_GEMM_OPENBLAS
+#include <cblas.h>
+#endif
+
 #include "kernels/gemm/openmp_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
 
+#include <type_traits>
+
+#include "common/errors.hpp"
+
 namespace gpubench::gemm {
+
+#ifdef GPUBENCH_GEMM_OPENBLAS
+constexpr const char* vendor_library = OPENBLAS_VERSION;  // " OpenBLAS 0.3.21 "
+#else
+constexpr const char* vendor_library = "";
+#endif
 
 namespace {
 
@@ -24,6 +38,10 @@ class OpenmpOperations final : public Operations {
     c_ = c0_;
     const auto tile = params.find("tile");
     const auto start = std::chrono::steady_clock::now();
+    if (v == Variant::vendor) {
+      vendor(alpha, beta);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     host_gemm<T>(v == Variant::tiled ? HostLoop::tiled : HostLoop::naive, shape_, tile == params.end() ? 32 : tile->second,
                  v == Variant::serial ? 1 : 0, static_cast<T>(alpha), a_.data(), b_.data(), static_cast<T>(beta),
                  c_.data());
@@ -33,6 +51,24 @@ class OpenmpOperations final : public Operations {
   std::vector<double> result() const override { return {c_.begin(), c_.end()}; }
 
  private:
+  // OpenBLAS's GEMM, row-major, A transposed for TN.
+  void vendor(double alpha, double beta) {
+#ifdef GPUBENCH_GEMM_OPENBLAS
+    const auto m = static_cast<blasint>(shape_.m), n = static_cast<blasint>(shape_.n), k = static_cast<blasint>(shape_.k);
+    const CBLAS_TRANSPOSE ta = shape_.transpose_a ? CblasTrans : CblasNoTrans;
+    const blasint lda = shape_.transpose_a ? m : k;
+    if constexpr (std::is_same_v<T, float>)
+      cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, static_cast<float>(alpha), a_.data(), lda, b_.data(), n,
+                  static_cast<float>(beta), c_.data(), n);
+    else
+      cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, alpha, a_.data(), lda, b_.data(), n, beta, c_.data(), n);
+#else
+    (void)alpha;
+    (void)beta;
+    throw DeviceError("OpenBLAS was not found when gpubench was configured: no vendor GEMM on openmp");
+#endif
+  }
+
   Shape shape_;
   std::vector<T> a_, b_, c0_, c_;
 };
@@ -41,8 +77,10 @@ class OpenmpOperations final : public Operations {
 
 }  // namespace gpubench::gemm
 
-GPUBENCH_REGISTER_GEMM_OPERATIONS("openmp", [](const gpubench::DeviceInfo&, gpubench::Precision p)
-                                                -> std::unique_ptr<gpubench::gemm::Operations> {
-  if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OpenmpOperations<float>>();
-  return std::make_unique<gpubench::gemm::OpenmpOperations<double>>();
-});
+GPUBENCH_REGISTER_GEMM_OPERATIONS(
+    "openmp",
+    [](const gpubench::DeviceInfo&, gpubench::Precision p) -> std::unique_ptr<gpubench::gemm::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OpenmpOperations<float>>();
+      return std::make_unique<gpubench::gemm::OpenmpOperations<double>>();
+    },
+    gpubench::gemm::vendor_library);

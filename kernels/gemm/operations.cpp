@@ -12,6 +12,8 @@ std::string to_string(Variant v) {
       return "tiled";
     case Variant::serial:
       return "serial";
+    case Variant::vendor:
+      return "vendor";
   }
   return "?";
 }
@@ -19,7 +21,7 @@ std::string to_string(Variant v) {
 Variant parse_variant(const std::string& name) {
   for (Variant v : all_variants)
     if (to_string(v) == name) return v;
-  throw UsageError("unknown GEMM variant '" + name + "' (valid: naive, tiled, serial)");
+  throw UsageError("unknown GEMM variant '" + name + "' (valid: naive, tiled, serial, vendor)");
 }
 
 OperationsRegistry& operations_registry() {
@@ -28,5 +30,10 @@ OperationsRegistry& operations_registry() {
 }
 
 const OperationsFactory* find_operations(const std::string& backend) { return operations_registry().factory(backend); }
+
+const BackendTraits* backend_traits(const std::string& backend) {
+  const auto* entry = operations_registry().find(backend);
+  return entry ? &entry->extra : nullptr;
+}
 
 }  // namespace gpubench::gemm

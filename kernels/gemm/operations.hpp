@@ -17,9 +17,10 @@
 namespace gpubench::gemm {
 
 // naive: one element of C per work-item, A and B from memory; tiled: square tiles (the tunable
-// "tile"); serial: the naive loop on one host thread (the study's serial column).
-enum class Variant { naive, tiled, serial };
-constexpr Variant all_variants[] = {Variant::naive, Variant::tiled, Variant::serial};
+// "tile"); serial: the naive loop on one host thread (the study's serial column); vendor: the
+// backend's BLAS (OpenBLAS on openmp).
+enum class Variant { naive, tiled, serial, vendor };
+constexpr Variant all_variants[] = {Variant::naive, Variant::tiled, Variant::serial, Variant::vendor};
 std::string to_string(Variant v);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 
@@ -36,11 +37,14 @@ class Operations {
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;
-struct BackendTraits {};
+struct BackendTraits {
+  std::string vendor;  // the library the vendor variant calls ("OpenBLAS 0.3.21"); empty: none in this build
+};
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
 // nullptr when `backend` has no GEMM in this build.
 const OperationsFactory* find_operations(const std::string& backend);
+const BackendTraits* backend_traits(const std::string& backend);
 
 }  // namespace gpubench::gemm
 

@@ -143,7 +143,7 @@ class GemmSuite final : public Suite {
   std::string name() const override { return "gemm"; }
   std::string default_problem() const override { return "512"; }
   std::string problems_help() const override { return "N (square), MxNxK; either with :NN or :TN (A transposed)"; }
-  std::vector<std::string> variants() const override { return {"naive", "tiled", "serial"}; }
+  std::vector<std::string> variants() const override { return {"naive", "tiled", "serial", "vendor"}; }
 
   Plan plan(const RunOptions& options) override {
     const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
@@ -153,6 +153,11 @@ class GemmSuite final : public Suite {
     Plan plan;
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
       for (Variant v : variants) {
+        if (v == Variant::vendor && backend_traits(device.backend)->vendor.empty()) {
+          plan.unavailable.push_back("vendor on " + device.backend + ": no BLAS library was found when configured" +
+                                     (device.backend == "openmp" ? " (Debian libopenblas-dev)" : ""));
+          continue;
+        }
         for (Precision p : options.precisions) {
           PointId id;
           id.suite = name();
@@ -169,6 +174,12 @@ class GemmSuite final : public Suite {
             id.params["launch"]["gemm_tiled"] = launch_json(chosen);
           }
           if (v == Variant::serial) id.params["threads"] = 1;
+          if (v == Variant::vendor) {
+            std::string library = backend_traits(device.backend)->vendor;
+            library.erase(0, library.find_first_not_of(' '));
+            library.erase(library.find_last_not_of(' ') + 1);
+            id.params["library"] = library;
+          }
           plan.points.push_back(std::make_unique<GemmPoint>(std::move(id), shape, v, params));
         }
       }
