@@ -162,51 +162,6 @@ std::vector<double> row_sums(const CsrMatrix& a) {
   return sums;
 }
 
-std::string gigabytes(std::uint64_t bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f GB", static_cast<double>(bytes) / 1e9);
-  return buffer;
-}
-
-// A number of kB from a "Key:   123 kB" line of a /proc file; 0 where it is not there.
-std::uint64_t proc_kilobytes(const char* file, const std::string& wanted) {
-  std::ifstream in(file);
-  for (std::string key; in >> key;) {
-    if (key == wanted) {
-      std::uint64_t kilobytes = 0;
-      in >> kilobytes;
-      return kilobytes;
-    }
-  }
-  return 0;
-}
-
-struct HostMemory {
-  bool known = false;
-  std::uint64_t available = 0;
-  bool limited = false;  // the address-space limit, not the machine, is what binds
-};
-
-// MemAvailable of /proc/meminfo, or less where this process's address-space limit (ulimit -v)
-// leaves less room above what it has mapped already. The test-only hook
-// GPUBENCH_HOST_MEMORY_AVAILABLE (bytes) stands in for MemAvailable, so that a test of the limit
-// does not depend on what the machine's other processes hold at that moment.
-HostMemory available_host_memory() {
-  HostMemory m;
-  if (const char* hook = std::getenv("GPUBENCH_HOST_MEMORY_AVAILABLE"); hook && *hook)
-    m.available = std::strtoull(hook, nullptr, 10);
-  else
-    m.available = proc_kilobytes("/proc/meminfo", "MemAvailable:") * 1024;
-  m.known = m.available > 0;
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const std::uint64_t mapped = proc_kilobytes("/proc/self/status", "VmSize:") * 1024;
-    const std::uint64_t room = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
-    if (!m.known || room < m.available) m = {true, room, true};
-  }
-  return m;
-}
-
 constexpr const char* valid_problem_forms = "poisson2d:N, poisson3d:N, mtx:PATH, npb:S|W|A|B|C";
 
 }  // namespace
@@ -216,13 +171,6 @@ std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz) {
   return static_cast<std::uint64_t>(nnz) * (4 + 8) + (n + 1) * 4 + 6 * n * 8;
 }
 
-void check_host_memory(std::uint64_t bytes, const std::string& what) {
-  const auto [known, available, limited] = available_host_memory();
-  if (known && bytes > available) {
-    throw InputError(what + " needs " + gigabytes(bytes) + " of host memory; " + gigabytes(available) +
-                     (limited ? " is left under this process's address-space limit (ulimit -v)" : " is available"));
-  }
-}
 
 CsrMatrix poisson2d(int n) { return laplacian(n, 2); }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/host_memory.hpp"  // check_host_memory
 #include "kernels/cg/csr.hpp"
 #include "kernels/cg/matrix_market.hpp"  // mtx:PATH problems
 
@@ -24,9 +25,6 @@ void check_cg_matrix(const CsrMatrix& a, const std::string& what);
 // b and the host reference's five vectors.
 std::uint64_t host_bytes_needed(std::int64_t rows, std::int64_t nnz);
 
-// Throws InputError "<what> needs X GB of host memory; Y GB is available" when `bytes` is more
-// than the host has available now (MemAvailable); no check where the kernel does not say.
-void check_host_memory(std::uint64_t bytes, const std::string& what);
 
 // check_host_memory for the host's copy plus `shared`'s, once the size is known and before
 // anything of that size is allocated.

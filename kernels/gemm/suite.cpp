@@ -8,6 +8,7 @@
 #include "bench/suite.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
+#include "common/host_memory.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/operations.hpp"
 
@@ -25,6 +26,17 @@ TunableSpace tile_space() { return {{Tunable::list("tile", {8, 16, 32})}, {}}; }
 Params tile_heuristic() { return {{"tile", 32}}; }
 TuningKey key_of(const Shape& s, Precision p) {
   return TuningKey::of_sizes("gemm", "tiled", p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+}
+
+// Host bytes a point holds at once: the inputs in double, the device's copies (on openmp, host
+// memory too: A, B, C0 and C), C read back, and the reference check's own copies.
+std::uint64_t host_bytes_needed(const Shape& s, Precision p) {
+  const auto a = static_cast<std::uint64_t>(s.a_elements()), b = static_cast<std::uint64_t>(s.b_elements()),
+             c = static_cast<std::uint64_t>(s.c_elements());
+  std::uint64_t bytes = 8 * (a + b + c) + bytes_of(p) * (a + b + 2 * c) + 8 * c;
+  if (static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) <= reference_limit)
+    bytes += 8 * (a + b + 2 * c);
+  return bytes;
 }
 
 // A, B and C0 from fixed seeds, as a device of precision `p` holds them.
@@ -147,6 +159,8 @@ class GemmSuite final : public Suite {
 
   Plan plan(const RunOptions& options) override {
     const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
+    for (Precision p : options.precisions)  // before anything of that size is allocated
+      check_host_memory(host_bytes_needed(shape, p), "GEMM problem " + shape.name + " in " + to_string(p));
     std::vector<Variant> variants;
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
     if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));

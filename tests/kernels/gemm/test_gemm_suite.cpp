@@ -88,6 +88,16 @@ TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
   std::filesystem::remove_all(db);
 }
 
+// A size the host cannot hold is refused before anything is allocated (the hook stands in for
+// MemAvailable: 1 GB; 20000 x 20000 in f64 needs about 13 GB).
+TEST(GemmSuite, AProblemTooLargeForTheHostIsRefusedBeforeAllocating) {
+  const test::Result r = test::gpubench("--suite gemm --backend openmp --problem 20000 --precision f64",
+                                        "GPUBENCH_HOST_MEMORY_AVAILABLE=1000000000");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("GEMM problem 20000 in f64 needs"));
+  EXPECT_THAT(r.output, HasSubstr("of host memory; 1.00 GB is available"));
+}
+
 TEST(GemmSuite, BadProblemsAreInputErrors) {
   const test::Result r = test::gpubench("--suite gemm --backend openmp --problem 12xx4");
   EXPECT_EQ(r.exit_code, 3) << r.output;
