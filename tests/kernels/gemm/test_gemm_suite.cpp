@@ -89,7 +89,7 @@ TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
 }
 
 // A size the host cannot hold is refused before anything is allocated (the hook stands in for
-// MemAvailable: 1 GB; 20000 x 20000 in f64 needs about 13 GB).
+// MemAvailable: 1 GB; 20000 x 20000 in f64 needs about 26 GB).
 TEST(GemmSuite, AProblemTooLargeForTheHostIsRefusedBeforeAllocating) {
   const test::Result r = test::gpubench("--suite gemm --backend openmp --problem 20000 --precision f64",
                                         "GPUBENCH_HOST_MEMORY_AVAILABLE=1000000000");
