@@ -83,4 +83,9 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
       if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OpenmpOperations<float>>();
       return std::make_unique<gpubench::gemm::OpenmpOperations<double>>();
     },
-    gpubench::gemm::vendor_library);
+    gpubench::gemm::BackendTraits{
+        gpubench::gemm::vendor_library,
+        {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::serial,
+         gpubench::gemm::Variant::vendor},
+        {},
+        nullptr});

@@ -10,6 +10,10 @@ std::string to_string(Variant v) {
       return "naive";
     case Variant::tiled:
       return "tiled";
+    case Variant::tuned:
+      return "tuned";
+    case Variant::tensor:
+      return "tensor";
     case Variant::serial:
       return "serial";
     case Variant::vendor:
@@ -21,7 +25,11 @@ std::string to_string(Variant v) {
 Variant parse_variant(const std::string& name) {
   for (Variant v : all_variants)
     if (to_string(v) == name) return v;
-  throw UsageError("unknown GEMM variant '" + name + "' (valid: naive, tiled, serial, vendor)");
+  throw UsageError("unknown GEMM variant '" + name + "' (valid: naive, tiled, tuned, tensor, serial, vendor)");
+}
+
+TunedConfig tuned_config(const Params& p) {
+  return {p.at("bm"), p.at("bn"), p.at("bk"), p.at("tm"), p.at("tn"), p.at("vw")};
 }
 
 OperationsRegistry& operations_registry() {

@@ -1,5 +1,5 @@
 // The GEMM suite's operations: what each API supplies to run C = alpha A B + beta C on its device
-// (issue 13). One implementation per API (openmp.cpp so far), registered by name.
+// (issue 13). One implementation per API (openmp.cpp, opencl.cpp, cuda.cu), registered by name.
 #pragma once
 
 #include <functional>
@@ -13,15 +13,20 @@
 #include "bench/launch_config.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "kernels/gemm/tuned.hpp"
 
 namespace gpubench::gemm {
 
-// naive: one element of C per work-item, A and B from memory; tiled: square tiles (the tunable
-// "tile"); serial: the naive loop on one host thread (the study's serial column); vendor: the
-// backend's BLAS (OpenBLAS on openmp).
-enum class Variant { naive, tiled, serial, vendor };
-constexpr Variant all_variants[] = {Variant::naive, Variant::tiled, Variant::serial, Variant::vendor};
+// naive: one element of C per work-item, A and B from memory; tiled: square tiles in local memory
+// (the tunable "tile"); tuned: register-blocked (tuned.hpp, tuned_body.h; tunables bm bn bk tm tn
+// vw); tensor: f64 on CUDA's FP64 tensor cores (mma.sync); serial: the naive loop on one host
+// thread (the study's serial column); vendor: the backend's BLAS (OpenBLAS, CLBlast, cuBLAS).
+enum class Variant { naive, tiled, tuned, tensor, serial, vendor };
+constexpr Variant all_variants[] = {Variant::naive,  Variant::tiled,  Variant::tuned,
+                                    Variant::tensor, Variant::serial, Variant::vendor};
 std::string to_string(Variant v);
+// The tuned kernel's configuration from its parameters (bm bn bk tm tn vw).
+TunedConfig tuned_config(const Params& params);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 
 class Operations {
@@ -30,15 +35,23 @@ class Operations {
   // A, B and the C every call starts from, as the precision holds them (shape's layout).
   virtual void upload(const Shape& s, const std::vector<double>& a, const std::vector<double>& b,
                       const std::vector<double>& c0) = 0;
-  // C set back to C0 (not timed), then one timed call of `v` with `params` (the tiled variant's
-  // "tile"); its seconds by the API's own clock.
+  // C set back to C0 (not timed), then one timed call of `v` with `params` (tiled: "tile"; tuned:
+  // TunedConfig's names); its seconds by the API's own clock (device events on a GPU). A
+  // configuration the device cannot launch is a DeviceError naming it.
   virtual double run(Variant v, const Params& params, double alpha, double beta) = 0;
   virtual std::vector<double> result() const = 0;  // C after the last call
+  // What the records should know of how `v` ran, beyond its parameters (cuBLAS's math mode).
+  virtual std::string mode(Variant) const { return {}; }
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;
 struct BackendTraits {
   std::string vendor;  // the library the vendor variant calls ("OpenBLAS 0.3.21"); empty: none in this build
+  std::vector<Variant> variants;  // those this backend runs (vendor only where `vendor` is set)
+  // tuned: the configurations compiled into the build (CUDA); empty: any legal one, built when used.
+  std::vector<TunedConfig> tuned_configs;
+  // Variants that run one precision only, and why not the other ("tensor: FP64 tensor cores").
+  std::function<std::string(Variant, Precision)> refuses = nullptr;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();

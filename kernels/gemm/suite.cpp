@@ -2,6 +2,7 @@
 // :TN), one point per backend x variant x precision, each call timed and its C verified
 // (gemm.hpp: the reference where it is cheap, else Freivalds' check and sampled elements).
 #include <algorithm>
+#include <string>
 #include <cstdlib>
 #include <memory>
 
@@ -21,11 +22,82 @@ constexpr double alpha = 1.25, beta = 0.5;
 // Above this m n k the check is Freivalds' and sampled elements, not the whole reference.
 constexpr double reference_limit = 2e8;
 
-// The tiled loop's tile: the study's three sizes, 32 unless the tuning database says otherwise.
+// The tiled kernel's tile: the study's three sizes, 32 unless the tuning database says otherwise.
 TunableSpace tile_space() { return {{Tunable::list("tile", {8, 16, 32})}, {}}; }
 Params tile_heuristic() { return {{"tile", 32}}; }
-TuningKey key_of(const Shape& s, Precision p) {
-  return TuningKey::of_sizes("gemm", "tiled", p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+
+// The tuned kernel's space on `device` (tuned.hpp): block tile bm x bn, step bk, per-item tile
+// tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items.
+TunableSpace tuned_space(const DeviceInfo& device, Precision p, const BackendTraits& traits) {
+  const std::size_t element = bytes_of(p);
+  const std::size_t largest = device.max_work_group_size, local = device.local_mem_bytes;
+  TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
+                      Tunable::list("bk", {8, 16, 32}), Tunable::list("tm", {2, 4, 8}), Tunable::list("tn", {2, 4, 8}),
+                      Tunable::list("vw", {1, 2, 4})},
+                     {}};
+  space.constraints.push_back({"32 <= (bm/tm)(bn/tn) <= " + std::to_string(largest) + " work-items per group",
+                               [largest](const Params& q) {
+                                 const auto t = static_cast<std::size_t>(tuned_config(q).threads());
+                                 return t >= 32 && t <= largest;
+                               }});
+  space.constraints.push_back({"tm tn <= 64 accumulators per work-item",
+                               [](const Params& q) { return q.at("tm") * q.at("tn") <= 64; }});
+  space.constraints.push_back({"vw x " + std::to_string(element) + " bytes <= 16 (one vector load)",
+                               [element](const Params& q) { return static_cast<std::size_t>(q.at("vw")) * element <= 16; }});
+  space.constraints.push_back({"whole vectors: vw divides bk, bm and bn, and every item loads as many of A's and B's",
+                               [](const Params& q) { return tuned_config(q).whole_vectors(); }});
+  space.constraints.push_back({"2 bk (bm + 16/" + std::to_string(element) + " + bn) x " + std::to_string(element) +
+                                   " bytes <= the device's " + std::to_string(local) + " bytes of local memory",
+                               [element, local](const Params& q) { return tuned_config(q).local_bytes(element) <= local; }});
+  if (!traits.tuned_configs.empty()) {
+    std::vector<TunedConfig> compiled = traits.tuned_configs;
+    space.constraints.push_back({"compiled into this build (kernels/gemm/tuned.hpp lists " +
+                                     std::to_string(compiled.size()) + " configurations)",
+                                 [compiled](const Params& q) {
+                                   const TunedConfig c = tuned_config(q);
+                                   return std::find(compiled.begin(), compiled.end(), c) != compiled.end();
+                                 }});
+  }
+  return space;
+}
+
+Params params_of(const TunedConfig& c) {
+  return {{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}};
+}
+
+// 128 x 128 blocks of 8 x 8 per item, 16-byte loads; 64 x 64 blocks where C has too few 128 x 128
+// blocks to fill a large GPU. The first legal configuration where the device allows neither.
+Params tuned_heuristic(const Shape& s, Precision p, const TunableSpace& space) {
+  const bool f32 = p == Precision::f32;
+  const bool small = static_cast<double>(s.m) * static_cast<double>(s.n) < 256.0 * 128 * 128;
+  const TunedConfig preferred = small ? (f32 ? TunedConfig{64, 64, 16, 4, 4, 4} : TunedConfig{64, 64, 8, 4, 4, 2})
+                                      : (f32 ? TunedConfig{128, 128, 8, 8, 8, 4} : TunedConfig{128, 128, 8, 8, 8, 2});
+  if (space.legal(params_of(preferred))) return params_of(preferred);
+  const auto legal = space.enumerate(1);
+  if (legal.empty()) throw DeviceError("no configuration of the tuned GEMM kernel fits this device");
+  return legal.front();
+}
+
+// Where the tuning database keeps a kernel's configuration: per kernel, precision and size bucket.
+TuningKey key_of(Variant v, const Shape& s, Precision p) {
+  return TuningKey::of_sizes("gemm", to_string(v), p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+}
+
+// A tunable variant's space and heuristic on `device`.
+struct Tuning {
+  TunableSpace space;
+  Params heuristic;
+};
+Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision p) {
+  if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
+  TunableSpace space = tuned_space(device, p, *backend_traits(device.backend));
+  Params heuristic = tuned_heuristic(s, p, space);
+  return {std::move(space), std::move(heuristic)};
+}
+
+bool runs(const std::string& backend, Variant v) {
+  const auto& vs = backend_traits(backend)->variants;
+  return std::find(vs.begin(), vs.end(), v) != vs.end();
 }
 
 // Host bytes a point holds at once: the inputs in double, the device's copies (on openmp, host
@@ -83,6 +155,7 @@ class GemmPoint final : public Point {
     o.verification = v.detail;
     o.fields = {{"m", shape_.m}, {"n", shape_.n}, {"k", shape_.k}, {"transpose_a", shape_.transpose_a},
                 {"alpha", alpha}, {"beta", beta}};
+    if (const std::string mode = ops_->mode(variant_); !mode.empty()) o.fields["library_mode"] = mode;
     return o;
   }
 
@@ -112,40 +185,43 @@ class GemmPoint final : public Point {
   std::unique_ptr<Operations> ops_;
 };
 
-// The tiled kernel for the sweeper: its tile over the study's three sizes.
-class TiledKernel final : public TunableKernel {
+// A tunable kernel (tiled, tuned) for the sweeper.
+class VariantKernel final : public TunableKernel {
  public:
-  TiledKernel(const DeviceInfo& device, Shape shape, Precision p) : shape_(std::move(shape)), precision_(p) {
+  VariantKernel(const DeviceInfo& device, Variant v, Shape shape, Precision p)
+      : variant_(v), shape_(std::move(shape)), precision_(p), tuning_(tuning_of(v, device, shape_, p)) {
     const OperationsFactory* factory = find_operations(device.backend);
     if (!factory) throw DeviceError("backend '" + device.backend + "' has no GEMM in this build");
     inputs_ = std::make_unique<Inputs>(shape_, p);
     ops_ = (*factory)(device, p);
     ops_->upload(shape_, inputs_->a, inputs_->b, inputs_->c0);
   }
-  std::string name() const override { return "tiled"; }
-  TunableSpace tunables() const override { return tile_space(); }
-  Params heuristic() const override { return tile_heuristic(); }
-  TuningKey key() const override { return key_of(shape_, precision_); }
+  std::string name() const override { return to_string(variant_); }
+  TunableSpace tunables() const override { return tuning_.space; }
+  Params heuristic() const override { return tuning_.heuristic; }
+  TuningKey key() const override { return key_of(variant_, shape_, precision_); }
   double flops_per_call() const override { return flops(shape_); }
   double bytes_per_call() const override { return min_bytes(shape_, precision_); }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
-    const double first = ops_->run(Variant::tiled, params, alpha, beta);
+    const double first = ops_->run(variant_, params, alpha, beta);
     const Verdict v = verify(shape_, precision_, alpha, inputs_->a, inputs_->b, beta, inputs_->c0, ops_->result(),
                              reference_limit);
-    if (!v.passed) throw VerificationError("tiled " + format_params(params) + ": " + v.detail);
+    if (!v.passed) throw VerificationError(name() + " " + format_params(params) + ": " + v.detail);
     return time_batches(
         [&](int calls) {
           double total = 0;
-          for (int c = 0; c < calls; ++c) total += ops_->run(Variant::tiled, params, alpha, beta);
+          for (int c = 0; c < calls; ++c) total += ops_->run(variant_, params, alpha, beta);
           return total;
         },
         time_limit_s, first);
   }
 
  private:
+  Variant variant_;
   Shape shape_;
   Precision precision_;
+  Tuning tuning_;
   std::unique_ptr<Inputs> inputs_;
   std::unique_ptr<Operations> ops_;
 };
@@ -155,7 +231,11 @@ class GemmSuite final : public Suite {
   std::string name() const override { return "gemm"; }
   std::string default_problem() const override { return "512"; }
   std::string problems_help() const override { return "N (square), MxNxK; either with :NN or :TN (A transposed)"; }
-  std::vector<std::string> variants() const override { return {"naive", "tiled", "serial", "vendor"}; }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (Variant v : all_variants) names.push_back(to_string(v));
+    return names;
+  }
 
   Plan plan(const RunOptions& options) override {
     const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
@@ -166,13 +246,25 @@ class GemmSuite final : public Suite {
     if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
     Plan plan;
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
+      const BackendTraits& traits = *backend_traits(device.backend);
       for (Variant v : variants) {
-        if (v == Variant::vendor && backend_traits(device.backend)->vendor.empty()) {
-          plan.unavailable.push_back("vendor on " + device.backend + ": no BLAS library was found when configured" +
-                                     (device.backend == "openmp" ? " (Debian libopenblas-dev)" : ""));
+        if (!runs(device.backend, v)) {
+          if (v == Variant::vendor)
+            plan.unavailable.push_back("vendor on " + device.backend + ": no BLAS library was found when configured" +
+                                       (device.backend == "openmp"   ? " (Debian libopenblas-dev)"
+                                        : device.backend == "opencl" ? " (Debian libclblast-dev)"
+                                                                     : ""));
+          else if (!options.variants.empty())  // asked for by name: say why not
+            plan.unavailable.push_back(to_string(v) + " on " + device.backend + ": not a GEMM variant of this backend");
           continue;
         }
         for (Precision p : options.precisions) {
+          if (traits.refuses) {
+            if (const std::string why = traits.refuses(v, p); !why.empty()) {
+              plan.unavailable.push_back(to_string(v) + " " + to_string(p) + " on " + device.backend + ": " + why);
+              continue;
+            }
+          }
           PointId id;
           id.suite = name();
           id.problem = shape.name;
@@ -181,15 +273,16 @@ class GemmSuite final : public Suite {
           id.device = device;
           id.precision = p;
           Params params;
-          if (v == Variant::tiled) {
+          if (v == Variant::tiled || v == Variant::tuned) {
+            const Tuning t = tuning_of(v, device, shape, p);
             const LaunchChoice chosen =
-                choose_launch_params(options.tuning.get(), device, key_of(shape, p), tile_heuristic(), tile_space());
+                choose_launch_params(options.tuning.get(), device, key_of(v, shape, p), t.heuristic, t.space);
             params = chosen.params;
-            id.params["launch"]["gemm_tiled"] = launch_json(chosen);
+            id.params["launch"]["gemm_" + to_string(v)] = launch_json(chosen);
           }
           if (v == Variant::serial) id.params["threads"] = 1;
           if (v == Variant::vendor) {
-            std::string library = backend_traits(device.backend)->vendor;
+            std::string library = traits.vendor;
             library.erase(0, library.find_first_not_of(' '));
             library.erase(library.find_last_not_of(' ') + 1);
             id.params["library"] = library;
@@ -202,9 +295,12 @@ class GemmSuite final : public Suite {
   }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
-    if (!kernel.empty() && kernel != "tiled") throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled)");
+    if (!kernel.empty() && kernel != "tiled" && kernel != "tuned")
+      throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled, tuned)");
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
     const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
+    for (Precision p : options.precisions)
+      check_host_memory(host_bytes_needed(shape, p), "GEMM problem " + shape.name + " in " + to_string(p));
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
     for (const DeviceInfo& device : devices(options, skipped)) {
@@ -213,7 +309,13 @@ class GemmSuite final : public Suite {
         target.device = device;
         target.problem = shape.name;
         target.precision = p;
-        target.kernels.push_back(std::make_unique<TiledKernel>(device, shape, p));
+        for (Variant v : {Variant::tiled, Variant::tuned}) {
+          if (!kernel.empty() && kernel != to_string(v)) continue;
+          if (runs(device.backend, v))
+            target.kernels.push_back(std::make_unique<VariantKernel>(device, v, shape, p));
+          else
+            target.untunable.push_back(to_string(v) + ": not a GEMM variant of " + device.backend);
+        }
         targets.push_back(std::move(target));
       }
     }

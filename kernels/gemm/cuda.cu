@@ -1,0 +1,356 @@
+// GEMM on CUDA: the kernels of kernels/gemm/*_body.h (written once for CUDA and OpenCL) as
+// templates, the tuned kernel compiled for the configurations of tuned.hpp; the FP64
+// tensor-core kernel (variant tensor, mma.sync m8n8k4 fed by a cp.async pipeline); cuBLAS as the
+// vendor variant. Device time: CUDA events around the one call.
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cuda/cuda.hpp"
+#include "bench/tunable.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/device.h"
+#include "kernels/gemm/operations.hpp"
+
+namespace gpubench::gemm {
+
+namespace {
+
+constexpr unsigned naive_block = 16;
+
+template <typename real>
+__global__ void gemm_naive(int M, int N, int K, int ta, real alpha, const real* __restrict__ A,
+                           const real* __restrict__ B, real beta, real* __restrict__ C)
+#include "kernels/gemm/naive_body.h"
+
+template <typename real, int TILE>
+__global__ void __launch_bounds__(TILE * TILE)
+gemm_tiled(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, const real* __restrict__ B, real beta,
+           real* __restrict__ C)
+#include "kernels/gemm/tiled_body.h"
+
+template <typename real, int BM, int BN, int BK, int TM, int TN, int VW>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN))
+gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, const real* __restrict__ B,
+           real beta, real* __restrict__ C)
+#include "kernels/gemm/tuned_body.h"
+
+// --- The FP64 tensor-core kernel -------------------------------------------------------------
+// A 128 x 128 block of C per block of 256 threads (8 warps, 2 x 4, a 64 x 32 tile each: 8 x 4
+// mma.sync.m8n8k4 tiles, 64 accumulators a thread). Slices of 16 along K go through shared memory
+// in a 3-stage cp.async pipeline (8-byte copies, zero-filled beyond the matrix, so any M, N, K
+// and alignment run). A is kept as it is stored (NN: [m][k]; TN: [k][m]) and B as [k][n], rows
+// padded by 4 doubles so that a warp's fragment loads hit 32 distinct banks.
+namespace tc {
+constexpr int bm = 128, bn = 128, bk = 16, stages = 3, threads = 256;
+constexpr int ld_mk = bk + 4, ld_km = bm + 4, ld_kn = bn + 4;
+constexpr int a_stage = bm * ld_mk > bk * ld_km ? bm * ld_mk : bk * ld_km;
+constexpr int b_stage = bk * ld_kn;
+constexpr std::size_t shared_bytes = static_cast<std::size_t>(stages) * (a_stage + b_stage) * sizeof(double);
+}  // namespace tc
+
+__device__ __forceinline__ void cp_async8(double* shared, const double* global, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(global), "r"(valid ? 8 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+__global__ void __launch_bounds__(tc::threads)
+gemm_tensor(int M, int N, int K, int ta, double alpha, const double* __restrict__ A, const double* __restrict__ B,
+            double beta, double* __restrict__ C) {
+  extern __shared__ double shared[];
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, t = lane % 4;  // the fragment layout's group and thread-in-group
+  const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
+  const int row0 = blockIdx.y * tc::bm, col0 = blockIdx.x * tc::bn;
+  double* as_base = shared;
+  double* bs_base = shared + tc::stages * tc::a_stage;
+
+  auto load = [&](int stage, int k0) {
+    double* as = as_base + stage * tc::a_stage;
+    double* bs = bs_base + stage * tc::b_stage;
+#pragma unroll
+    for (int i = 0; i < tc::bm * tc::bk / tc::threads; ++i) {
+      const int idx = tid + i * tc::threads;
+      if (ta) {  // stored K x M: rows of the slice along M
+        const int l = idx / tc::bm, r = idx % tc::bm, gl = k0 + l, gr = row0 + r;
+        const bool ok = gl < K && gr < M;
+        cp_async8(as + l * tc::ld_km + r, ok ? A + static_cast<long>(gl) * M + gr : A, ok);
+      } else {
+        const int r = idx / tc::bk, l = idx % tc::bk, gl = k0 + l, gr = row0 + r;
+        const bool ok = gl < K && gr < M;
+        cp_async8(as + r * tc::ld_mk + l, ok ? A + static_cast<long>(gr) * K + gl : A, ok);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < tc::bk * tc::bn / tc::threads; ++i) {
+      const int idx = tid + i * tc::threads;
+      const int l = idx / tc::bn, c = idx % tc::bn, gl = k0 + l, gc = col0 + c;
+      const bool ok = gl < K && gc < N;
+      cp_async8(bs + l * tc::ld_kn + c, ok ? B + static_cast<long>(gl) * N + gc : B, ok);
+    }
+  };
+
+  double acc[8][4][2];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j][0] = acc[i][j][1] = 0;
+
+  const int steps = (K + tc::bk - 1) / tc::bk;
+#pragma unroll
+  for (int s = 0; s < tc::stages - 1; ++s) {
+    if (s < steps) load(s, s * tc::bk);
+    cp_async_commit();
+  }
+  for (int s = 0; s < steps; ++s) {
+    cp_async_wait<tc::stages - 2>();
+    __syncthreads();
+    const int stage = s % tc::stages;
+    const double* as = as_base + stage * tc::a_stage;
+    const double* bs = bs_base + stage * tc::b_stage;
+#pragma unroll
+    for (int kk = 0; kk < tc::bk; kk += 4) {
+      double a[8], b[4];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int r = wm + i * 8 + g;
+        a[i] = ta ? as[(kk + t) * tc::ld_km + r] : as[r * tc::ld_mk + kk + t];
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b[j] = bs[(kk + t) * tc::ld_kn + wn + j * 8 + g];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                       : "+d"(acc[i][j][0]), "+d"(acc[i][j][1])
+                       : "d"(a[i]), "d"(b[j]));
+    }
+    // The stage computed one step ago is free (every thread passed this step's barrier).
+    const int next = s + tc::stages - 1;
+    if (next < steps) load(next % tc::stages, next * tc::bk);
+    cp_async_commit();
+  }
+  cp_async_wait<0>();
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int r = row0 + wm + i * 8 + g;
+    if (r >= M) continue;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = col0 + wn + j * 8 + t * 2 + e;
+        if (c < N) {
+          double& out = C[static_cast<long>(r) * N + c];
+          out = alpha * acc[i][j][e] + beta * out;
+        }
+      }
+  }
+}
+
+unsigned blocks(std::int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
+
+template <typename T>
+class CudaOperations final : public Operations {
+ public:
+  explicit CudaOperations(const DeviceInfo& device) : info_(cuda::open_device(device.index)) {
+    if (std::is_same_v<T, double> && !info_.fp64)
+      throw DeviceError("device " + info_.label() + " has no fp64 support: no f64 GEMM there");
+  }
+
+  void upload(const Shape& s, const std::vector<double>& a, const std::vector<double>& b,
+              const std::vector<double>& c0) override {
+    shape_ = s;
+    a_ = put(a);
+    b_ = put(b);
+    c0_ = put(c0);
+    c_ = cuda::DeviceBuffer<T>(c0.size());
+  }
+
+  double run(Variant v, const Params& params, double alpha, double beta) override {
+    cuda::check(cudaMemcpyAsync(c_.data(), c0_.data(), c_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()),
+                "cudaMemcpyAsync", "(C from C0)");
+    const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k),
+              ta = shape_.transpose_a ? 1 : 0;
+    const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+    start_.record(stream_);
+    switch (v) {
+      case Variant::naive: {
+        const dim3 grid(blocks(n, naive_block), blocks(m, naive_block)), block(naive_block, naive_block);
+        gemm_naive<T><<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());
+        cuda::check_launch("gemm_naive", grid, block);
+        break;
+      }
+      case Variant::tiled:
+        switch (params.at("tile")) {
+          case 8:
+            tiled<8>(m, n, k, ta, a, b);
+            break;
+          case 16:
+            tiled<16>(m, n, k, ta, a, b);
+            break;
+          case 32:
+            tiled<32>(m, n, k, ta, a, b);
+            break;
+          default:
+            throw DeviceError("tiled: tile " + std::to_string(params.at("tile")) + " is not compiled (8, 16, 32)");
+        }
+        break;
+      case Variant::tuned:
+        tuned(tuned_config(params), params, m, n, k, ta, a, b);
+        break;
+      case Variant::tensor:
+        tensor(m, n, k, ta, alpha, beta);
+        break;
+      case Variant::vendor:
+        vendor(m, n, k, a, b);
+        break;
+      case Variant::serial:
+        throw DeviceError("GEMM variant serial does not run on cuda");
+    }
+    end_.record(stream_);
+    end_.synchronize();
+    return cuda::Event::seconds_between(start_, end_);
+  }
+
+  std::vector<double> result() const override {
+    std::vector<T> c(c_.size());
+    cuda::check(cudaMemcpy(c.data(), c_.data(), c_.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "(C to the host)");
+    return {c.begin(), c.end()};
+  }
+
+  std::string mode(Variant v) const override {
+    if (v != Variant::vendor) return {};
+    std::string mode = "cuBLAS math mode CUBLAS_DEFAULT_MATH (";
+    mode += std::is_same_v<T, float> ? "FP32 on the FMA units, no TF32" : "FP64, on the FP64 tensor cores where cuBLAS chooses";
+    mode += ")";
+    if (const char* o = std::getenv("NVIDIA_TF32_OVERRIDE")) mode += std::string("; NVIDIA_TF32_OVERRIDE=") + o;
+    return mode;
+  }
+
+ private:
+  cuda::DeviceBuffer<T> put(const std::vector<double>& v) {
+    const std::vector<T> host(v.begin(), v.end());
+    cuda::DeviceBuffer<T> d(host.size());
+    cuda::check(cudaMemcpy(d.data(), host.data(), d.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy", "(GEMM input)");
+    return d;
+  }
+
+  template <int Tile>
+  void tiled(int m, int n, int k, int ta, T a, T b) {
+    const dim3 grid(blocks(n, Tile), blocks(m, Tile)), block(Tile, Tile);
+    gemm_tiled<T, Tile><<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());
+    cuda::check_launch("gemm_tiled", grid, block);
+  }
+
+  void tuned(const TunedConfig& c, const Params& params, int m, int n, int k, int ta, T a, T b) {
+#define GPUBENCH_GEMM_TUNED_CASE(BM, BN, BK, TM, TN, VW)                                                    \
+  if constexpr (cuda_compiles(TunedConfig{BM, BN, BK, TM, TN, VW}, sizeof(T))) {                           \
+    if (c == TunedConfig{BM, BN, BK, TM, TN, VW}) {                                                         \
+      const dim3 grid(blocks(n, BN), blocks(m, BM)), block((BM / TM) * (BN / TN));                          \
+      gemm_tuned<T, BM, BN, BK, TM, TN, VW>                                                                 \
+          <<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());          \
+      cuda::check_launch("gemm_tuned", grid, block);                                                        \
+      return;                                                                                               \
+    }                                                                                                       \
+  }
+    GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_CASE)
+#undef GPUBENCH_GEMM_TUNED_CASE
+    throw DeviceError("tuned " + format_params(params) + " is not compiled into this build's CUDA kernels "
+                      "(kernels/gemm/tuned.hpp lists those that are)");
+  }
+
+  void tensor(int m, int n, int k, int ta, double alpha, double beta) {
+    if constexpr (std::is_same_v<T, double>) {
+      int device = 0, major = 0, minor = 0;
+      cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+      cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+      cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+      if (major < 8)
+        throw DeviceError("tensor: FP64 mma.sync needs compute capability 8.0 or later; " + info_.label() + " has " +
+                          std::to_string(major) + "." + std::to_string(minor));
+      static const bool opted = [] {
+        cuda::check(cudaFuncSetAttribute(gemm_tensor, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(tc::shared_bytes)),
+                    "cudaFuncSetAttribute", "(gemm_tensor's shared memory)");
+        return true;
+      }();
+      (void)opted;
+      const dim3 grid(blocks(n, tc::bn), blocks(m, tc::bm)), block(tc::threads);
+      gemm_tensor<<<grid, block, tc::shared_bytes, stream_.get()>>>(m, n, k, ta, alpha, a_.data(), b_.data(), beta,
+                                                                     c_.data());
+      cuda::check_launch("gemm_tensor", grid, block);
+    } else {
+      (void)m, (void)n, (void)k, (void)ta, (void)alpha, (void)beta;
+      throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
+    }
+  }
+
+  // cuBLAS is column-major: row-major C (m x n) is column-major C^T = B^T op(A)^T, so B comes
+  // first. Row-major A (m x k) is column-major A^T (ld k); stored transposed (TN) it is A (ld m).
+  void vendor(int m, int n, int k, T a, T b) {
+    if (!blas_) {
+      blas_ = std::make_unique<cuda::BlasHandle>(stream_);
+      cuda::check(cublasSetMathMode(blas_->get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    }
+    const cublasOperation_t op_a = shape_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int lda = shape_.transpose_a ? m : k;
+    if constexpr (std::is_same_v<T, float>)
+      cuda::check(cublasSgemm(blas_->get(), CUBLAS_OP_N, op_a, n, m, k, &a, b_.data(), n, a_.data(), lda, &b,
+                              c_.data(), n),
+                  "cublasSgemm");
+    else
+      cuda::check(cublasDgemm(blas_->get(), CUBLAS_OP_N, op_a, n, m, k, &a, b_.data(), n, a_.data(), lda, &b,
+                              c_.data(), n),
+                  "cublasDgemm");
+  }
+
+  DeviceInfo info_;
+  Shape shape_;
+  cuda::Stream stream_;
+  cuda::Event start_, end_;
+  cuda::DeviceBuffer<T> a_, b_, c0_, c_;
+  std::unique_ptr<cuda::BlasHandle> blas_;
+};
+
+std::vector<TunedConfig> compiled_tuned_configs() {
+  std::vector<TunedConfig> configs;
+#define GPUBENCH_GEMM_TUNED_ENTRY(BM, BN, BK, TM, TN, VW) configs.push_back({BM, BN, BK, TM, TN, VW});
+  GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_ENTRY)
+#undef GPUBENCH_GEMM_TUNED_ENTRY
+  return configs;
+}
+
+#define GPUBENCH_STR2(x) #x
+#define GPUBENCH_STR(x) GPUBENCH_STR2(x)
+constexpr const char* cublas_library =
+    "cuBLAS " GPUBENCH_STR(CUBLAS_VER_MAJOR) "." GPUBENCH_STR(CUBLAS_VER_MINOR) "." GPUBENCH_STR(CUBLAS_VER_PATCH);
+
+}  // namespace
+
+}  // namespace gpubench::gemm
+
+GPUBENCH_REGISTER_GEMM_OPERATIONS(
+    "cuda",
+    [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::gemm::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::CudaOperations<float>>(d);
+      return std::make_unique<gpubench::gemm::CudaOperations<double>>(d);
+    },
+    gpubench::gemm::BackendTraits{
+        gpubench::gemm::cublas_library,
+        {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
+         gpubench::gemm::Variant::tensor, gpubench::gemm::Variant::vendor},
+        gpubench::gemm::compiled_tuned_configs(),
+        [](gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
+          if (v == gpubench::gemm::Variant::tensor && p == gpubench::Precision::f32)
+            return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
+          return {};
+        }});

@@ -1,0 +1,179 @@
+// GEMM on OpenCL: kernels/gemm/opencl.cl (naive, tiled, tuned; each program built once per
+// configuration on first use) and CLBlast as the vendor variant, where it was found when
+// configured. Device time: the kernel's profiling event; CLBlast's, between two markers (it may
+// run more than one kernel).
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#ifdef GPUBENCH_GEMM_CLBLAST
+#include <clblast_c.h>
+#endif
+
+#include "backends/opencl/opencl.hpp"
+#include "bench/tunable.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/operations.hpp"
+
+namespace gpubench::gemm {
+
+#ifdef GPUBENCH_GEMM_CLBLAST
+constexpr const char* clblast_library = "CLBlast 1.5";  // Debian's libclblast-dev; the header has no version macro
+#else
+constexpr const char* clblast_library = "";
+#endif
+
+namespace {
+
+using opencl::Buffer;
+using opencl::Context;
+using opencl::Event;
+using opencl::Kernel;
+
+std::size_t round_up(std::int64_t n, std::size_t to) { return (static_cast<std::size_t>(n) + to - 1) / to * to; }
+
+// The naive kernel's work-group: 16 x 16, as the study's.
+constexpr std::size_t naive_group = 16;
+
+template <typename T>
+class OpenclOperations final : public Operations {
+ public:
+  explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
+    if (std::is_same_v<T, double> && !context_.info().fp64)
+      throw DeviceError("device " + context_.info().label() + " has no fp64 support: no f64 GEMM there");
+  }
+
+  void upload(const Shape& s, const std::vector<double>& a, const std::vector<double>& b,
+              const std::vector<double>& c0) override {
+    shape_ = s;
+    const std::vector<T> ta(a.begin(), a.end()), tb(b.begin(), b.end()), tc(c0.begin(), c0.end());
+    a_ = context_.create_buffer(ta.size() * sizeof(T), CL_MEM_READ_ONLY);
+    b_ = context_.create_buffer(tb.size() * sizeof(T), CL_MEM_READ_ONLY);
+    c0_ = context_.create_buffer(tc.size() * sizeof(T), CL_MEM_READ_ONLY);
+    c_ = context_.create_buffer(tc.size() * sizeof(T));
+    context_.write(a_, ta.data(), ta.size() * sizeof(T));
+    context_.write(b_, tb.data(), tb.size() * sizeof(T));
+    context_.write(c0_, tc.data(), tc.size() * sizeof(T));
+  }
+
+  double run(Variant v, const Params& params, double alpha, double beta) override {
+    context_.copy(c0_, c_, c_.bytes());  // in order before the call; not timed
+    const auto m = shape_.m, n = shape_.n;
+    switch (v) {
+      case Variant::naive: {
+        const Kernel& k = kernel("", "gemm_naive");
+        return launch(k, Geometry{2, {round_up(n, naive_group), round_up(m, naive_group), 1}, {naive_group, naive_group, 1}},
+                      alpha, beta);
+      }
+      case Variant::tiled: {
+        const auto tile = static_cast<std::size_t>(params.at("tile"));
+        const Kernel& k = kernel(" -DTILE=" + std::to_string(tile), "gemm_tiled");
+        return launch(k, Geometry{2, {round_up(n, tile), round_up(m, tile), 1}, {tile, tile, 1}}, alpha, beta);
+      }
+      case Variant::tuned: {
+        const TunedConfig c = tuned_config(params);
+        const std::string options = " -DBM=" + std::to_string(c.bm) + " -DBN=" + std::to_string(c.bn) +
+                                    " -DBK=" + std::to_string(c.bk) + " -DTM=" + std::to_string(c.tm) +
+                                    " -DTN=" + std::to_string(c.tn) + " -DVW=" + std::to_string(c.vw);
+        const Kernel& k = kernel(options, "gemm_tuned");
+        const auto threads = static_cast<std::size_t>(c.threads());
+        const std::size_t largest = k.max_work_group_size(context_.device());
+        if (threads > largest)
+          throw DeviceError("tuned " + format_params(params) + ": " + std::to_string(threads) +
+                            " work-items per group, but the device runs this kernel with at most " +
+                            std::to_string(largest) + " (registers)");
+        const std::size_t groups_x = round_up(n, c.bn) / c.bn, groups_y = round_up(m, c.bm) / c.bm;
+        return launch(k, Geometry{2, {groups_x * threads, groups_y, 1}, {threads, 1, 1}}, alpha, beta);
+      }
+      case Variant::vendor:
+        return vendor(alpha, beta);
+      case Variant::tensor:
+      case Variant::serial:
+        break;
+    }
+    throw DeviceError("GEMM variant " + to_string(v) + " does not run on opencl");
+  }
+
+  std::vector<double> result() const override {
+    std::vector<T> c(static_cast<std::size_t>(shape_.c_elements()));
+    context_.read(c_, c.data(), c.size() * sizeof(T));
+    return {c.begin(), c.end()};
+  }
+
+ private:
+  // The program of opencl.cl for this precision and `options`, built once; its kernel `name`.
+  const Kernel& kernel(const std::string& options, const std::string& name) {
+    const std::string all = (std::is_same_v<T, float> ? std::string("-DREAL=float -DGEMM_VEC2=float2 -DGEMM_VEC4=float4")
+                                                      : std::string("-DREAL=double -DGEMM_VEC2=double2 -DGEMM_VEC4=double4 -DGEMM_FP64")) +
+                            options;
+    auto found = kernels_.find(all);
+    if (found == kernels_.end()) found = kernels_.emplace(all, context_.program("gemm/opencl.cl", all).kernel(name)).first;
+    return found->second;
+  }
+
+  double launch(const Kernel& k, const Geometry& g, double alpha, double beta) {
+    k.set_args(static_cast<cl_int>(shape_.m), static_cast<cl_int>(shape_.n), static_cast<cl_int>(shape_.k),
+               static_cast<cl_int>(shape_.transpose_a), static_cast<T>(alpha), a_, b_, static_cast<T>(beta), c_);
+    return context_.launch(k, g).seconds();
+  }
+
+  Event marker() const {
+    cl_event e = nullptr;
+    opencl::check(clEnqueueMarkerWithWaitList(context_.queue(), 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+    return Event(opencl::Handle<cl_event>(e));
+  }
+
+  double vendor(double alpha, double beta) {
+#ifdef GPUBENCH_GEMM_CLBLAST
+    const auto m = static_cast<std::size_t>(shape_.m), n = static_cast<std::size_t>(shape_.n),
+               k = static_cast<std::size_t>(shape_.k);
+    const CLBlastTranspose ta = shape_.transpose_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+    const std::size_t lda = shape_.transpose_a ? m : k;
+    cl_command_queue queue = context_.queue();
+    cl_event done = nullptr;
+    const Event before = marker();
+    CLBlastStatusCode status;
+    if constexpr (std::is_same_v<T, float>)
+      status = CLBlastSgemm(CLBlastLayoutRowMajor, ta, CLBlastTransposeNo, m, n, k, static_cast<float>(alpha), a_.get(),
+                            0, lda, b_.get(), 0, n, static_cast<float>(beta), c_.get(), 0, n, &queue, &done);
+    else
+      status = CLBlastDgemm(CLBlastLayoutRowMajor, ta, CLBlastTransposeNo, m, n, k, alpha, a_.get(), 0, lda, b_.get(),
+                            0, n, beta, c_.get(), 0, n, &queue, &done);
+    if (done) clReleaseEvent(done);
+    if (status != CLBlastSuccess)
+      throw DeviceError(std::string(std::is_same_v<T, float> ? "CLBlastSgemm" : "CLBlastDgemm") + " failed on " +
+                        context_.info().label() + ": CLBlast status " + std::to_string(static_cast<int>(status)) +
+                        (static_cast<int>(status) > -1024 && static_cast<int>(status) < 0 ? " (an OpenCL error code)" : ""));
+    const Event after = marker();
+    after.wait();
+    return static_cast<double>(after.end_ns() - before.end_ns()) * 1e-9;
+#else
+    (void)alpha;
+    (void)beta;
+    throw DeviceError("CLBlast was not found when gpubench was configured: no vendor GEMM on opencl");
+#endif
+  }
+
+  Context context_;
+  Shape shape_;
+  Buffer a_, b_, c0_, c_;
+  std::map<std::string, Kernel> kernels_;
+};
+
+}  // namespace
+
+}  // namespace gpubench::gemm
+
+GPUBENCH_REGISTER_GEMM_OPERATIONS(
+    "opencl",
+    [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::gemm::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OpenclOperations<float>>(d);
+      return std::make_unique<gpubench::gemm::OpenclOperations<double>>(d);
+    },
+    gpubench::gemm::BackendTraits{
+        gpubench::gemm::clblast_library,
+        {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
+         gpubench::gemm::Variant::vendor},
+        {},
+        nullptr});

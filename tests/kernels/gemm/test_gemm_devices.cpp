@@ -1,0 +1,93 @@
+// The GEMM suite's device kernels (opencl, cuda) verify in both precisions and layouts, on square,
+// rectangular and odd shapes that no tile divides: every variant, the study's three tiles, and
+// the tuned kernel in every configuration CUDA compiles (on OpenCL, the same ones, built at run
+// time), against the host reference with random inputs and bit for bit with small integers.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "bench/tunable.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/gemm.hpp"
+#include "kernels/gemm/operations.hpp"
+
+namespace gpubench::gemm {
+namespace {
+
+struct Case {
+  std::string backend;
+  Variant variant;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.backend << " " << to_string(c.variant); }
+
+std::vector<Case> cases() {
+  std::vector<Case> result;
+  for (const char* b : {"opencl", "cuda"})
+    if (find_operations(b) != nullptr)
+      for (Variant v : backend_traits(b)->variants) result.push_back({b, v});
+  return result;
+}
+
+std::vector<double> as_held(std::vector<double> v, Precision p) {
+  if (p == Precision::f32)
+    for (auto& x : v) x = static_cast<float>(x);
+  return v;
+}
+
+// The parameter sets a variant is checked with.
+std::vector<Params> params_of(Variant v, Precision p) {
+  if (v == Variant::tiled) return {{{"tile", 8}}, {{"tile", 16}}, {{"tile", 32}}};
+  if (v != Variant::tuned) return {{}};
+  std::vector<Params> sets;
+  for (const TunedConfig& c : backend_traits("cuda") ? backend_traits("cuda")->tuned_configs : std::vector<TunedConfig>{
+                                                                                                 {128, 128, 8, 8, 8, 4},
+                                                                                                 {64, 64, 8, 4, 4, 2},
+                                                                                                 {32, 32, 8, 4, 4, 1}})
+    if (cuda_compiles(c, bytes_of(p)))
+      sets.push_back({{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}});
+  return sets;
+}
+
+class GemmDevice : public testing::TestWithParam<Case> {};
+
+TEST_P(GemmDevice, EveryConfigurationVerifiesOnOddShapesInBothLayouts) {
+  const Case& c = GetParam();
+  if (find_backend(c.backend).devices().empty()) GTEST_SKIP() << "backend " << c.backend << " has no device here";
+  const DeviceInfo device = find_device(c.backend, -1);
+  for (Precision p : {Precision::f32, Precision::f64}) {
+    const auto* traits = backend_traits(c.backend);
+    if (traits->refuses && !traits->refuses(c.variant, p).empty()) continue;
+    if (p == Precision::f64 && !device.fp64) continue;
+    auto ops = (*find_operations(c.backend))(device, p);
+    for (const char* spec : {"1", "33", "67x45x91", "67x45x91:TN", "128x5x200:TN", "130x257x19", "256"}) {
+      const Shape s = parse_shape(spec);
+      const auto a = as_held(make_input(s.a_elements(), 21, false), p);
+      const auto b = as_held(make_input(s.b_elements(), 22, false), p);
+      const auto c0 = as_held(make_input(s.c_elements(), 23, false), p);
+      const auto ia = make_input(s.a_elements(), 31, true), ib = make_input(s.b_elements(), 32, true);
+      const auto ic = make_input(s.c_elements(), 33, true);
+      std::vector<double> exact = ic;
+      reference_gemm(s, 2.0, ia, ib, -1.0, exact);
+      for (const Params& params : params_of(c.variant, p)) {
+        const std::string what = std::string(spec) + " " + to_string(p) + " " + format_params(params);
+        ops->upload(s, a, b, c0);
+        EXPECT_GT(ops->run(c.variant, params, 0.75, 0.5), 0) << what;
+        const Verdict v = verify(s, p, 0.75, a, b, 0.5, c0, ops->result());
+        EXPECT_TRUE(v.passed) << what << ": " << v.detail;
+        ops->upload(s, ia, ib, ic);
+        ops->run(c.variant, params, 2.0, -1.0);
+        EXPECT_EQ(ops->result(), exact) << what << " (small integers)";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DeviceBackends, GemmDevice, testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<Case>& i) { return i.param.backend + "_" + to_string(i.param.variant); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmDevice);
+
+}  // namespace
+}  // namespace gpubench::gemm
