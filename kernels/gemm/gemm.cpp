@@ -163,11 +163,15 @@ Verdict freivalds(const Shape& s, Precision p, double alpha, const std::vector<d
       v = (random() & 1) ? magnitude : -magnitude;
     }
     // B x and |B| |x|.
+#pragma omp parallel for schedule(static)
     for (std::size_t l = 0; l < k; ++l)
       for (std::size_t j = 0; j < n; ++j) {
         bx[l] += b[l * n + j] * x[j];
         abs_bx[l] += std::abs(b[l * n + j]) * std::abs(x[j]);
       }
+    // Each row's error and bound in parallel; the first row beyond its bound is reported.
+    std::vector<double> errors(m), bounds(m);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < m; ++i) {
       long double cx = 0, c0x = 0, abs_cx = 0, abs_c0x = 0, abx = 0, abs_abx = 0;
       for (std::size_t j = 0; j < n; ++j) {
@@ -185,11 +189,15 @@ Verdict freivalds(const Shape& s, Precision p, double alpha, const std::vector<d
       const double error = static_cast<double>(std::abs(cx - expected));
       const double bound = g * static_cast<double>(std::abs(alpha) * abs_abx + std::abs(beta) * abs_c0x) +
                            gamma(static_cast<double>(s.n + 2), host_roundoff()) * static_cast<double>(abs_cx) + tiny;
-      if (!(error <= bound))
+      errors[i] = error;
+      bounds[i] = bound;
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      if (!(errors[i] <= bounds[i]))  // NaN fails too
         return {false, "Freivalds' check, vector " + std::to_string(t + 1) + ": row " + std::to_string(i) +
-                           " of C x is off by " + number(error) + " from alpha A (B x) + beta C0 x, beyond the "
-                           "rounding bound " + number(bound)};
-      if (bound > 0) worst = std::max(worst, error / bound);
+                           " of C x is off by " + number(errors[i]) + " from alpha A (B x) + beta C0 x, beyond the "
+                           "rounding bound " + number(bounds[i])};
+      if (bounds[i] > 0) worst = std::max(worst, errors[i] / bounds[i]);
     }
   }
   return {true, "Freivalds' check with " + std::to_string(trials) + " random vectors: every row within its rounding "
@@ -213,8 +221,11 @@ Verdict check_sampled_elements(const Shape& s, Precision p, double alpha, const 
   const double g = gamma(static_cast<double>(s.k + 2), unit_roundoff(p)) +
                    gamma(static_cast<double>(s.k + 4), host_roundoff());
   const double tiny = static_cast<double>(s.k + 2) * smallest_normal(p);
-  double worst = 0;
-  for (const auto& [i, j] : picked) {
+  // Each element's error and bound in parallel; the first beyond its bound is reported.
+  std::vector<double> errors(picked.size()), bounds(picked.size()), expecteds(picked.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::size_t q = 0; q < picked.size(); ++q) {
+    const auto [i, j] = picked[q];
     long double sum = 0, magnitude = 0;
     for (std::int64_t l = 0; l < s.k; ++l) {
       const double ail = a[static_cast<std::size_t>(s.a_index(i, l))], blj = b[static_cast<std::size_t>(l * s.n + j)];
@@ -225,12 +236,18 @@ Verdict check_sampled_elements(const Shape& s, Precision p, double alpha, const 
     const long double expected = alpha * sum + static_cast<long double>(beta) * c0[e];
     const double bound =
         g * static_cast<double>(std::abs(alpha) * magnitude + std::abs(beta) * std::abs(c0[e])) + tiny;
-    const double error = static_cast<double>(std::abs(c[e] - expected));
-    if (!(error <= bound))
-      return {false, "C(" + std::to_string(i) + ", " + std::to_string(j) + ") = " + number(c[e]) + ", recomputed " +
-                         number(static_cast<double>(expected)) + ": off by " + number(error) +
-                         ", beyond the rounding bound " + number(bound)};
-    if (bound > 0) worst = std::max(worst, error / bound);
+    errors[q] = static_cast<double>(std::abs(c[e] - expected));
+    bounds[q] = bound;
+    expecteds[q] = static_cast<double>(expected);
+  }
+  double worst = 0;
+  for (std::size_t q = 0; q < picked.size(); ++q) {
+    const auto [i, j] = picked[q];
+    if (!(errors[q] <= bounds[q]))  // NaN fails too
+      return {false, "C(" + std::to_string(i) + ", " + std::to_string(j) + ") = " +
+                         number(c[static_cast<std::size_t>(i * s.n + j)]) + ", recomputed " + number(expecteds[q]) +
+                         ": off by " + number(errors[q]) + ", beyond the rounding bound " + number(bounds[q])};
+    if (bounds[q] > 0) worst = std::max(worst, errors[q] / bounds[q]);
   }
   return {true, std::to_string(picked.size()) + " elements (the first and last two rows and columns, and random "
                 "ones) within their rounding bounds (worst: " + number(worst) + " of it)"};

@@ -4,6 +4,7 @@
 // time), against the host reference with random inputs and bit for bit with small integers.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,7 +75,15 @@ TEST_P(GemmDevice, EveryConfigurationVerifiesOnOddShapesInBothLayouts) {
       for (const Params& params : params_of(c.variant, p)) {
         const std::string what = std::string(spec) + " " + to_string(p) + " " + format_params(params);
         ops->upload(s, a, b, c0);
-        EXPECT_GT(ops->run(c.variant, params, 0.75, 0.5), 0) << what;
+        try {
+          EXPECT_GT(ops->run(c.variant, params, 0.75, 0.5), 0) << what;
+        } catch (const DeviceError& e) {
+          // A configuration the device's compiler gives too many registers for its work-group
+          // (NVIDIA's OpenCL: 512 items at most 256): refused by name, which the sweeper records.
+          if (std::string(e.what()).find("the device runs this kernel with at most") == std::string::npos) throw;
+          std::cout << "  not launchable here: " << e.what() << "\n";
+          continue;
+        }
         const Verdict v = verify(s, p, 0.75, a, b, 0.5, c0, ops->result());
         EXPECT_TRUE(v.passed) << what << ": " << v.detail;
         ops->upload(s, ia, ib, ic);
