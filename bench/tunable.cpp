@@ -160,9 +160,17 @@ LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, 
                        " is not an integer (on " + device.label() + ")");
     c.params[t.name] = it->get<int>();
   }
-  if (std::string why; !space.legal(c.params, &why))
-    throw InputError("tuning database: " + c.choice.detail + ": " + format_params(c.params) + " cannot run on " +
-                     device.label() + ": " + why);
+  if (std::string why; !space.legal(c.params, &why)) {
+    // An entry stored for this very key must fit it: a broken one is an error. One borrowed from
+    // another key (another size, or the device's default, which another precision may have set)
+    // need not fit this one: then the heuristic runs, and the records say why.
+    if (c.choice.source == TuningSource::exact)
+      throw InputError("tuning database: " + c.choice.detail + ": " + format_params(c.params) + " cannot run on " +
+                       device.label() + ": " + why);
+    const std::string borrowed = c.choice.detail + " (" + format_params(c.params) + ")";
+    c.params = heuristic;
+    c.choice = {h, TuningSource::heuristic, "heuristic: " + borrowed + " does not fit " + key.text() + ": " + why};
+  }
   return c;
 }
 

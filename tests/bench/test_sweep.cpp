@@ -457,6 +457,17 @@ TEST(Tunables, ADatabaseEntryThatBreaksAConstraintIsAnInputErrorNamingIt) {
   }
   store({{"tile", 16}, {"work_group_size", 384}, {"vector_width", 4}});
   EXPECT_THROW(choose_launch_params(&db, d, key, heuristic, space), InputError);
+  // Borrowed from another key (here the device's default, set by the f32 entry) and not fitting
+  // this one (f64's space allows vector width 2 at most): the heuristic runs, and says why.
+  TunableSpace f64_space = space;
+  f64_space.constraints.push_back({"vector_width <= 2", [](const Params& p) { return p.at("vector_width") <= 2; }});
+  store({{"tile", 16}, {"work_group_size", 512}, {"vector_width", 4}});
+  const TuningKey f64_key = TuningKey::of_sizes("test", "tiled", Precision::f64, {{"n", 1024}});
+  const LaunchChoice borrowed = choose_launch_params(&db, d, f64_key, heuristic, f64_space);
+  EXPECT_EQ(borrowed.params, heuristic);
+  EXPECT_EQ(launch_json(borrowed)["from"], "heuristic");
+  EXPECT_THAT(borrowed.choice.detail, HasSubstr("vector_width <= 2"));
+  EXPECT_THAT(borrowed.choice.detail, HasSubstr("does not fit"));
   // --tuning off: the heuristic, which must itself be legal.
   EXPECT_EQ(choose_launch_params(nullptr, d, key, heuristic, space).params, heuristic);
   EXPECT_THROW(choose_launch_params(nullptr, d, key, {{"tile", 32}, {"work_group_size", 64}, {"vector_width", 1}}, space),
