@@ -207,37 +207,86 @@ Verdict freivalds(const Shape& s, Precision p, double alpha, const std::vector<d
 Verdict check_sampled_elements(const Shape& s, Precision p, double alpha, const std::vector<double>& a,
                                const std::vector<double>& b, double beta, const std::vector<double>& c0,
                                const std::vector<double>& c, std::int64_t random, std::uint64_t seed) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> picked;
+  std::vector<std::int64_t> rows, columns;
   for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, s.m - 2, s.m - 1})
-    if (i >= 0 && i < s.m)
-      for (std::int64_t j = 0; j < s.n; ++j) picked.emplace_back(i, j);
+    if (i >= 0 && i < s.m) rows.push_back(i);
   for (std::int64_t j : {std::int64_t{0}, std::int64_t{1}, s.n - 2, s.n - 1})
-    if (j >= 0 && j < s.n)
-      for (std::int64_t i = 0; i < s.m; ++i) picked.emplace_back(i, j);
+    if (j >= 0 && j < s.n) columns.push_back(j);
+  std::vector<std::pair<std::int64_t, std::int64_t>> picked;
+  for (std::int64_t i : rows)
+    for (std::int64_t j = 0; j < s.n; ++j) picked.emplace_back(i, j);
+  for (std::int64_t j : columns)
+    for (std::int64_t i = 0; i < s.m; ++i) picked.emplace_back(i, j);
   std::mt19937_64 rng(seed);
   for (std::int64_t r = 0; r < random; ++r)
     picked.emplace_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(s.m)),
                         static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(s.n)));
-  const double g = gamma(static_cast<double>(s.k + 2), unit_roundoff(p)) +
-                   gamma(static_cast<double>(s.k + 4), host_roundoff());
-  const double tiny = static_cast<double>(s.k + 2) * smallest_normal(p);
-  // Each element's error and bound in parallel; the first beyond its bound is reported.
-  std::vector<double> errors(picked.size()), bounds(picked.size()), expecteds(picked.size());
+
+  // Each picked element's sum over l of A(i, l) B(l, j), and of its magnitudes, in the order
+  // that keeps memory contiguous: a whole row of C streams B by rows; a whole column reads a
+  // copy of B's column; the random ones read what they need.
+  std::vector<long double> sums(picked.size()), magnitudes(picked.size());
+  const auto n = static_cast<std::size_t>(s.n), m = static_cast<std::size_t>(s.m);
+  std::size_t q0 = 0;
+  for (std::int64_t i : rows) {
+    constexpr std::size_t block = 256;
+#pragma omp parallel for schedule(static)
+    for (std::size_t j0 = 0; j0 < n; j0 += block) {
+      const std::size_t j1 = std::min(n, j0 + block);
+      for (std::int64_t l = 0; l < s.k; ++l) {
+        const long double ail = a[static_cast<std::size_t>(s.a_index(i, l))];
+        const double* bl = &b[static_cast<std::size_t>(l) * n];
+        for (std::size_t j = j0; j < j1; ++j) {
+          sums[q0 + j] += ail * bl[j];
+          magnitudes[q0 + j] += std::abs(ail * bl[j]);
+        }
+      }
+    }
+    q0 += n;
+  }
+  for (std::int64_t j : columns) {
+    std::vector<double> column(static_cast<std::size_t>(s.k));
+    for (std::int64_t l = 0; l < s.k; ++l) column[static_cast<std::size_t>(l)] = b[static_cast<std::size_t>(l) * n + static_cast<std::size_t>(j)];
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < m; ++i) {
+      long double sum = 0, magnitude = 0;
+      for (std::int64_t l = 0; l < s.k; ++l) {
+        const long double term =
+            static_cast<long double>(a[static_cast<std::size_t>(s.a_index(static_cast<std::int64_t>(i), l))]) *
+            column[static_cast<std::size_t>(l)];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      sums[q0 + i] = sum;
+      magnitudes[q0 + i] = magnitude;
+    }
+    q0 += m;
+  }
 #pragma omp parallel for schedule(dynamic, 64)
-  for (std::size_t q = 0; q < picked.size(); ++q) {
+  for (std::size_t q = q0; q < picked.size(); ++q) {
     const auto [i, j] = picked[q];
     long double sum = 0, magnitude = 0;
     for (std::int64_t l = 0; l < s.k; ++l) {
-      const double ail = a[static_cast<std::size_t>(s.a_index(i, l))], blj = b[static_cast<std::size_t>(l * s.n + j)];
-      sum += static_cast<long double>(ail) * blj;
-      magnitude += std::abs(static_cast<long double>(ail) * blj);
+      const long double term = static_cast<long double>(a[static_cast<std::size_t>(s.a_index(i, l))]) *
+                               b[static_cast<std::size_t>(l * s.n + j)];
+      sum += term;
+      magnitude += std::abs(term);
     }
+    sums[q] = sum;
+    magnitudes[q] = magnitude;
+  }
+
+  const double g = gamma(static_cast<double>(s.k + 2), unit_roundoff(p)) +
+                   gamma(static_cast<double>(s.k + 4), host_roundoff());
+  const double tiny = static_cast<double>(s.k + 2) * smallest_normal(p);
+  std::vector<double> errors(picked.size()), bounds(picked.size()), expecteds(picked.size());
+#pragma omp parallel for schedule(static)
+  for (std::size_t q = 0; q < picked.size(); ++q) {
+    const auto [i, j] = picked[q];
     const auto e = static_cast<std::size_t>(i * s.n + j);
-    const long double expected = alpha * sum + static_cast<long double>(beta) * c0[e];
-    const double bound =
-        g * static_cast<double>(std::abs(alpha) * magnitude + std::abs(beta) * std::abs(c0[e])) + tiny;
+    const long double expected = alpha * sums[q] + static_cast<long double>(beta) * c0[e];
+    bounds[q] = g * static_cast<double>(std::abs(alpha) * magnitudes[q] + std::abs(beta) * std::abs(c0[e])) + tiny;
     errors[q] = static_cast<double>(std::abs(c[e] - expected));
-    bounds[q] = bound;
     expecteds[q] = static_cast<double>(expected);
   }
   double worst = 0;

@@ -32,7 +32,7 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p, const BackendTra
   const std::size_t element = bytes_of(p);
   const std::size_t largest = device.max_work_group_size, local = device.local_mem_bytes;
   TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
-                      Tunable::list("bk", {8, 16, 32}), Tunable::list("tm", {2, 4, 8}), Tunable::list("tn", {2, 4, 8}),
+                      Tunable::list("bk", {8, 16, 32}), Tunable::list("tm", {4, 8}), Tunable::list("tn", {4, 8}),
                       Tunable::list("vw", {1, 2, 4})},
                      {}};
   space.constraints.push_back({"32 <= (bm/tm)(bn/tn) <= " + std::to_string(largest) + " work-items per group",
@@ -46,7 +46,7 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p, const BackendTra
                                [element](const Params& q) { return static_cast<std::size_t>(q.at("vw")) * element <= 16; }});
   space.constraints.push_back({"whole vectors: vw divides bk, bm and bn, and every item loads as many of A's and B's",
                                [](const Params& q) { return tuned_config(q).whole_vectors(); }});
-  space.constraints.push_back({"2 bk (bm + 16/" + std::to_string(element) + " + bn) x " + std::to_string(element) +
+  space.constraints.push_back({"2 bk (bm + bn) x " + std::to_string(element) +
                                    " bytes <= the device's " + std::to_string(local) + " bytes of local memory",
                                [element, local](const Params& q) { return tuned_config(q).local_bytes(element) <= local; }});
   if (!traits.tuned_configs.empty()) {

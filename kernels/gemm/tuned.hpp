@@ -12,10 +12,9 @@ namespace gpubench::gemm {
 struct TunedConfig {
   int bm, bn, bk, tm, tn, vw;
   constexpr int threads() const { return (bm / tm) * (bn / tn); }
-  // Local memory of the kernel: two slices of A (rows padded by 16 bytes) and two of B.
+  // Local memory of the kernel: two slices of A and two of B.
   constexpr std::size_t local_bytes(std::size_t element) const {
-    return 2 * static_cast<std::size_t>(bk) * (static_cast<std::size_t>(bm) + 16 / element + static_cast<std::size_t>(bn)) *
-           element;
+    return 2 * static_cast<std::size_t>(bk) * (static_cast<std::size_t>(bm) + static_cast<std::size_t>(bn)) * element;
   }
   // Every item loads whole vectors, as many of A's slice as of every other item, and of B's.
   constexpr bool whole_vectors() const {
@@ -38,6 +37,8 @@ struct TunedConfig {
   X(128, 64, 8, 8, 8, 4)            \
   X(64, 128, 8, 8, 8, 4)            \
   X(128, 64, 16, 8, 8, 2)           \
+  X(64, 128, 16, 8, 8, 2)           \
+  X(128, 64, 32, 8, 8, 4)           \
   X(64, 64, 8, 8, 8, 4)             \
   X(64, 64, 16, 4, 4, 4)            \
   X(64, 64, 8, 4, 4, 2)             \

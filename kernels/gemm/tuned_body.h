@@ -15,7 +15,7 @@
     TX = BN / TN, TY = BM / TM, T = TX * TY,
     GW = sizeof(real) == 4 ? 4 : 2,  // elements in 16 bytes
     GM = TM < GW ? TM : GW, GN = TN < GW ? TN : GW,
-    BMP = BM + GW,                   // A's local rows, padded against bank conflicts
+    BMP = BM,                        // A's local rows (unpadded: 48 KB then holds bk 16 for f64 at 128 x 64)
     LA = BM * BK / (VW * T), LB = BK * BN / (VW * T)  // vectors each item loads
   };
   GEMM_SHARED(real, As, 2 * BK * BMP);
