@@ -341,19 +341,34 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
           }
         }
       }
-    } else if (std::vector<Params> all = space.enumerate(small_space + 1); options.exhaustive || all.size() <= small_space) {
-      ks.strategy = "whole space";
-      if (all.size() > small_space) all = space.enumerate();
-      progress.kernel(ks.kernel, all.size());
-      for (const Params& p : all) run(p);
     } else {
+      std::vector<Params> all = space.enumerate(small_space + 1);
+      bool whole = options.exhaustive || all.size() <= small_space;
+      // A small space is walked whole only where that fits the time budget, judged from the
+      // heuristic's measurement (the first of either search): a large problem makes every
+      // configuration slow, and then the budgeted search below bounds the sweep instead.
+      double budget_start = now();
+      std::string why = "more than " + std::to_string(small_space) + " legal configurations";
+      if (all.size() > small_space && options.exhaustive) all = space.enumerate();
+      progress.kernel(ks.kernel, all.size());
+      if (whole && !options.exhaustive && space.legal(heuristic)) {
+        run(heuristic);
+        const double estimate = (now() - budget_start) * static_cast<double>(all.size());
+        if (estimate > options.time_budget_s) {
+          whole = false;
+          why = std::to_string(all.size()) + " legal configurations, about " + fixed(estimate, 0) +
+                " s to measure them all (the heuristic's took " + fixed(now() - budget_start, 1) + " s)";
+        }
+      }
+      if (whole) {
+        ks.strategy = "whole space";
+        for (const Params& p : all) run(p);
+      } else {
       ks.strategy = "sample + climb";
-      log << "gpubench: sweep " << label << " " << ks.kernel << ": more than " << small_space
-          << " legal configurations: the heuristic and " << random_sample << " at random (seed " << options.seed
-          << "), then hill climbing from the best " << climb_from << ", within " << fixed(options.time_budget_s, 0)
-          << " s" << std::endl;
+      log << "gpubench: sweep " << label << " " << ks.kernel << ": " << why << ": the heuristic and "
+          << random_sample << " at random (seed " << options.seed << "), then hill climbing from the best "
+          << climb_from << ", within " << fixed(options.time_budget_s, 0) << " s" << std::endl;
       progress.budget(ks.kernel, options.time_budget_s, now);
-      const double budget_start = now();
       auto spent = [&] { return ks.budget_spent = ks.budget_spent || now() - budget_start >= options.time_budget_s; };
       std::mt19937_64 random(options.seed);
       std::vector<Params> sample;
@@ -385,6 +400,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
           if (next == current) break;  // a local optimum
           current = next;
         }
+      }
       }
     }
     progress.end_kernel();

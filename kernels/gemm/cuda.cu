@@ -58,6 +58,19 @@ __device__ __forceinline__ void cp_async8(double* shared, const double* global, 
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(global), "r"(valid ? 8 : 0));
 }
+// Two consecutive doubles, as one 16-byte copy where both are inside the matrix and the address
+// is 16-byte aligned, else as two 8-byte copies (zero-filled where outside).
+__device__ __forceinline__ void cp_async16_or_8(double* shared, const double* global, const double* base, bool first,
+                                                bool second) {
+  if (first && second && (reinterpret_cast<std::uintptr_t>(global) & 15) == 0 &&
+      (__cvta_generic_to_shared(shared) & 15) == 0) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global));
+  } else {
+    cp_async8(shared, first ? global : base, first);
+    cp_async8(shared + 1, second ? global + 1 : base, second);
+  }
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait() {
@@ -86,32 +99,37 @@ gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, con
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, t = lane % 4;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
-  const int row0 = blockIdx.y * tc::bm, col0 = blockIdx.x * tc::bn;
+  // Blocks in bands of 8 block rows, column by column within a band, so that the blocks running
+  // at once share A's and B's slices in L2.
+  const int id = blockIdx.y * gridDim.x + blockIdx.x, band = 8 * gridDim.x, first = (id / band) * 8;
+  const int rows_here = min(static_cast<int>(gridDim.y) - first, 8);
+  const int row0 = (first + (id % band) % rows_here) * tc::bm, col0 = ((id % band) / rows_here) * tc::bn;
   double* as_base = shared;
   double* bs_base = shared + tc::stages * tc::a_stage;
 
+  // Pairs of doubles along each stored row: A's (NN: along K; TN: along M) and B's (along N).
   auto load = [&](int stage, int k0) {
     double* as = as_base + stage * tc::a_stage;
     double* bs = bs_base + stage * tc::b_stage;
 #pragma unroll 4
-    for (int i = 0; i < tc::bm * tc::bk / tc::threads; ++i) {
+    for (int i = 0; i < tc::bm * tc::bk / (2 * tc::threads); ++i) {
       const int idx = tid + i * tc::threads;
-      if constexpr (TA) {  // stored K x M: rows of the slice along M
-        const int l = idx / tc::bm, r = idx % tc::bm, gl = k0 + l, gr = row0 + r;
-        const bool ok = gl < K && gr < M;
-        cp_async8(as + l * tc::ld_km + r, ok ? A + static_cast<long>(gl) * M + gr : A, ok);
+      if constexpr (TA) {  // stored K x M
+        const int l = idx / (tc::bm / 2), r = 2 * (idx % (tc::bm / 2)), gl = k0 + l, gr = row0 + r;
+        const double* src = A + static_cast<long>(gl) * M + gr;
+        cp_async16_or_8(as + l * tc::ld_km + r, src, A, gl < K && gr < M, gl < K && gr + 1 < M);
       } else {
-        const int r = idx / tc::bk, l = idx % tc::bk, gl = k0 + l, gr = row0 + r;
-        const bool ok = gl < K && gr < M;
-        cp_async8(as + r * tc::ld_mk + l, ok ? A + static_cast<long>(gr) * K + gl : A, ok);
+        const int r = idx / (tc::bk / 2), l = 2 * (idx % (tc::bk / 2)), gl = k0 + l, gr = row0 + r;
+        const double* src = A + static_cast<long>(gr) * K + gl;
+        cp_async16_or_8(as + r * tc::ld_mk + l, src, A, gr < M && gl < K, gr < M && gl + 1 < K);
       }
     }
 #pragma unroll 4
-    for (int i = 0; i < tc::bk * tc::bn / tc::threads; ++i) {
+    for (int i = 0; i < tc::bk * tc::bn / (2 * tc::threads); ++i) {
       const int idx = tid + i * tc::threads;
-      const int l = idx / tc::bn, c = idx % tc::bn, gl = k0 + l, gc = col0 + c;
-      const bool ok = gl < K && gc < N;
-      cp_async8(bs + l * tc::ld_kn + c, ok ? B + static_cast<long>(gl) * N + gc : B, ok);
+      const int l = idx / (tc::bn / 2), c = 2 * (idx % (tc::bn / 2)), gl = k0 + l, gc = col0 + c;
+      const double* src = B + static_cast<long>(gl) * N + gc;
+      cp_async16_or_8(bs + l * tc::ld_kn + c, src, B, gl < K && gc < N, gl < K && gc + 1 < N);
     }
   };
 

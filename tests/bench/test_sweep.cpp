@@ -312,6 +312,21 @@ TEST(Sweep, ALargeSpaceIsSearchedWithinItsTimeBudget) {
   EXPECT_THAT(table.str(), HasSubstr("tiled: the time budget ran out"));
 }
 
+// A small space whose every configuration is slow (a large problem) is searched within the
+// budget too: the heuristic's time says the whole walk would not fit.
+TEST(Sweep, ASmallSpaceThatWouldOverrunTheBudgetIsSearchedWithinIt) {
+  SweepOptions o;
+  o.time_budget_s = 10;  // each measurement costs 1 s of the fake clock: 27 would take 27 s
+  const TiledRun run = run_tiled(false, o);
+  const auto& ks = run.report.kernels[0];
+  EXPECT_EQ(ks.strategy, "sample + climb");
+  EXPECT_TRUE(ks.budget_spent);
+  EXPECT_EQ(run.fake->visited.front(), run.fake->heuristic());
+  EXPECT_EQ(run.fake->visited.size(), 10u);
+  std::set<Params> distinct(run.fake->visited.begin(), run.fake->visited.end());
+  EXPECT_EQ(distinct.size(), run.fake->visited.size());  // the heuristic is not measured twice
+}
+
 TEST(Sweep, TheSearchFindsTheOptimumOfASmoothLandscapeWithoutWalkingItAll) {
   SweepOptions o;
   o.time_budget_s = 1e9;
