@@ -1,4 +1,4 @@
-// The GEMM suite end to end on the openmp backend: every variant verifies in both precisions on
+// The GEMM suite end to end on the openmp backend (and on opencl, PoCL without a GPU): every variant verifies in both precisions on
 // square, rectangular and odd shapes, NN and TN, through the reference and through Freivalds'
 // check; a planted wrong result fails; a sweep of the tile stores an entry the next run uses.
 #include <gmock/gmock.h>
@@ -24,9 +24,11 @@ std::string temp(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpubench_gemm_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
-nlohmann::json records(const std::string& args, const std::string& env, int expected_exit) {
+nlohmann::json records(const std::string& args, const std::string& env, int expected_exit,
+                       const std::string& backend = "openmp") {
   const std::string out = temp("run.json");
-  const test::Result r = test::gpubench("--suite gemm --backend openmp --repetitions 2 --format json --out " + out + " " + args, env);
+  const test::Result r =
+      test::gpubench("--suite gemm --backend " + backend + " --repetitions 2 --format json --out " + out + " " + args, env);
   EXPECT_EQ(r.exit_code, expected_exit) << r.output;
   std::ifstream f(out);
   nlohmann::json j = f ? nlohmann::json::parse(f) : nlohmann::json();
@@ -83,6 +85,42 @@ TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
   EXPECT_THAT(sweep.output, HasSubstr("tiled"));
   const test::Result run = test::gpubench("--suite gemm --backend openmp --problem 64 --precision f64 --variant tiled "
                                           "--repetitions 1 --breakdown --tuning-db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr(": tuned\n"));
+  std::filesystem::remove_all(db);
+}
+
+// On OpenCL (PoCL without a GPU): naive, tiled, tuned and CLBlast verify in both precisions, A
+// transposed, on a shape no tile divides; a wrong result planted in the tuned kernel's C fails.
+TEST(GemmSuite, OpenclVariantsVerifyAndAPlantedWrongResultFails) {
+  const nlohmann::json j = records("--precision all --problem 40x70x20:TN", "GPUBENCH_WRONG_RESULT=tuned/f32", 1, "opencl");
+  std::set<std::string> points;
+  for (const auto& b : j["benchmarks"]) {
+    if (b["run_type"] != "iteration") continue;
+    EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+    points.insert(b["variant"].get<std::string>() + "/" + b["precision"].get<std::string>());
+  }
+  for (const char* p : {"naive/f32", "naive/f64", "tiled/f32", "tiled/f64", "tuned/f64"}) EXPECT_TRUE(points.count(p)) << p;
+  ASSERT_FALSE(j["failed_benchmarks"].empty());
+  for (const auto& b : j["failed_benchmarks"]) {
+    EXPECT_EQ(b["variant"], "tuned");
+    EXPECT_EQ(b["precision"], "f32");
+    EXPECT_THAT(b["error_message"].get<std::string>(), HasSubstr("beyond the rounding bound"));
+  }
+}
+
+// A tiny sweep of the tuned kernel on OpenCL (the space cut down with --param) stores its best,
+// and the next run takes it from the database.
+TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryTheNextRunUses) {
+  const std::string db = temp("tuned-db");
+  std::filesystem::remove_all(db);
+  const test::Result sweep = test::gpubench(
+      "sweep --suite gemm --backend opencl --kernel tuned --problem 48x40x24 --precision f32 --param bm=32 --param bn=32 "
+      "--param bk=8 --param tm=4 --tuning-db " + db);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  EXPECT_THAT(sweep.output, HasSubstr("stored 1 entries"));
+  const test::Result run = test::gpubench("--suite gemm --backend opencl --problem 48x40x24 --precision f32 "
+                                          "--variant tuned --repetitions 1 --breakdown --tuning-db " + db);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr(": tuned\n"));
   std::filesystem::remove_all(db);
