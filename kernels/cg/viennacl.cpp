@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "backends/opencl/opencl.hpp"
+#include "backends/viennacl/domain.hpp"
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
 #include "kernels/cg/operations.hpp"
@@ -46,77 +47,7 @@ static_assert(sizeof(std::int32_t) == sizeof(unsigned int) && sizeof(std::int32_
 // The profile name of ViennaCL's whole CG solve (the vendor variant), which cannot be split up.
 constexpr const char* library_cg_kernel = "cg";
 
-// One OpenCL device handed to ViennaCL: our context and profiling queue, and ViennaCL's id for
-// them. ViennaCL retains both handles itself (viennacl::ocl::context::init_existing and add_queue
-// retain; its destructor releases), so neither side can release the other's reference.
-struct OpenclBinding {
-  opencl::Context device;
-  long id = 0;
-};
-
-// ViennaCL keeps every OpenCL context it is given in a process-wide table and has no call that
-// removes one (viennacl::ocl::backend). A context per Operations object would therefore keep one
-// OpenCL context, queue and set of ViennaCL programs alive per point for the rest of the run, and
-// rebuild ViennaCL's programs for each. So each device is bound once, on first use, and every
-// Operations object on it shares that binding; ViennaCL's programs are built once per device.
-const OpenclBinding& opencl_binding(const DeviceInfo& device) {
-  static std::map<int, std::unique_ptr<OpenclBinding>> bindings;
-  auto it = bindings.find(device.index);
-  if (it != bindings.end()) return *it->second;
-
-  std::unique_ptr<OpenclBinding> binding;
-  try {
-    binding = std::make_unique<OpenclBinding>(OpenclBinding{opencl::Context(device.index), 0});
-  } catch (const DeviceError& e) {
-    throw DeviceError("backend 'viennacl' could not open OpenCL device " + std::to_string(device.index) + ": " +
-                      e.what());
-  }
-  // Id 0 is ViennaCL's default context, which it would make itself on the first platform's first
-  // device: ours start above it.
-  binding->id = 1 + static_cast<long>(device.index);
-  try {
-    viennacl::ocl::setup_context(binding->id, binding->device.context(), binding->device.device(),
-                                 binding->device.queue());
-  } catch (const std::exception& e) {
-    throw DeviceError("viennacl::ocl::setup_context failed for " + device.label() + ": " + e.what());
-  }
-  return *bindings.emplace(device.index, std::move(binding)).first->second;
-}
-
-// Where ViennaCL's objects live: its host memory domain, or one bound OpenCL device.
-class Domain {
- public:
-  static Domain host(const DeviceInfo& device) { return Domain(device, nullptr); }
-  static Domain opencl(const DeviceInfo& device) { return Domain(device, &opencl_binding(device)); }
-
-  const DeviceInfo& device() const { return device_; }
-
-  // Never a default-constructed viennacl::context: with OpenCL compiled in, that one is ViennaCL's
-  // current OpenCL context, made on demand on whatever device ViennaCL picks.
-  viennacl::context context() const {
-    if (!binding_) return viennacl::context(viennacl::MAIN_MEMORY);
-    return viennacl::context(viennacl::ocl::get_context(binding_->id));
-  }
-
-  // Makes this device ViennaCL's current OpenCL context, for any ViennaCL code that asks for it
-  // rather than taking its operands' context.
-  void activate() const {
-    if (binding_) viennacl::ocl::switch_context(binding_->id);
-  }
-
-  // Waits for the device. The host domain is synchronous: ViennaCL's host operations return when
-  // done. (viennacl::backend::finish() is not used: it finishes ViennaCL's *current* OpenCL
-  // context, and would make one on the host domain.)
-  void finish() const {
-    if (binding_) opencl::check(clFinish(binding_->device.queue()), "clFinish", "on " + device_.label());
-  }
-
- private:
-  Domain(const DeviceInfo& device, const OpenclBinding* binding) : device_(device), binding_(binding) {}
-
-  DeviceInfo device_;
-  const OpenclBinding* binding_;
-};
+using viennacl_backend::Domain;
 
 struct LibraryCgResult {
   int iterations = 0;

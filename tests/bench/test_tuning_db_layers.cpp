@@ -341,8 +341,8 @@ TEST_F(TuningDbLayers, TheCommittedLayerIsReadBeneathUnlessItIsTheWrittenOne) {
 }
 
 // The committed H100 CUDA file as it was in version 1 (tests/data/tuning-db-v1/) and its
-// migrated version-2 file in tuning-db/: the same defaults and entries, and every lookup the
-// same, at each key of the file and at the sizes around them. (The ceilings were measured again
+// migrated version-2 file in tuning-db/: the same defaults and entries (and those of suites
+// tuned since), and every lookup the same, at each key of the file and at the sizes around them. (The ceilings were measured again
 // since, in 3 trials: both files hold them, no longer the same.)
 TEST(TuningDbMigration, VersionOneAndItsMigrationChooseTheSame) {
   const std::string name = "cuda-runtime-13.0_nvidia-h100-80gb-hbm3_132cu_580.159.04_72906222.json";
@@ -354,12 +354,13 @@ TEST(TuningDbMigration, VersionOneAndItsMigrationChooseTheSame) {
   EXPECT_EQ(v1.version, 1);
   EXPECT_EQ(v2.version, 2);
   EXPECT_EQ(*v1.device, *v2.device);
-  EXPECT_EQ(v1.defaults, v2.defaults);
+  // Suites tuned since (GEMM) add their own defaults and entries; what version 1 held is kept.
+  for (const auto& [kernel, params] : v1.defaults.items()) EXPECT_EQ(v2.defaults.at(kernel), params) << kernel;
   ASSERT_TRUE(v1.ceilings && v2.ceilings);
   EXPECT_EQ(v1.ceilings->trials, 1);  // version 1 kept no trials
   EXPECT_EQ(v2.ceilings->trials, 3);
   EXPECT_EQ(v1.ceilings->backend, v2.ceilings->backend);
-  ASSERT_EQ(v1.entries.size(), v2.entries.size());
+  ASSERT_GE(v2.entries.size(), v1.entries.size());
   ASSERT_GT(v1.entries.size(), 10u);
 
   DeviceInfo d;

@@ -1,4 +1,4 @@
-// The GEMM suite's device kernels (opencl, cuda) verify in both precisions and layouts, on square,
+// The GEMM suite's device kernels (opencl, cuda; ViennaCL's prod on its two backends) verify in both precisions and layouts, on square,
 // rectangular and odd shapes that no tile divides: every variant, the study's three tiles, and
 // the tuned kernel in every configuration CUDA compiles (on OpenCL, the same ones, built at run
 // time), against the host reference with random inputs and bit for bit with small integers.
@@ -26,7 +26,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.backend << " " << to_st
 
 std::vector<Case> cases() {
   std::vector<Case> result;
-  for (const char* b : {"opencl", "cuda"})
+  for (const char* b : {"opencl", "cuda", "viennacl", "viennacl_host"})
     if (find_operations(b) != nullptr)
       for (Variant v : backend_traits(b)->variants) result.push_back({b, v});
   return result;
