@@ -1,0 +1,61 @@
+// NAS Parallel Benchmarks FT (NPB 3.x) as NAS defines it (issue 14): a 3-D complex field from
+// NAS's generator (seed 314159265), its forward 3-D FFT, then per iteration the evolve step
+// (each Fourier mode times exp(-4 alpha pi^2 |k|^2 t), cumulatively), the inverse FFT and the
+// checksum of 1024 elements; the official checksums of every iteration are the verification.
+// Layout: u[(k ny + j) nx + i], x fastest. Double precision only.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench::ft {
+
+using Complex = std::complex<double>;
+
+struct FtClass {
+  char name;
+  int nx, ny, nz, niter;
+  std::array<Complex, 25> checksums;  // NAS's, iteration 1..niter at [0..niter-1]
+  std::int64_t total() const { return static_cast<std::int64_t>(nx) * ny * nz; }
+};
+
+// "S", "W", "A", "B", "C", "D" or "npb:X"; InputError naming the valid ones otherwise.
+const FtClass& ft_class(const std::string& spec);
+
+constexpr double alpha = 1.0e-6;              // NAS's diffusion constant
+constexpr std::uint64_t seed = 314159265;     // NAS's initial seed
+constexpr std::uint64_t multiplier = 1220703125;  // 5^13
+constexpr double tolerance = 1.0e-12;         // NAS's relative error per checksum
+
+// NAS's generator x_{j+1} = a x_j mod 2^46, exact in 64-bit integers; a^n mod 2^46.
+std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n);
+
+// The initial field: plane k starts 2 nx ny numbers into the stream per plane; each element takes
+// two consecutive numbers (real, imaginary), x fastest, as NAS's compute_initial_conditions.
+void initial_conditions(const FtClass& c, Complex* u);
+// exp(-4 alpha pi^2 (i'^2 + j'^2 + k'^2)) with i' the signed frequency of i (NAS's indexmap).
+void evolve_factors(const FtClass& c, double* twiddle);
+// NAS's checksum: the sum of u at (j mod nx, 3j mod ny, 5j mod nz), j = 1..1024, over nx ny nz.
+Complex checksum(const FtClass& c, const Complex* u);
+
+struct Verdict {
+  bool passed = false;
+  std::string detail;
+  double worst = 0;  // the largest relative error of a checksum
+};
+// Every iteration's checksum against NAS's within 1e-12 relative.
+Verdict verify(const FtClass& c, const std::vector<Complex>& sums);
+
+// NAS's operation count of a whole run (its Mop/s numerator, in operations):
+// ntotal (14.8157 + 7.19641 ln ntotal + (5.23518 + 7.21113 ln ntotal) niter).
+double nas_operations(const FtClass& c);
+
+// The bytes a whole run must move at least: every 1-D FFT pass reads and writes the field once
+// (3 per 3-D FFT, 1 + niter FFTs), each evolve reads the field and the factors and writes the
+// field twice (u0 and u1, as NAS), the setup writes the field and the factors.
+double min_bytes(const FtClass& c);
+
+}  // namespace gpubench::ft

@@ -1,0 +1,44 @@
+#include "kernels/ft/operations.hpp"
+
+#include <cstdlib>
+
+#include "common/errors.hpp"
+
+namespace gpubench::ft {
+
+std::string to_string(Variant v) {
+  switch (v) {
+    case Variant::nas:
+      return "nas";
+    case Variant::serial:
+      return "serial";
+    case Variant::vendor:
+      return "vendor";
+  }
+  return "?";
+}
+
+Variant parse_variant(const std::string& name) {
+  for (Variant v : all_variants)
+    if (to_string(v) == name) return v;
+  throw UsageError("unknown FT variant '" + name + "' (valid: nas, serial, vendor)");
+}
+
+OperationsRegistry& operations_registry() {
+  static OperationsRegistry registry;
+  return registry;
+}
+
+const OperationsFactory* find_operations(const std::string& backend) { return operations_registry().factory(backend); }
+
+const BackendTraits* backend_traits(const std::string& backend) {
+  const auto* entry = operations_registry().find(backend);
+  return entry ? &entry->extra : nullptr;
+}
+
+bool planted_wrong_twiddle() {
+  const char* v = std::getenv("GPUBENCH_FT_WRONG_TWIDDLE");
+  return v && *v;
+}
+
+}  // namespace gpubench::ft
