@@ -12,6 +12,8 @@ std::string to_string(Variant v) {
       return "nas";
     case Variant::serial:
       return "serial";
+    case Variant::v1:
+      return "v1";
     case Variant::vendor:
       return "vendor";
   }
@@ -21,7 +23,7 @@ std::string to_string(Variant v) {
 Variant parse_variant(const std::string& name) {
   for (Variant v : all_variants)
     if (to_string(v) == name) return v;
-  throw UsageError("unknown FT variant '" + name + "' (valid: nas, serial, vendor)");
+  throw UsageError("unknown FT variant '" + name + "' (valid: nas, serial, v1, vendor)");
 }
 
 OperationsRegistry& operations_registry() {

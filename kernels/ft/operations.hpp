@@ -1,6 +1,6 @@
 // The FT suite's operations: each API runs NAS's whole timed region (setup, forward FFT, and per
 // iteration evolve, inverse FFT and checksum) and reports the checksums and each function's time.
-// One implementation per API (openmp.cpp so far), registered by name.
+// One implementation per API (openmp.cpp, opencl.cpp so far), registered by name.
 #pragma once
 
 #include <functional>
@@ -16,10 +16,11 @@
 namespace gpubench::ft {
 
 // nas: NAS's algorithm (blocked radix-2 Stockham FFTs along each axis) on the host's threads;
-// serial: the same on one thread (the study's serial column); vendor: the backend's FFT library
+// serial: the same on one thread (the study's serial column); v1: the study's GPU form, one 1-D
+// FFT per work-item straight on the strided data (opencl); vendor: the backend's FFT library
 // (FFTW on openmp).
-enum class Variant { nas, serial, vendor };
-constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::vendor};
+enum class Variant { nas, serial, v1, vendor };
+constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::vendor};
 std::string to_string(Variant v);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 

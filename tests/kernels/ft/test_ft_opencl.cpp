@@ -1,0 +1,60 @@
+// NAS FT end to end on opencl (PoCL without a GPU): the study's v1 verifies classes S and W
+// against NAS's checksums; a planted wrong evolve factor fails verification.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_paths.hpp"
+
+namespace gpubench::ft {
+namespace {
+
+using ::testing::HasSubstr;
+
+nlohmann::json opencl_records(const std::string& args, const std::string& env, int expected_exit) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("gpubench_ft_cl_" + std::to_string(::getpid()) + ".json")).string();
+  const test::Result r = test::gpubench(
+      "--suite ft --backend opencl --variant v1 --repetitions 1 --breakdown --format json --out " + out + " " + args, env);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+  std::ifstream f(out);
+  nlohmann::json j = f ? nlohmann::json::parse(f) : nlohmann::json();
+  std::filesystem::remove(out);
+  return j;
+}
+
+TEST(FtOpencl, V1VerifiesClassesSAndW) {
+  for (const char* cls : {"S", "W"}) {
+    const nlohmann::json j = opencl_records(std::string("--problem ") + cls, "", 0);
+    int points = 0;
+    for (const auto& b : j["benchmarks"]) {
+      if (b["run_type"] != "iteration") continue;
+      ++points;
+      EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+      EXPECT_EQ(b["variant"], "v1");
+      // NAS's per-function rows: the study's cffts1/2/3 table comes from these.
+      std::set<std::string> kernels;
+      for (const auto& k : b["kernels"]) kernels.insert(k["kernel"].get<std::string>());
+      for (const char* k : {"setup", "cffts1", "cffts2", "cffts3", "evolve", "checksum"})
+        EXPECT_TRUE(kernels.count(k)) << k << " in " << b["kernels"].dump();
+    }
+    EXPECT_EQ(points, 1) << cls;
+  }
+}
+
+TEST(FtOpencl, APlantedWrongTwiddleFailsVerification) {
+  const nlohmann::json j = opencl_records("--problem S", "GPUBENCH_FT_WRONG_TWIDDLE=1", 1);
+  ASSERT_FALSE(j["failed_benchmarks"].empty());
+  EXPECT_THAT(j["failed_benchmarks"][0]["error_message"].get<std::string>(), HasSubstr("relative error"));
+}
+
+}  // namespace
+}  // namespace gpubench::ft
