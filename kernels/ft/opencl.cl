@@ -66,3 +66,16 @@ __kernel void checksum(__global const double2* u, __global double2* sums, int it
   }
   if (l == 0) sums[iteration] = scratch[0] / ((double)nx * ny * nz);
 }
+
+// v2's rotation: the field with axis `axis` (1: y, 2: z) made the fastest, or back (`back` 1).
+// Rotated layouts: y: (k, i, j), z: (j, i, k).
+__kernel void rotate_axes(__global const double2* src, __global double2* dst, int nx, int ny, int nz, int axis, int back) {
+  const long e = get_global_id(0);
+  const long total = (long)nx * ny * nz;
+  if (e >= total) return;
+  // e indexes the natural layout: i fastest, then j, then k.
+  const long i = e % nx, j = (e / nx) % ny, k = e / ((long)nx * ny);
+  const long r = axis == 1 ? (k * nx + i) * ny + j : (j * nx + i) * nz + k;
+  if (back) dst[e] = src[r];
+  else dst[r] = src[e];
+}

@@ -1,4 +1,5 @@
-// NAS FT on OpenCL: kernels/ft/opencl.cl. The setup (evolve factors, initial conditions, FFT
+// NAS FT on OpenCL: kernels/ft/opencl.cl; variants v1 (the FFTs on the strided lines) and v2
+// (y and z rotated to be contiguous first, and back). The setup (evolve factors, initial conditions, FFT
 // tables) runs on the host and is uploaded inside the timed region, as in the study's port; the
 // transforms, evolve and checksum run on the device. The timed region is the host's clock around
 // it all, the device finished; each function's time is the sum of its kernels' profiling events.
@@ -37,6 +38,7 @@ class OpenclOperations final : public Operations {
       throw DeviceError("device " + context_.info().label() + " has no fp64 support, which FT requires");
     const auto& program = context_.program("ft/opencl.cl", "");
     fft_ = program.kernel("fft_v1");
+    rotate_ = program.kernel("rotate_axes");
     evolve_ = program.kernel("evolve");
     checksum_ = program.kernel("checksum");
     sum_group_ = std::min<std::size_t>(256, context_.info().max_work_group_size);
@@ -46,11 +48,12 @@ class OpenclOperations final : public Operations {
     c_ = &c;
     const auto n = static_cast<std::size_t>(c.total());
     check_host_memory(n * (sizeof(Complex) + sizeof(double)), "FT class " + std::string(1, c.name));
-    const std::uint64_t device_bytes = n * (3 * sizeof(Complex) + sizeof(double));
+    const std::uint64_t device_bytes = n * (4 * sizeof(Complex) + sizeof(double));
     if (device_bytes > context_.info().global_mem_bytes)
       throw OutOfMemoryError(context_.info().label(),
                              "FT class " + std::string(1, c.name) + " needs " + std::to_string(device_bytes) +
-                                 " bytes of device memory (the field twice, a scratch field and the factors)");
+                                 " bytes of device memory (the field twice, a scratch field, v2's rotated "
+                                 "field and the factors)");
     if (n * sizeof(Complex) > context_.info().max_alloc_bytes)
       throw DeviceError("FT class " + std::string(1, c.name) + "'s field is " + std::to_string(n * sizeof(Complex)) +
                         " bytes, above the " + std::to_string(context_.info().max_alloc_bytes) + " bytes " +
@@ -58,6 +61,7 @@ class OpenclOperations final : public Operations {
     u0_ = context_.create_buffer(n * sizeof(Complex));
     u1_ = context_.create_buffer(n * sizeof(Complex));
     scratch_ = context_.create_buffer(n * sizeof(Complex));
+    rotated_ = context_.create_buffer(n * sizeof(Complex));
     factors_ = context_.create_buffer(n * sizeof(double));
     sums_ = context_.create_buffer(static_cast<std::size_t>(c.niter) * sizeof(Complex));
     host_field_.resize(n);
@@ -73,11 +77,14 @@ class OpenclOperations final : public Operations {
     checksum_.set_args(u1_, sums_, cl_int{0}, static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny),
                        static_cast<cl_int>(c.nz), LocalMemory{sum_group_ * sizeof(Complex)});
     context_.launch(checksum_, sum_group_, sum_group_);
+    rotate_.set_args(u0_, rotated_, cl_int{0}, cl_int{0}, cl_int{0}, cl_int{1}, cl_int{0});
+    context_.launch(rotate_, evolve_group, evolve_group);
     context_.finish();
   }
 
   RunResult run(Variant v) override {
-    if (v != Variant::v1) throw DeviceError("FT variant " + to_string(v) + " does not run on opencl yet");
+    if (v != Variant::v1 && v != Variant::v2) throw DeviceError("FT variant " + to_string(v) + " does not run on opencl yet");
+    variant_ = v;
     const FtClass& c = *c_;
     RunResult r;
     FunctionTimes& t = r.times;
@@ -124,11 +131,26 @@ class OpenclOperations final : public Operations {
     const int order[3] = {0, 1, 2};
     for (int step = 0; step < 3; ++step) {
       const int axis = sign < 0 ? order[step] : order[2 - step];
-      events.emplace_back(axis_fft(u, axis, sign), axis == 0 ? &t.fft_x : axis == 1 ? &t.fft_y : &t.fft_z);
+      double* into = axis == 0 ? &t.fft_x : axis == 1 ? &t.fft_y : &t.fft_z;
+      if (variant_ == Variant::v2 && axis != 0) {  // x is already contiguous
+        events.emplace_back(rotation(u, rotated_, axis, false), &t.rotate);
+        events.emplace_back(axis_fft(rotated_, axis, sign, true), into);
+        events.emplace_back(rotation(rotated_, u, axis, true), &t.rotate);
+      } else {
+        events.emplace_back(axis_fft(u, axis, sign, false), into);
+      }
     }
   }
 
-  Event axis_fft(const Buffer& u, int axis, int sign) {
+  Event rotation(const Buffer& src, const Buffer& dst, int axis, bool back) {
+    const FtClass& c = *c_;
+    rotate_.set_args(src, dst, static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny), static_cast<cl_int>(c.nz),
+                     static_cast<cl_int>(axis), static_cast<cl_int>(back ? 1 : 0));
+    return context_.launch(rotate_, round_up(static_cast<std::size_t>(c.total()), evolve_group), evolve_group);
+  }
+
+  // `contiguous`: the lines of `axis` lie one after another (v2's rotated field).
+  Event axis_fft(const Buffer& u, int axis, int sign, bool contiguous) {
     const FtClass& c = *c_;
     const cl_long nx = c.nx, ny = c.ny, nz = c.nz;
     // x lines (k, j): count_a ny, stride nx, then nx ny; y lines (k, i): count_a nx, stride 1,
@@ -138,17 +160,22 @@ class OpenclOperations final : public Operations {
     const cl_int count_a = axis == 0 ? static_cast<cl_int>(ny) : static_cast<cl_int>(nx);
     const cl_long stride_a = axis == 0 ? nx : 1, stride_b = axis == 2 ? nx : nx * ny;
     const auto lines = static_cast<cl_int>(c.total() / n);
-    fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), elem_stride, count_a, stride_a, stride_b, lines,
-                  static_cast<cl_int>(sign));
+    if (contiguous)
+      fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), cl_long{1}, cl_int{1}, cl_long{0},
+                    static_cast<cl_long>(n), lines, static_cast<cl_int>(sign));
+    else
+      fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), elem_stride, count_a, stride_a, stride_b, lines,
+                    static_cast<cl_int>(sign));
     (void)nz;
     return context_.launch(fft_, round_up(static_cast<std::size_t>(lines), line_group), line_group);
   }
 
+  Variant variant_ = Variant::v1;
   Context context_;
-  Kernel fft_, evolve_, checksum_;
+  Kernel fft_, evolve_, checksum_, rotate_;
   std::size_t sum_group_ = 1;
   const FtClass* c_ = nullptr;
-  Buffer u0_, u1_, scratch_, factors_, sums_, roots_[3];
+  Buffer u0_, u1_, scratch_, rotated_, factors_, sums_, roots_[3];
   std::vector<Complex> host_field_;
   std::vector<double> host_factors_;
 };
@@ -161,4 +188,4 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     "opencl", [](const gpubench::DeviceInfo& d) -> std::unique_ptr<gpubench::ft::Operations> {
       return std::make_unique<gpubench::ft::OpenclOperations>(d);
     },
-    gpubench::ft::BackendTraits{"", {gpubench::ft::Variant::v1}});
+    gpubench::ft::BackendTraits{"", {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2}});

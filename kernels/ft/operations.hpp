@@ -17,10 +17,11 @@ namespace gpubench::ft {
 
 // nas: NAS's algorithm (blocked radix-2 Stockham FFTs along each axis) on the host's threads;
 // serial: the same on one thread (the study's serial column); v1: the study's GPU form, one 1-D
-// FFT per work-item straight on the strided data (opencl); vendor: the backend's FFT library
-// (FFTW on openmp).
-enum class Variant { nas, serial, v1, vendor };
-constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::vendor};
+// FFT per work-item straight on the strided data (opencl); v2: the study's other form, the field
+// rotated so that the FFT's axis is contiguous, transformed, rotated back (opencl); vendor: the
+// backend's FFT library (FFTW on openmp).
+enum class Variant { nas, serial, v1, v2, vendor };
+constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::v2, Variant::vendor};
 std::string to_string(Variant v);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 
@@ -29,6 +30,7 @@ Variant parse_variant(const std::string& name);  // UsageError naming the valid 
 // inverse together; a library's whole 3-D transforms under fft), evolve and checksum.
 struct FunctionTimes {
   double setup = 0, fft_x = 0, fft_y = 0, fft_z = 0, fft = 0, evolve = 0, checksum = 0;
+  double rotate = 0;  // v2's rotations, there and back (not in cffts2/3)
 };
 
 struct RunResult {

@@ -33,6 +33,7 @@ std::vector<KernelRow> rows_of(const FtClass& c, const FunctionTimes& t) {
     rows.push_back({"cffts2", ffts, t.fft_y, fft_flops(c.ny), ffts * 2 * field});
     rows.push_back({"cffts3", ffts, t.fft_z, fft_flops(c.nz), ffts * 2 * field});
   }
+  if (t.rotate > 0) rows.push_back({"rotate", ffts * 4, t.rotate, 0, ffts * 4 * 2 * field});
   rows.push_back({"evolve", static_cast<double>(c.niter), t.evolve, c.niter * 2 * n, c.niter * (field + 8 * n + 2 * field)});
   rows.push_back({"checksum", static_cast<double>(c.niter), t.checksum, c.niter * 2048.0, c.niter * 1024.0 * 16});
   return rows;

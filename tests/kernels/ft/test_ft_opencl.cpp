@@ -1,4 +1,4 @@
-// NAS FT end to end on opencl (PoCL without a GPU): the study's v1 verifies classes S and W
+// NAS FT end to end on opencl (PoCL without a GPU): the study's v1 and v2 verify classes S and W
 // against NAS's checksums; a planted wrong evolve factor fails verification.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ nlohmann::json opencl_records(const std::string& args, const std::string& env, i
   const std::string out =
       (std::filesystem::temp_directory_path() / ("gpubench_ft_cl_" + std::to_string(::getpid()) + ".json")).string();
   const test::Result r = test::gpubench(
-      "--suite ft --backend opencl --variant v1 --repetitions 1 --breakdown --format json --out " + out + " " + args, env);
+      "--suite ft --backend opencl --variant v1,v2 --repetitions 1 --breakdown --format json --out " + out + " " + args, env);
   EXPECT_EQ(r.exit_code, expected_exit) << r.output;
   std::ifstream f(out);
   nlohmann::json j = f ? nlohmann::json::parse(f) : nlohmann::json();
@@ -31,7 +31,7 @@ nlohmann::json opencl_records(const std::string& args, const std::string& env, i
   return j;
 }
 
-TEST(FtOpencl, V1VerifiesClassesSAndW) {
+TEST(FtOpencl, V1AndV2VerifyClassesSAndW) {
   for (const char* cls : {"S", "W"}) {
     const nlohmann::json j = opencl_records(std::string("--problem ") + cls, "", 0);
     int points = 0;
@@ -39,14 +39,14 @@ TEST(FtOpencl, V1VerifiesClassesSAndW) {
       if (b["run_type"] != "iteration") continue;
       ++points;
       EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
-      EXPECT_EQ(b["variant"], "v1");
       // NAS's per-function rows: the study's cffts1/2/3 table comes from these.
       std::set<std::string> kernels;
       for (const auto& k : b["kernels"]) kernels.insert(k["kernel"].get<std::string>());
       for (const char* k : {"setup", "cffts1", "cffts2", "cffts3", "evolve", "checksum"})
         EXPECT_TRUE(kernels.count(k)) << k << " in " << b["kernels"].dump();
+      EXPECT_EQ(kernels.count("rotate"), b["variant"] == "v2" ? 1u : 0u);  // v2's rotations, a row of their own
     }
-    EXPECT_EQ(points, 1) << cls;
+    EXPECT_EQ(points, 2) << cls;
   }
 }
 
