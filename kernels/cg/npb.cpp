@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/nas_random.hpp"
 
 namespace gpubench::cg {
 
@@ -33,21 +34,17 @@ constexpr std::array<NpbClass, 5> npb_classes{{
     {'C', 150000, 15, 75, 110.0, 28.973605592845},
 }};
 
-// NPB's randlc: x_{k+1} = a * x_k mod 2^46, returning x_{k+1} * 2^-46. NPB computes it in
-// doubles split into 23-bit halves, which is exact; 64-bit unsigned arithmetic is exact too,
-// because 2^46 divides 2^64, so the wrap-around of a * x does not disturb the low 46 bits.
+// NPB's randlc (common/nas_random.hpp), one number at a time.
 class NpbRandom {
  public:
   explicit NpbRandom(std::uint64_t seed) : state_(seed) {}
 
   double next() {
-    state_ = (multiplier * state_) & mask46;
-    return std::ldexp(static_cast<double>(state_), -46);  // exact: state_ < 2^46
+    state_ = nas::lcg_next(state_);
+    return nas::to_unit(state_);  // exact: state_ < 2^46
   }
 
  private:
-  static constexpr std::uint64_t multiplier = 1220703125;  // 5^13, NPB's amult
-  static constexpr std::uint64_t mask46 = (std::uint64_t{1} << 46) - 1;
   std::uint64_t state_;
 };
 

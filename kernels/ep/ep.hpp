@@ -24,12 +24,13 @@
 #include <vector>
 
 #include "backends/host_device.hpp"
+#include "common/nas_random.hpp"
 
 namespace gpubench::ep {
 
 constexpr std::uint64_t seed = 271828183;
-constexpr std::uint64_t multiplier = 1220703125;  // 5^13
-constexpr std::uint64_t modulus_mask = (std::uint64_t{1} << 46) - 1;
+constexpr std::uint64_t multiplier = nas::multiplier;  // 5^13
+constexpr std::uint64_t modulus_mask = nas::mask46;
 constexpr double two_to_minus_46 = 1.0 / 70368744177664.0;
 constexpr int annuli = 10;           // q[0..9]
 constexpr int batch_log2 = 10;       // pairs per batch: 1024
@@ -47,16 +48,8 @@ const std::vector<EpClass>& ep_classes();
 
 constexpr double verify_tolerance = 1e-8;  // NAS's epsilon, relative, on sx and sy
 
-// a^n mod 2^46.
-GPUBENCH_HOST_DEVICE constexpr std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n) {
-  std::uint64_t result = 1;
-  while (n > 0) {
-    if (n & 1) result = (result * a) & modulus_mask;
-    a = (a * a) & modulus_mask;
-    n >>= 1;
-  }
-  return result;
-}
+// a^n mod 2^46 (common/nas_random.hpp).
+using nas::lcg_power;
 
 // The generator's state just before pair `pair`: x_{2 pair}.
 GPUBENCH_HOST_DEVICE constexpr std::uint64_t state_before_pair(std::uint64_t pair) {

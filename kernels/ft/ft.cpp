@@ -10,9 +10,6 @@ namespace gpubench::ft {
 
 namespace {
 
-constexpr std::uint64_t mask46 = (std::uint64_t{1} << 46) - 1;
-constexpr double two_minus_46 = 1.0 / static_cast<double>(std::uint64_t{1} << 46);
-
 // NAS's official checksums (NPB 3.x ft verify), iteration 1 first.
 const std::array<FtClass, 6> classes{{
     {'S', 64, 64, 64, 6,
@@ -78,17 +75,6 @@ const FtClass& ft_class(const std::string& spec) {
   throw InputError("unknown NAS FT class '" + spec + "': valid classes are S, W, A, B, C, D (or npb:X)");
 }
 
-std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n) {
-  std::uint64_t result = 1;
-  a &= mask46;
-  while (n > 0) {
-    if (n & 1) result = (result * a) & mask46;
-    a = (a * a) & mask46;
-    n >>= 1;
-  }
-  return result;
-}
-
 void initial_conditions(const FtClass& c, Complex* u) {
   const std::uint64_t plane = 2 * static_cast<std::uint64_t>(c.nx) * static_cast<std::uint64_t>(c.ny);
   const std::uint64_t step = lcg_power(multiplier, plane);
@@ -96,17 +82,17 @@ void initial_conditions(const FtClass& c, Complex* u) {
   std::uint64_t x = seed;
   for (auto& s : starts) {
     s = x;
-    x = (x * step) & mask46;
+    x = nas::lcg_next(x, step);
   }
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < c.nz; ++k) {
     std::uint64_t state = starts[static_cast<std::size_t>(k)];
     Complex* p = u + static_cast<std::int64_t>(k) * c.nx * c.ny;
     for (std::int64_t e = 0; e < static_cast<std::int64_t>(c.nx) * c.ny; ++e) {
-      state = (state * multiplier) & mask46;
-      const double re = static_cast<double>(state) * two_minus_46;
-      state = (state * multiplier) & mask46;
-      p[e] = Complex(re, static_cast<double>(state) * two_minus_46);
+      state = nas::lcg_next(state);
+      const double re = nas::to_unit(state);
+      state = nas::lcg_next(state);
+      p[e] = Complex(re, nas::to_unit(state));
     }
   }
 }

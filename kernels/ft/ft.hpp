@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/nas_random.hpp"
+
 namespace gpubench::ft {
 
 using Complex = std::complex<double>;
@@ -27,11 +29,11 @@ const FtClass& ft_class(const std::string& spec);
 
 constexpr double alpha = 1.0e-6;              // NAS's diffusion constant
 constexpr std::uint64_t seed = 314159265;     // NAS's initial seed
-constexpr std::uint64_t multiplier = 1220703125;  // 5^13
+using nas::multiplier;                        // 5^13
 constexpr double tolerance = 1.0e-12;         // NAS's relative error per checksum
 
-// NAS's generator x_{j+1} = a x_j mod 2^46, exact in 64-bit integers; a^n mod 2^46.
-std::uint64_t lcg_power(std::uint64_t a, std::uint64_t n);
+// NAS's generator (common/nas_random.hpp): a^n mod 2^46.
+using nas::lcg_power;
 
 // The initial field: plane k starts 2 nx ny numbers into the stream per plane; each element takes
 // two consecutive numbers (real, imaginary), x fastest, as NAS's compute_initial_conditions.

@@ -128,9 +128,8 @@ class OpenclOperations final : public Operations {
  private:
   // x, y, z (forward) or z, y, x (inverse): one work-item per line.
   void fft3d(const Buffer& u, int sign, FunctionTimes& t, std::vector<std::pair<Event, double*>>& events) {
-    const int order[3] = {0, 1, 2};
     for (int step = 0; step < 3; ++step) {
-      const int axis = sign < 0 ? order[step] : order[2 - step];
+      const int axis = sign < 0 ? step : 2 - step;
       double* into = axis == 0 ? &t.fft_x : axis == 1 ? &t.fft_y : &t.fft_z;
       if (variant_ == Variant::v2 && axis != 0) {  // x is already contiguous
         events.emplace_back(rotation(u, rotated_, axis, false), &t.rotate);
@@ -152,7 +151,7 @@ class OpenclOperations final : public Operations {
   // `contiguous`: the lines of `axis` lie one after another (v2's rotated field).
   Event axis_fft(const Buffer& u, int axis, int sign, bool contiguous) {
     const FtClass& c = *c_;
-    const cl_long nx = c.nx, ny = c.ny, nz = c.nz;
+    const cl_long nx = c.nx, ny = c.ny;
     // x lines (k, j): count_a ny, stride nx, then nx ny; y lines (k, i): count_a nx, stride 1,
     // then nx ny; z lines (j, i): count_a nx, stride 1, then nx.
     const int n = axis == 0 ? c.nx : axis == 1 ? c.ny : c.nz;
@@ -166,7 +165,6 @@ class OpenclOperations final : public Operations {
     else
       fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), elem_stride, count_a, stride_a, stride_b, lines,
                     static_cast<cl_int>(sign));
-    (void)nz;
     return context_.launch(fft_, round_up(static_cast<std::size_t>(lines), line_group), line_group);
   }
 

@@ -35,6 +35,13 @@ constexpr int block = 16;  // lines per block, NAS's fftblock
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
+// Adds the time since `mark` to `into` and moves `mark` to now: NAS's timers, one after another.
+void lap(double& into, double& mark) {
+  const double n = now();
+  into += n - mark;
+  mark = n;
+}
+
 // roots[p] = exp(-2 pi i p / n), p < n/2.
 std::vector<Complex> roots_of(int n) {
   std::vector<Complex> w(static_cast<std::size_t>(std::max(n / 2, 1)));
@@ -119,11 +126,6 @@ class OpenmpOperations final : public Operations {
     FunctionTimes& t = r.times;
     const double start = now();
     double mark = start;
-    auto lap = [&](double& into) {
-      const double n = now();
-      into += n - mark;
-      mark = n;
-    };
     // Setup, timed as NAS times it.
     evolve_factors(c, twiddle_.data());
     if (planted_wrong_twiddle()) twiddle_[0] *= 1 - 1e-9;
@@ -133,26 +135,26 @@ class OpenmpOperations final : public Operations {
       roots_y_ = roots_of(c.ny);
       roots_z_ = roots_of(c.nz);
     }
-    lap(t.setup);
+    lap(t.setup, mark);
     // Forward: u0 = FFT(u1).
     if (v == Variant::vendor) {
       vendor_transform(true);
-      lap(t.fft);
+      lap(t.fft, mark);
     } else {
       std::copy(u1_.begin(), u1_.end(), u0_.begin());
       fft3d(u0_.data(), -1, t, mark);
     }
     for (int iter = 0; iter < c.niter; ++iter) {
       evolve();
-      lap(t.evolve);
+      lap(t.evolve, mark);
       if (v == Variant::vendor) {
         vendor_transform(false);
-        lap(t.fft);
+        lap(t.fft, mark);
       } else {
         fft3d(u1_.data(), +1, t, mark);
       }
       r.sums.push_back(checksum(c, u1_.data()));
-      lap(t.checksum);
+      lap(t.checksum, mark);
     }
     r.seconds = now() - start;
     return r;
@@ -161,25 +163,20 @@ class OpenmpOperations final : public Operations {
  private:
   // The 3-D FFT in place, x then y then z (forward) or z, y, x (inverse), as NAS's fft().
   void fft3d(Complex* u, int sign, FunctionTimes& t, double& mark) {
-    auto lap = [&](double& into) {
-      const double n = now();
-      into += n - mark;
-      mark = n;
-    };
     if (sign < 0) {
       axis(u, 0, sign);
-      lap(t.fft_x);
+      lap(t.fft_x, mark);
       axis(u, 1, sign);
-      lap(t.fft_y);
+      lap(t.fft_y, mark);
       axis(u, 2, sign);
-      lap(t.fft_z);
+      lap(t.fft_z, mark);
     } else {
       axis(u, 2, sign);
-      lap(t.fft_z);
+      lap(t.fft_z, mark);
       axis(u, 1, sign);
-      lap(t.fft_y);
+      lap(t.fft_y, mark);
       axis(u, 0, sign);
-      lap(t.fft_x);
+      lap(t.fft_x, mark);
     }
   }
 

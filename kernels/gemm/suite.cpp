@@ -185,17 +185,14 @@ class GemmPoint final : public Point {
   std::unique_ptr<Operations> ops_;
 };
 
-// A tunable kernel (tiled, tuned) for the sweeper.
+// A tunable kernel (tiled, tuned) for the sweeper. The kernels of one device and precision share
+// the inputs and the device's copies of them (`ops`, uploaded once).
 class VariantKernel final : public TunableKernel {
  public:
-  VariantKernel(const DeviceInfo& device, Variant v, Shape shape, Precision p)
-      : variant_(v), shape_(std::move(shape)), precision_(p), tuning_(tuning_of(v, device, shape_, p)) {
-    const OperationsFactory* factory = find_operations(device.backend);
-    if (!factory) throw DeviceError("backend '" + device.backend + "' has no GEMM in this build");
-    inputs_ = std::make_unique<Inputs>(shape_, p);
-    ops_ = (*factory)(device, p);
-    ops_->upload(shape_, inputs_->a, inputs_->b, inputs_->c0);
-  }
+  VariantKernel(const DeviceInfo& device, Variant v, Shape shape, Precision p, std::shared_ptr<const Inputs> inputs,
+                std::shared_ptr<Operations> ops)
+      : variant_(v), shape_(std::move(shape)), precision_(p), tuning_(tuning_of(v, device, shape_, p)),
+        inputs_(std::move(inputs)), ops_(std::move(ops)) {}
   std::string name() const override { return to_string(variant_); }
   TunableSpace tunables() const override { return tuning_.space; }
   Params heuristic() const override { return tuning_.heuristic; }
@@ -222,8 +219,8 @@ class VariantKernel final : public TunableKernel {
   Shape shape_;
   Precision precision_;
   Tuning tuning_;
-  std::unique_ptr<Inputs> inputs_;
-  std::unique_ptr<Operations> ops_;
+  std::shared_ptr<const Inputs> inputs_;
+  std::shared_ptr<Operations> ops_;
 };
 
 class GemmSuite final : public Suite {
@@ -309,12 +306,20 @@ class GemmSuite final : public Suite {
         target.device = device;
         target.problem = shape.name;
         target.precision = p;
+        std::shared_ptr<const Inputs> inputs;
+        std::shared_ptr<Operations> ops;
         for (Variant v : {Variant::tiled, Variant::tuned}) {
           if (!kernel.empty() && kernel != to_string(v)) continue;
-          if (runs(device.backend, v))
-            target.kernels.push_back(std::make_unique<VariantKernel>(device, v, shape, p));
-          else
+          if (!runs(device.backend, v)) {
             target.untunable.push_back(to_string(v) + ": not a GEMM variant of " + device.backend);
+            continue;
+          }
+          if (!ops) {
+            inputs = std::make_shared<const Inputs>(shape, p);
+            ops = (*find_operations(device.backend))(device, p);
+            ops->upload(shape, inputs->a, inputs->b, inputs->c0);
+          }
+          target.kernels.push_back(std::make_unique<VariantKernel>(device, v, shape, p, inputs, ops));
         }
         targets.push_back(std::move(target));
       }
