@@ -62,10 +62,9 @@ const std::array<FtClass, 6> classes{{
       Complex(5.118822370068e+02, 5.119794338060e+02)}},
 }};
 
-// The signed frequency of index i of n (NAS: mod(i + n/2, n) - n/2).
-int frequency(int i, int n) { return (i + n / 2) % n - n / 2; }
-
 }  // namespace
+
+int frequency(int i, int n) { return (i + n / 2) % n - n / 2; }
 
 const FtClass& ft_class(const std::string& spec) {
   std::string name = spec.rfind("npb:", 0) == 0 ? spec.substr(4) : spec;
@@ -157,9 +156,8 @@ double nas_operations(const FtClass& c) {
 }
 
 double min_bytes(const FtClass& c) {
-  const double n = static_cast<double>(c.total()), field = 16 * n, factors = 8 * n;
-  const double ffts = 1 + c.niter;
-  return ffts * 3 * 2 * field + c.niter * (field + factors + 2 * field) + field + factors;
+  const double field = 16 * static_cast<double>(c.total()), ffts = 1 + c.niter;
+  return field * (6 * ffts - 1) + c.niter * 1024.0 * 16;
 }
 
 }  // namespace gpubench::ft

@@ -43,6 +43,9 @@ void evolve_factors(const FtClass& c, double* twiddle);
 // NAS's checksum: the sum of u at (j mod nx, 3j mod ny, 5j mod nz), j = 1..1024, over nx ny nz.
 Complex checksum(const FtClass& c, const Complex* u);
 
+// NAS's signed frequency of index i of n: mod(i + n/2, n) - n/2.
+int frequency(int i, int n);
+
 struct Verdict {
   bool passed = false;
   std::string detail;
@@ -56,8 +59,9 @@ Verdict verify(const FtClass& c, const std::vector<Complex>& sums);
 double nas_operations(const FtClass& c);
 
 // The bytes a whole run must move at least: every 1-D FFT pass reads and writes the field once
-// (3 per 3-D FFT, 1 + niter FFTs), each evolve reads the field and the factors and writes the
-// field twice (u0 and u1, as NAS), the setup writes the field and the factors.
+// (3 passes per 3-D FFT, 1 + niter FFTs), except the forward's first, which only writes it (the
+// initial conditions are generated where they are used); the evolve factor applied on the way
+// into the inverse's first pass (its per-axis tables are a few KiB); the checksum's 1024 points.
 double min_bytes(const FtClass& c);
 
 }  // namespace gpubench::ft

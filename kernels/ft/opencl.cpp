@@ -1,11 +1,8 @@
-// NAS FT on OpenCL: kernels/ft/opencl.cl; variants v1 (the FFTs on the strided lines) and v2
-// (y and z rotated to be contiguous first, and back). The setup (evolve factors, initial conditions, FFT
-// tables) runs on the host and is uploaded inside the timed region, as in the study's port; the
-// transforms, evolve and checksum run on the device. The timed region is the host's clock around
-// it all, the device finished; each function's time is the sum of its kernels' profiling events.
-#include <chrono>
-#include <cmath>
-#include <numbers>
+// NAS FT on OpenCL: kernels/ft/opencl.cl (over device.h) supplies the kernels, this file gpu.hpp's
+// steps; gpu.cpp runs the variants' sequences (v1, v2, fast). Each function's device time is
+// the span between markers placed around it.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,7 +10,7 @@
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
-#include "kernels/ft/operations.hpp"
+#include "kernels/ft/gpu.hpp"
 
 namespace gpubench::ft {
 
@@ -25,157 +22,186 @@ using opencl::Event;
 using opencl::Kernel;
 using opencl::LocalMemory;
 
-constexpr std::size_t line_group = 64, evolve_group = 256;
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+constexpr std::size_t line_group = 64, element_group = 256;
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
-class OpenclOperations final : public Operations {
+class OpenclSteps final : public Operations, public GpuSteps {
  public:
-  explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
+  explicit OpenclSteps(const DeviceInfo& device) : context_(device.index) {
     if (!context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support, which FT requires");
     const auto& program = context_.program("ft/opencl.cl", "");
-    fft_ = program.kernel("fft_v1");
+    fft_v1_ = program.kernel("fft_v1");
     rotate_ = program.kernel("rotate_axes");
     evolve_ = program.kernel("evolve");
+    evolve_to_ = program.kernel("evolve_to");
     checksum_ = program.kernel("checksum");
     sum_group_ = std::min<std::size_t>(256, context_.info().max_work_group_size);
   }
 
-  void prepare(const FtClass& c) override {
+  void prepare(const FtClass& c, Variant v, const Shapes& shapes) override {
     c_ = &c;
+    shapes_ = shapes;
     const auto n = static_cast<std::size_t>(c.total());
-    check_host_memory(n * (sizeof(Complex) + sizeof(double)), "FT class " + std::string(1, c.name));
-    const std::uint64_t device_bytes = n * (4 * sizeof(Complex) + sizeof(double));
-    if (device_bytes > context_.info().global_mem_bytes)
+    const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
+    const bool study = v == Variant::v1 || v == Variant::v2;
+    if (study) check_host_memory(n * (sizeof(Complex) + sizeof(double)), what);
+    std::string held;
+    const std::uint64_t bytes = device_bytes(c, v, &held);
+    if (bytes > context_.info().global_mem_bytes)
       throw OutOfMemoryError(context_.info().label(),
-                             "FT class " + std::string(1, c.name) + " needs " + std::to_string(device_bytes) +
-                                 " bytes of device memory (the field twice, a scratch field, v2's rotated "
-                                 "field and the factors)");
+                             what + " needs " + std::to_string(bytes) + " bytes of device memory (" + held + ")");
     if (n * sizeof(Complex) > context_.info().max_alloc_bytes)
-      throw DeviceError("FT class " + std::string(1, c.name) + "'s field is " + std::to_string(n * sizeof(Complex)) +
-                        " bytes, above the " + std::to_string(context_.info().max_alloc_bytes) + " bytes " +
-                        context_.info().label() + " allows in one buffer");
+      throw DeviceError(what + ": the field is " + std::to_string(n * sizeof(Complex)) + " bytes, above the " +
+                        std::to_string(context_.info().max_alloc_bytes) + " bytes " + context_.info().label() +
+                        " allows in one buffer");
     u0_ = context_.create_buffer(n * sizeof(Complex));
     u1_ = context_.create_buffer(n * sizeof(Complex));
-    scratch_ = context_.create_buffer(n * sizeof(Complex));
-    rotated_ = context_.create_buffer(n * sizeof(Complex));
-    factors_ = context_.create_buffer(n * sizeof(double));
+    if (study) {
+      third_ = context_.create_buffer(n * sizeof(Complex));
+      factors_ = context_.create_buffer(n * sizeof(double));
+    }
     sums_ = context_.create_buffer(static_cast<std::size_t>(c.niter) * sizeof(Complex));
-    host_field_.resize(n);
-    host_factors_.resize(n);
-    // Warm-up: each kernel launched once with the work-group size it runs with (a runtime may
-    // compile per size, as PoCL does), on no data: lines 0, total 0; the checksum writes sums[0],
-    // which every run writes again.
-    roots_[0] = context_.create_buffer(sizeof(Complex));
-    fft_.set_args(u0_, scratch_, roots_[0], cl_int{2}, cl_long{1}, cl_int{1}, cl_long{1}, cl_long{1}, cl_int{0}, cl_int{-1});
-    context_.launch(fft_, line_group, line_group);
-    evolve_.set_args(u0_, u1_, factors_, cl_long{0});
-    context_.launch(evolve_, evolve_group, evolve_group);
-    checksum_.set_args(u1_, sums_, cl_int{0}, static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny),
-                       static_cast<cl_int>(c.nz), LocalMemory{sum_group_ * sizeof(Complex)});
-    context_.launch(checksum_, sum_group_, sum_group_);
-    rotate_.set_args(u0_, rotated_, cl_int{0}, cl_int{0}, cl_int{0}, cl_int{1}, cl_int{0});
-    context_.launch(rotate_, evolve_group, evolve_group);
-    context_.finish();
+    const std::size_t per = static_cast<std::size_t>(c.nx + c.ny + c.nz);
+    axes_ = context_.create_buffer(per * static_cast<std::size_t>(c.niter) * sizeof(double));
+    for (int axis = 0; axis < 3; ++axis)
+      roots_[axis] = context_.create_buffer(static_cast<std::size_t>(length(axis)) * sizeof(Complex));
+    if (v == Variant::fast)
+      for (int axis = 0; axis < 3; ++axis) {
+        const AxisShape& s = shapes_[axis];
+        const int n_axis = length(axis);
+        if (s.radix > n_axis || n_axis % s.radix != 0)
+          throw DeviceError("FT fast: radix " + std::to_string(s.radix) + " does not divide the axis's " +
+                            std::to_string(n_axis) + " points");
+        const std::size_t tile = static_cast<std::size_t>(s.lines) * n_axis * sizeof(Complex);
+        if (tile > context_.info().local_mem_bytes)
+          throw DeviceError("FT fast: " + std::to_string(s.lines) + " lines of " + std::to_string(n_axis) + " need " +
+                            std::to_string(tile) + " bytes of local memory, above the " +
+                            std::to_string(context_.info().local_mem_bytes) + " of " + context_.info().label());
+        fast_[axis] = context_.program("ft/opencl.cl", "-DFT_V=" + std::to_string(s.radix)).kernel("fft_fast");
+        const std::size_t group = static_cast<std::size_t>(s.lines) * (n_axis / s.radix);
+        const std::size_t most = fast_[axis].max_work_group_size(context_.device());
+        if (group > most)
+          throw DeviceError("FT fast: " + std::to_string(group) + " work-items per group (" + std::to_string(s.lines) +
+                            " lines of " + std::to_string(n_axis) + " / radix " + std::to_string(s.radix) + ") above the " +
+                            std::to_string(most) + " " + context_.info().label() + " runs this kernel with");
+      }
+    // Warm-up: one whole run, so that every kernel has been built and run with the group size it
+    // runs with (a runtime may compile per size, as PoCL does).
+    run(v);
   }
 
-  RunResult run(Variant v) override {
-    if (v != Variant::v1 && v != Variant::v2) throw DeviceError("FT variant " + to_string(v) + " does not run on opencl yet");
-    variant_ = v;
+  RunResult run(Variant v) override { return run_on_gpu(*this, *c_, v); }
+
+  // ---- GpuSteps ----
+  void finish() override { context_.finish(); }
+  void mark(double* into) override {
+    cl_event e = nullptr;
+    opencl::check(clEnqueueMarkerWithWaitList(context_.queue(), 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+    marks_.emplace_back(Event(opencl::Handle<cl_event>(e)), into);
+  }
+  void collect_marks() override {
+    for (std::size_t m = 1; m < marks_.size(); ++m)
+      if (marks_[m].second)
+        *marks_[m].second += static_cast<double>(marks_[m].first.end_ns() - marks_[m - 1].first.end_ns()) * 1e-9;
+    marks_.clear();
+  }
+  void upload_field(const Complex* field) override {
+    context_.write(u1_, field, static_cast<std::size_t>(c_->total()) * sizeof(Complex));
+  }
+  void upload_factors(const double* factors) override {
+    context_.write(factors_, factors, static_cast<std::size_t>(c_->total()) * sizeof(double));
+  }
+  void upload_roots(int axis, const Complex* roots, int n) override {
+    context_.write(roots_[axis], roots, static_cast<std::size_t>(n) * sizeof(Complex));
+  }
+  void upload_axis_factors(const double* tables, std::size_t count) override {
+    context_.write(axes_, tables, count * sizeof(double));
+  }
+  void copy(Field src, Field dst) override { context_.copy(buffer(src), buffer(dst), u0_.bytes()); }
+
+  void fft_line_per_item(Field f, Field scratch, int axis, int sign, bool contiguous) override {
     const FtClass& c = *c_;
-    RunResult r;
-    FunctionTimes& t = r.times;
-    context_.finish();
-    const double start = now();
-    // Setup: on the host, uploaded.
-    evolve_factors(c, host_factors_.data());
-    if (planted_wrong_twiddle()) host_factors_[0] *= 1 - 1e-9;
-    initial_conditions(c, host_field_.data());
-    for (int axis = 0; axis < 3; ++axis) {
-      const int n = axis == 0 ? c.nx : axis == 1 ? c.ny : c.nz;
-      std::vector<Complex> w(static_cast<std::size_t>(std::max(n / 2, 1)));
-      for (int p = 0; p < n / 2; ++p) w[static_cast<std::size_t>(p)] = std::polar(1.0, -2 * std::numbers::pi * p / n);
-      roots_[axis] = context_.create_buffer(w.size() * sizeof(Complex));
-      context_.write(roots_[axis], w.data(), w.size() * sizeof(Complex));
+    const int n = length(axis);
+    const auto lines = static_cast<cl_int>(c.total() / n);
+    if (contiguous) {
+      fft_v1_.set_args(buffer(f), buffer(scratch), roots_[axis], static_cast<cl_int>(n), cl_long{1}, cl_int{1},
+                       cl_long{0}, static_cast<cl_long>(n), lines, static_cast<cl_int>(sign));
+    } else {
+      const Strides s = strides(axis);
+      fft_v1_.set_args(buffer(f), buffer(scratch), roots_[axis], static_cast<cl_int>(n), s.elem,
+                       static_cast<cl_int>(s.count_a), s.a, s.b, lines, static_cast<cl_int>(sign));
     }
-    context_.write(factors_, host_factors_.data(), host_factors_.size() * sizeof(double));
-    context_.write(u1_, host_field_.data(), host_field_.size() * sizeof(Complex));
-    t.setup = now() - start;
-    // Forward: u0 = FFT(u1).
-    std::vector<std::pair<Event, double*>> events;
-    events.emplace_back(context_.copy(u1_, u0_, u0_.bytes()), &t.fft_x);  // the copy is part of the transform
-    fft3d(u0_, -1, t, events);
-    const auto total = static_cast<cl_long>(c.total());
-    for (int iter = 0; iter < c.niter; ++iter) {
-      evolve_.set_args(u0_, u1_, factors_, total);
-      events.emplace_back(context_.launch(evolve_, round_up(static_cast<std::size_t>(total), evolve_group), evolve_group),
-                          &t.evolve);
-      fft3d(u1_, +1, t, events);
-      checksum_.set_args(u1_, sums_, static_cast<cl_int>(iter), static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny),
-                         static_cast<cl_int>(c.nz), LocalMemory{sum_group_ * sizeof(Complex)});
-      events.emplace_back(context_.launch(checksum_, sum_group_, sum_group_), &t.checksum);
-    }
-    r.sums.resize(static_cast<std::size_t>(c.niter));
-    context_.read(sums_, r.sums.data(), r.sums.size() * sizeof(Complex));  // blocking: everything is done
-    r.seconds = now() - start;
-    for (const auto& [event, into] : events) *into += event.seconds();
-    return r;
+    context_.launch(fft_v1_, round_up(static_cast<std::size_t>(lines), line_group), line_group);
+  }
+  void rotate(Field src, Field dst, int axis, bool back) override {
+    const FtClass& c = *c_;
+    rotate_.set_args(buffer(src), buffer(dst), static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny),
+                     static_cast<cl_int>(c.nz), static_cast<cl_int>(axis), static_cast<cl_int>(back ? 1 : 0));
+    context_.launch(rotate_, elements(), element_group);
+  }
+  void evolve() override {
+    evolve_.set_args(u0_, u1_, factors_, static_cast<cl_long>(c_->total()));
+    context_.launch(evolve_, elements(), element_group);
+  }
+  void evolve_to(int t) override {
+    evolve_to_.set_args(u0_, u1_, axes_, axes_at(t), static_cast<cl_int>(c_->nx), static_cast<cl_int>(c_->ny),
+                        static_cast<cl_long>(c_->total()));
+    context_.launch(evolve_to_, elements(), element_group);
+  }
+  void generate(Field) override { throw DeviceError("FT's vendor variant is not built on opencl"); }
+  void fft_batched(Field src, Field dst, int axis, int sign, FirstPass first, int t) override {
+    const FtClass& c = *c_;
+    const AxisShape& s = shapes_[axis];
+    const int n = length(axis);
+    const Strides st = strides(axis);
+    const auto lines = static_cast<std::size_t>(c.total() / n);
+    const std::size_t group = static_cast<std::size_t>(s.lines) * (n / s.radix);
+    Kernel& k = fast_[axis];
+    k.set_args(buffer(src), buffer(dst), LocalMemory{static_cast<std::size_t>(s.lines) * n * sizeof(Complex)},
+               roots_[axis], static_cast<cl_int>(n), static_cast<cl_int>(s.lines), static_cast<cl_int>(axis != 0),
+               static_cast<cl_int>(st.count_a), st.elem, st.a, st.b, static_cast<cl_int>(first),
+               static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny), static_cast<cl_ulong>(seed),
+               static_cast<cl_ulong>(multiplier), axes_, axes_at(t), static_cast<cl_int>(sign));
+    context_.launch(k, lines / static_cast<std::size_t>(s.lines) * group, group);
+  }
+  void fft_library(Field, int) override { throw DeviceError("FT's vendor variant is not built on opencl"); }
+  void checksum(Field f, int iteration) override {
+    const FtClass& c = *c_;
+    checksum_.set_args(buffer(f), sums_, static_cast<cl_int>(iteration), static_cast<cl_int>(c.nx),
+                       static_cast<cl_int>(c.ny), static_cast<cl_int>(c.nz), LocalMemory{sum_group_ * sizeof(Complex)});
+    context_.launch(checksum_, sum_group_, sum_group_);
+  }
+  void read_sums(Complex* sums, int count) override {
+    context_.read(sums_, sums, static_cast<std::size_t>(count) * sizeof(Complex));
   }
 
  private:
-  // x, y, z (forward) or z, y, x (inverse): one work-item per line.
-  void fft3d(const Buffer& u, int sign, FunctionTimes& t, std::vector<std::pair<Event, double*>>& events) {
-    for (int step = 0; step < 3; ++step) {
-      const int axis = sign < 0 ? step : 2 - step;
-      double* into = axis == 0 ? &t.fft_x : axis == 1 ? &t.fft_y : &t.fft_z;
-      if (variant_ == Variant::v2 && axis != 0) {  // x is already contiguous
-        events.emplace_back(rotation(u, rotated_, axis, false), &t.rotate);
-        events.emplace_back(axis_fft(rotated_, axis, sign, true), into);
-        events.emplace_back(rotation(rotated_, u, axis, true), &t.rotate);
-      } else {
-        events.emplace_back(axis_fft(u, axis, sign, false), into);
-      }
-    }
+  struct Strides {
+    cl_long elem, count_a, a, b;
+  };
+  // x lines (k, j): elements 1 apart, line g at g nx; y lines (k, i): nx apart, line g at
+  // (g % nx) + (g / nx) nx ny; z lines (j, i): nx ny apart, line g at g.
+  Strides strides(int axis) const {
+    const cl_long nx = c_->nx, ny = c_->ny;
+    if (axis == 0) return {1, c_->total() / nx, nx, 0};
+    if (axis == 1) return {nx, nx, 1, nx * ny};
+    return {nx * ny, nx * ny, 1, 0};
   }
+  int length(int axis) const { return axis == 0 ? c_->nx : axis == 1 ? c_->ny : c_->nz; }
+  std::size_t elements() const { return round_up(static_cast<std::size_t>(c_->total()), element_group); }
+  const Buffer& buffer(Field f) const { return f == Field::u0 ? u0_ : f == Field::u1 ? u1_ : third_; }
+  // Where iteration t's per-axis tables start in axes_ (t 0: unused).
+  cl_long axes_at(int t) const { return t > 0 ? static_cast<cl_long>(t - 1) * (c_->nx + c_->ny + c_->nz) : 0; }
 
-  Event rotation(const Buffer& src, const Buffer& dst, int axis, bool back) {
-    const FtClass& c = *c_;
-    rotate_.set_args(src, dst, static_cast<cl_int>(c.nx), static_cast<cl_int>(c.ny), static_cast<cl_int>(c.nz),
-                     static_cast<cl_int>(axis), static_cast<cl_int>(back ? 1 : 0));
-    return context_.launch(rotate_, round_up(static_cast<std::size_t>(c.total()), evolve_group), evolve_group);
-  }
-
-  // `contiguous`: the lines of `axis` lie one after another (v2's rotated field).
-  Event axis_fft(const Buffer& u, int axis, int sign, bool contiguous) {
-    const FtClass& c = *c_;
-    const cl_long nx = c.nx, ny = c.ny;
-    // x lines (k, j): count_a ny, stride nx, then nx ny; y lines (k, i): count_a nx, stride 1,
-    // then nx ny; z lines (j, i): count_a nx, stride 1, then nx.
-    const int n = axis == 0 ? c.nx : axis == 1 ? c.ny : c.nz;
-    const cl_long elem_stride = axis == 0 ? 1 : axis == 1 ? nx : nx * ny;
-    const cl_int count_a = axis == 0 ? static_cast<cl_int>(ny) : static_cast<cl_int>(nx);
-    const cl_long stride_a = axis == 0 ? nx : 1, stride_b = axis == 2 ? nx : nx * ny;
-    const auto lines = static_cast<cl_int>(c.total() / n);
-    if (contiguous)
-      fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), cl_long{1}, cl_int{1}, cl_long{0},
-                    static_cast<cl_long>(n), lines, static_cast<cl_int>(sign));
-    else
-      fft_.set_args(u, scratch_, roots_[axis], static_cast<cl_int>(n), elem_stride, count_a, stride_a, stride_b, lines,
-                    static_cast<cl_int>(sign));
-    return context_.launch(fft_, round_up(static_cast<std::size_t>(lines), line_group), line_group);
-  }
-
-  Variant variant_ = Variant::v1;
   Context context_;
-  Kernel fft_, evolve_, checksum_, rotate_;
+  Kernel fft_v1_, rotate_, evolve_, evolve_to_, checksum_, fast_[3];
   std::size_t sum_group_ = 1;
   const FtClass* c_ = nullptr;
-  Buffer u0_, u1_, scratch_, rotated_, factors_, sums_, roots_[3];
-  std::vector<Complex> host_field_;
-  std::vector<double> host_factors_;
+  Shapes shapes_{};
+  Buffer u0_, u1_, third_, factors_, sums_, axes_, roots_[3];
+  std::vector<std::pair<Event, double*>> marks_;
 };
 
 }  // namespace
@@ -184,6 +210,6 @@ class OpenclOperations final : public Operations {
 
 GPUBENCH_REGISTER_FT_OPERATIONS(
     "opencl", [](const gpubench::DeviceInfo& d) -> std::unique_ptr<gpubench::ft::Operations> {
-      return std::make_unique<gpubench::ft::OpenclOperations>(d);
+      return std::make_unique<gpubench::ft::OpenclSteps>(d);
     },
-    gpubench::ft::BackendTraits{"", {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2}});
+    gpubench::ft::BackendTraits{"", {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}});

@@ -97,7 +97,7 @@ class OpenmpOperations final : public Operations {
   }
   OpenmpOperations(const OpenmpOperations&) = delete;
   OpenmpOperations& operator=(const OpenmpOperations&) = delete;
-  void prepare(const FtClass& c) override {
+  void prepare(const FtClass& c, Variant, const Shapes&) override {
     c_ = &c;
     const auto n = static_cast<std::size_t>(c.total());
     check_host_memory(n * (2 * sizeof(Complex) + sizeof(double)), "FT class " + std::string(1, c.name));

@@ -16,6 +16,8 @@ std::string to_string(Variant v) {
       return "v1";
     case Variant::v2:
       return "v2";
+    case Variant::fast:
+      return "fast";
     case Variant::vendor:
       return "vendor";
   }
@@ -25,7 +27,7 @@ std::string to_string(Variant v) {
 Variant parse_variant(const std::string& name) {
   for (Variant v : all_variants)
     if (to_string(v) == name) return v;
-  throw UsageError("unknown FT variant '" + name + "' (valid: nas, serial, v1, v2, vendor)");
+  throw UsageError("unknown FT variant '" + name + "' (valid: nas, serial, v1, v2, fast, vendor)");
 }
 
 OperationsRegistry& operations_registry() {

@@ -1,8 +1,10 @@
 // The FT suite's operations: each API runs NAS's whole timed region (setup, forward FFT, and per
 // iteration evolve, inverse FFT and checksum) and reports the checksums and each function's time.
-// One implementation per API (openmp.cpp, opencl.cpp so far), registered by name.
+// One implementation per API (openmp.cpp; opencl.cpp and cuda.cu supply gpu.hpp's steps and run
+// the GPU sequence written once in gpu.cpp), registered by name.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,10 +20,13 @@ namespace gpubench::ft {
 // nas: NAS's algorithm (blocked radix-2 Stockham FFTs along each axis) on the host's threads;
 // serial: the same on one thread (the study's serial column); v1: the study's GPU form, one 1-D
 // FFT per work-item straight on the strided data (opencl); v2: the study's other form, the field
-// rotated so that the FFT's axis is contiguous, transformed, rotated back (opencl); vendor: the
-// backend's FFT library (FFTW on openmp).
-enum class Variant { nas, serial, v1, v2, vendor };
-constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::v2, Variant::vendor};
+// rotated so that the FFT's axis is contiguous, transformed, rotated back; fast: batches of lines
+// in local memory, a radix-V Stockham FFT with the values in registers, one read and one write
+// of the field per axis, the initial conditions and the evolve fused into the transforms; vendor:
+// the backend's FFT library (FFTW on openmp, cuFFT on cuda, VkFFT on opencl).
+enum class Variant { nas, serial, v1, v2, fast, vendor };
+constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::v2, Variant::fast,
+                                    Variant::vendor};
 std::string to_string(Variant v);
 Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 
@@ -31,7 +36,16 @@ Variant parse_variant(const std::string& name);  // UsageError naming the valid 
 struct FunctionTimes {
   double setup = 0, fft_x = 0, fft_y = 0, fft_z = 0, fft = 0, evolve = 0, checksum = 0;
   double rotate = 0;  // v2's rotations, there and back (not in cffts2/3)
+  bool fused = false;  // fast: the initial conditions in cffts1's forward pass, evolve in cffts3's inverse
 };
+
+// fast's shape along one axis (its tunables): the radix, i.e. the values each work-item holds
+// (4, 8, 16), and the lines per work-group.
+struct AxisShape {
+  int radix = 8, lines = 1;
+  bool operator==(const AxisShape&) const = default;
+};
+using Shapes = std::array<AxisShape, 3>;  // x, y, z
 
 struct RunResult {
   double seconds = 0;           // NAS's timed region
@@ -42,8 +56,8 @@ struct RunResult {
 class Operations {
  public:
   virtual ~Operations() = default;
-  // Allocates what class `c` needs (not timed).
-  virtual void prepare(const FtClass& c) = 0;
+  // Allocates what class `c` needs for variant `v` (not timed), with fast's shapes.
+  virtual void prepare(const FtClass& c, Variant v, const Shapes& shapes) = 0;
   // One whole timed run of `v`.
   virtual RunResult run(Variant v) = 0;
 };
@@ -59,8 +73,10 @@ const OperationsFactory* find_operations(const std::string& backend);
 const BackendTraits* backend_traits(const std::string& backend);
 
 // The test-only hook GPUBENCH_FT_WRONG_TWIDDLE: set, one evolve factor is off by 1e-9 relative,
-// that of mode (0, 0, 0): NAS's checksum sums 1024 points whose phases cancel any single mode
-// but those with (a + 3b + 5c) a multiple of the sizes, the mean among them. Unset: nothing.
+// that of mode (0, 0, 0) (fast's and the vendor's per-axis tables: x's factor of frequency 0,
+// which mode (0, 0, 0) is part of): NAS's checksum sums 1024 points whose phases cancel any
+// single mode but those with (a + 3b + 5c) a multiple of the sizes, the mean among them. Unset:
+// nothing.
 bool planted_wrong_twiddle();
 
 }  // namespace gpubench::ft

@@ -19,6 +19,26 @@ namespace {
 
 std::string problem_name(const FtClass& c) { return std::string("npb:") + c.name; }
 
+constexpr const char* axis_names[] = {"x", "y", "z"};
+
+// fast's shape along an axis of n points without a tuning: radix 8, and lines enough for 64
+// work-items per group; along the strided axes (y, z) at least 4, so that each load of an element
+// of the group's lines reads 64 contiguous bytes; within the device's local memory.
+AxisShape heuristic_shape(int n, bool strided, const DeviceInfo& device) {
+  AxisShape s;
+  s.radix = n >= 8 ? 8 : 4;
+  const int items = n / s.radix;
+  s.lines = std::max(strided ? 4 : 1, 64 / items);
+  while (s.lines > 1 && (static_cast<std::uint64_t>(s.lines) * n * sizeof(Complex) > device.local_mem_bytes ||
+                         static_cast<std::size_t>(s.lines * items) > device.max_work_group_size))
+    s.lines /= 2;
+  return s;
+}
+
+Shapes heuristic_shapes(const FtClass& c, const DeviceInfo& device) {
+  return {heuristic_shape(c.nx, false, device), heuristic_shape(c.ny, true, device), heuristic_shape(c.nz, true, device)};
+}
+
 // The work of each function over a whole run: a radix-2 FFT of length n is 5 n log2 n FLOPs and
 // reads and writes its line once; 1 + niter 3-D transforms.
 std::vector<KernelRow> rows_of(const FtClass& c, const FunctionTimes& t) {
@@ -41,13 +61,14 @@ std::vector<KernelRow> rows_of(const FtClass& c, const FunctionTimes& t) {
 
 class FtPoint final : public Point {
  public:
-  FtPoint(PointId id, const FtClass& c, Variant v) : Point(std::move(id)), class_(c), variant_(v) {}
+  FtPoint(PointId id, const FtClass& c, Variant v, const Shapes& shapes)
+      : Point(std::move(id)), class_(c), variant_(v), shapes_(shapes) {}
 
   void prepare() override {
     const OperationsFactory* factory = find_operations(id().backend);
     if (!factory) throw DeviceError("backend '" + id().backend + "' has no FT in this build");
     ops_ = (*factory)(id().device);
-    ops_->prepare(class_);
+    ops_->prepare(class_, variant_, shapes_);
   }
 
   Outcome run() override {
@@ -88,6 +109,7 @@ class FtPoint final : public Point {
  private:
   const FtClass& class_;
   Variant variant_;
+  Shapes shapes_;
   std::unique_ptr<Operations> ops_;
 };
 
@@ -130,7 +152,15 @@ class FtSuite final : public Suite {
           id.params["library"] = traits.vendor;
           if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
         }
-        plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v));
+        Shapes shapes{};
+        if (v == Variant::fast) {
+          shapes = heuristic_shapes(c, device);
+          for (int axis = 0; axis < 3; ++axis) {
+            id.params[axis_names[axis] + std::string("_radix")] = shapes[axis].radix;
+            id.params[axis_names[axis] + std::string("_lines")] = shapes[axis].lines;
+          }
+        }
+        plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, shapes));
       }
     }
     return plan;
