@@ -140,6 +140,17 @@ FT_FN cplx ft_initial(ft_u64 seed_times_power, ft_u64 multiplier) {
   return FT_C(FT_TO_UNIT(re), FT_TO_UNIT(im));
 }
 
+// NAS's initial conditions into x line `line` of n points (the field's elements line n .. line n +
+// n - 1), by `items` work-items of which this is `t`: item t writes elements t, t + items, ...
+FT_FN void ft_generate_line(FT_GLOBAL cplx* u, int line, int n, int t, int items, ft_u64 seed, ft_u64 multiplier) {
+  ft_u64 state = (seed * ft_lcg_power(multiplier, 2 * ((ft_u64)line * n + t))) & FT_MASK46;
+  const ft_u64 step = ft_lcg_power(multiplier, 2 * (ft_u64)items);
+  for (int e = t; e < n; e += items) {
+    u[(ft_i64)line * n + e] = ft_initial(state, multiplier);
+    state = (state * step) & FT_MASK46;
+  }
+}
+
 // ---- checksum ------------------------------------------------------------------------------------
 
 // NAS's checksum into sums[iteration], by one work-group of `size` items (item l adds the points
@@ -186,15 +197,15 @@ FT_FN cplx ft_root16(int m, int sign) {  // exp(sign 2 pi i m / 16)
   return FT_C(ft_cos16[m & 15], sign * ft_cos16[(m + 12) & 15]);
 }
 
+// r's lowest `bits` (<= 4) bits reversed; an expression, so that a constant r folds.
 FT_FN int ft_bitrev(int r, int bits) {
-  int out = 0;
-  for (int b = 0; b < bits; ++b) out |= ((r >> b) & 1) << (bits - 1 - b);
-  return out;
+  return (((r & 1) << 3) | ((r & 2) << 1) | ((r & 4) >> 1) | ((r & 8) >> 3)) >> (4 - bits);
 }
 
 #define FT_DEFINE_DFT(R, BITS)                                                 \
   FT_FN void ft_dft##R(cplx* x, int sign) {                                    \
-    FT_UNROLL for (int len = R; len >= 2; len >>= 1) {                         \
+    FT_UNROLL for (int stage = 0; stage < BITS; ++stage) {                     \
+      const int len = R >> stage;                                              \
       FT_UNROLL for (int start = 0; start < R; start += len) {                 \
         FT_UNROLL for (int m = 0; m < len / 2; ++m) {                          \
           const cplx a = x[start + m], b = x[start + m + len / 2];             \
@@ -215,8 +226,8 @@ FT_DEFINE_DFT(16, 4)
 // (b < B), whose input r is element j + r n / R = t + (b + r B) T, i.e. x[b + r B]. Ns is the
 // length of the sub-transforms done so far (2^log_ns). Output r of butterfly j goes to element
 // (j / Ns) Ns R + j % Ns + r Ns: y[b R + r], its element in out[b R + r].
-#define FT_DEFINE_PASS(R, BITS)                                                                       \
-  FT_FN void ft_pass##R(const cplx* x, cplx* y, int* out, int B, int t, int T, int Ns, int log_ns, int n, \
+#define FT_DEFINE_PASS(R, BITS, B)                                                                       \
+  FT_FN void ft_pass##R##_##B(const cplx* x, cplx* y, int* out, int t, int T, int Ns, int log_ns, int n, \
                         FT_GLOBAL const cplx* roots, int sign) {                                     \
     FT_UNROLL for (int b = 0; b < B; ++b) {                                                           \
       const int j = t + b * T, k = j & (Ns - 1);                                                      \
@@ -234,10 +245,15 @@ FT_DEFINE_DFT(16, 4)
       }                                                                                               \
     }                                                                                                 \
   }
-FT_DEFINE_PASS(2, 1)
-FT_DEFINE_PASS(4, 2)
-FT_DEFINE_PASS(8, 3)
-FT_DEFINE_PASS(16, 4)
+FT_DEFINE_PASS(2, 1, 2)
+FT_DEFINE_PASS(2, 1, 4)
+FT_DEFINE_PASS(2, 1, 8)
+FT_DEFINE_PASS(4, 2, 1)
+FT_DEFINE_PASS(4, 2, 2)
+FT_DEFINE_PASS(4, 2, 4)
+FT_DEFINE_PASS(8, 3, 1)
+FT_DEFINE_PASS(8, 3, 2)
+FT_DEFINE_PASS(16, 4, 1)
 
 // The lines of a group: line g (= group L + l) starts at (g % count_a) stride_a + (g / count_a)
 // stride_b, its elements `elem_stride` apart. `line_fastest`: the work-items of one element of the
@@ -262,6 +278,16 @@ struct ft_first {
 // line is read whole before any is written), V values per work-item (T = n / V items per line,
 // L T in the group, n >= V), the tile L n values of local memory. V is the radix of every pass but
 // a last shorter one (n = V^p r). Forward (sign -1) or inverse unnormalised (+1).
+// The last, shorter pass of radix R < V: V / R butterflies per work-item.
+#define FT_REMAINDER_4(R) ft_pass2_2(x, y, out, t, T, Ns, log_ns, n, roots, sign);
+#define FT_REMAINDER_8(R)                                             \
+  if (R == 4) ft_pass4_2(x, y, out, t, T, Ns, log_ns, n, roots, sign); \
+  else ft_pass2_4(x, y, out, t, T, Ns, log_ns, n, roots, sign);
+#define FT_REMAINDER_16(R)                                            \
+  if (R == 8) ft_pass8_2(x, y, out, t, T, Ns, log_ns, n, roots, sign); \
+  else if (R == 4) ft_pass4_4(x, y, out, t, T, Ns, log_ns, n, roots, sign); \
+  else ft_pass2_8(x, y, out, t, T, Ns, log_ns, n, roots, sign);
+
 #define FT_DEFINE_FAST(V)                                                                                    \
   FT_FN void ft_fast_lines##V(FT_GLOBAL const cplx* src, FT_GLOBAL cplx* dst, FT_LOCAL cplx* tile,           \
                               FT_GLOBAL const cplx* roots, struct ft_lines g, struct ft_first first,         \
@@ -291,17 +317,8 @@ struct ft_first {
     int Ns = 1, log_ns = 0;                                                                                  \
     for (;;) {                                                                                               \
       const int R = n / Ns < V ? n / Ns : V;                                                                 \
-      if (R == V) {                                                                                          \
-        if (V == 16) ft_pass16(x, y, out, 1, t, T, Ns, log_ns, n, roots, sign);                              \
-        else if (V == 8) ft_pass8(x, y, out, 1, t, T, Ns, log_ns, n, roots, sign);                           \
-        else ft_pass4(x, y, out, 1, t, T, Ns, log_ns, n, roots, sign);                                       \
-      } else if (R == 8) {                                                                                   \
-        ft_pass8(x, y, out, V / 8, t, T, Ns, log_ns, n, roots, sign);                                        \
-      } else if (R == 4) {                                                                                   \
-        ft_pass4(x, y, out, V / 4, t, T, Ns, log_ns, n, roots, sign);                                        \
-      } else {                                                                                               \
-        ft_pass2(x, y, out, V / 2, t, T, Ns, log_ns, n, roots, sign);                                        \
-      }                                                                                                      \
+      if (R == V) ft_pass##V##_1(x, y, out, t, T, Ns, log_ns, n, roots, sign);                              \
+      else FT_REMAINDER_##V(R)                                                                               \
       Ns *= R;                                                                                               \
       log_ns += R == 16 ? 4 : R == 8 ? 3 : R == 4 ? 2 : 1;                                                   \
       if (Ns >= n) break;                                                                                    \

@@ -25,6 +25,11 @@ __kernel void evolve_to(__global const double2* u0, __global double2* u1, __glob
   if (e < total) ft_evolve_to(u0, u1, axes + axes_at, nx, ny, e);
 }
 
+// One work-group per x line.
+__kernel void generate(__global double2* u, int n, ulong seed, ulong multiplier) {
+  ft_generate_line(u, get_group_id(0), n, get_local_id(0), get_local_size(0), seed, multiplier);
+}
+
 __kernel void checksum(__global const double2* u, __global double2* sums, int iteration, int nx, int ny, int nz,
                        __local double2* scratch) {
   ft_checksum(u, sums, iteration, nx, ny, nz, scratch, get_local_id(0), get_local_size(0));

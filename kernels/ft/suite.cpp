@@ -19,42 +19,83 @@ namespace {
 
 std::string problem_name(const FtClass& c) { return std::string("npb:") + c.name; }
 
-constexpr const char* axis_names[] = {"x", "y", "z"};
+// fast's kernels, one per axis, named as NAS names its functions.
+constexpr const char* kernel_names[] = {"cffts1", "cffts2", "cffts3"};
 
-// fast's shape along an axis of n points without a tuning: radix 8, and lines enough for 64
-// work-items per group; along the strided axes (y, z) at least 4, so that each load of an element
-// of the group's lines reads 64 contiguous bytes; within the device's local memory.
-AxisShape heuristic_shape(int n, bool strided, const DeviceInfo& device) {
-  AxisShape s;
-  s.radix = n >= 8 ? 8 : 4;
-  const int items = n / s.radix;
-  s.lines = std::max(strided ? 4 : 1, 64 / items);
-  while (s.lines > 1 && (static_cast<std::uint64_t>(s.lines) * n * sizeof(Complex) > device.local_mem_bytes ||
-                         static_cast<std::size_t>(s.lines * items) > device.max_work_group_size))
-    s.lines /= 2;
-  return s;
+int axis_length(const FtClass& c, int axis) { return axis == 0 ? c.nx : axis == 1 ? c.ny : c.nz; }
+
+// fast's tunables along `axis`: the radix (values per work-item) and the lines per work-group,
+// within the device's local memory and work-group size; a group's lines must tile the lines that
+// lie side by side (y: nx of them, z: nx ny, x: all).
+TunableSpace axis_space(const FtClass& c, int axis, const DeviceInfo& device) {
+  const int n = axis_length(c, axis);
+  const std::int64_t side_by_side = axis == 0 ? c.total() / c.nx : axis == 1 ? c.nx : std::int64_t{c.nx} * c.ny;
+  const std::uint64_t local = device.local_mem_bytes;
+  const std::size_t most = device.max_work_group_size;
+  return {{Tunable::list("radix", {4, 8, 16}), Tunable::powers_of_two("lines", 1, 64)},
+          {{"radix <= the axis's " + std::to_string(n) + " points", [n](const Params& p) { return p.at("radix") <= n; }},
+           {"lines <= the " + std::to_string(side_by_side) + " lines side by side",
+            [side_by_side](const Params& p) { return p.at("lines") <= side_by_side; }},
+           {"lines * " + std::to_string(n) + " * 16 bytes <= the device's " + std::to_string(local) + " of local memory",
+            [n, local](const Params& p) { return static_cast<std::uint64_t>(p.at("lines")) * n * 16 <= local; }},
+           {"lines * " + std::to_string(n) + " / radix <= the device's " + std::to_string(most) + " work-items per group",
+            [n, most](const Params& p) { return static_cast<std::size_t>(p.at("lines") * (n / p.at("radix"))) <= most; }}}};
 }
 
-Shapes heuristic_shapes(const FtClass& c, const DeviceInfo& device) {
-  return {heuristic_shape(c.nx, false, device), heuristic_shape(c.ny, true, device), heuristic_shape(c.nz, true, device)};
+// Without a tuning: radix 8, and lines enough for 64 work-items per group; along the strided axes
+// (y, z) at least 4, so that each load of an element of the group's lines reads 64 contiguous
+// bytes; within the space's constraints.
+Params axis_heuristic(const FtClass& c, int axis, const TunableSpace& space) {
+  const int n = axis_length(c, axis);
+  Params p{{"radix", n >= 8 ? 8 : 4}, {"lines", 1}};
+  p["lines"] = std::max(axis != 0 ? 4 : 1, 64 / (n / p["radix"]));
+  while (p["lines"] > 1 && !space.legal(p)) p["lines"] /= 2;
+  return p;
+}
+
+TuningKey axis_key(const FtClass& c, int axis) {
+  const int n = axis_length(c, axis);
+  return TuningKey::of_sizes("ft", kernel_names[axis], Precision::f64, {{"n", n}, {"lines", c.total() / n}});
+}
+
+AxisShape to_shape(const Params& p) { return {p.at("radix"), p.at("lines")}; }
+
+// The shapes a run of fast uses: each axis's from the tuning database or its heuristic; the
+// choices go into the record's params.
+Shapes choose_shapes(const RunOptions& options, const FtClass& c, const DeviceInfo& device, nlohmann::json* record) {
+  Shapes shapes{};
+  for (int axis = 0; axis < 3; ++axis) {
+    const TunableSpace space = axis_space(c, axis, device);
+    const LaunchChoice chosen =
+        choose_launch_params(options.tuning.get(), device, axis_key(c, axis), axis_heuristic(c, axis, space), space);
+    shapes[axis] = to_shape(chosen.params);
+    if (record) (*record)[kernel_names[axis]] = launch_json(chosen);
+  }
+  return shapes;
 }
 
 // The work of each function over a whole run: a radix-2 FFT of length n is 5 n log2 n FLOPs and
-// reads and writes its line once; 1 + niter 3-D transforms.
+// reads and writes its line once; 1 + niter 3-D transforms. fast generates the initial field in
+// cffts1's forward pass (written, not read) and applies the evolve factor in cffts3's inverse
+// passes (no evolve row); its and the vendor's setup is a few KiB of tables (and the vendor's
+// field, generated on the device).
 std::vector<KernelRow> rows_of(const FtClass& c, const FunctionTimes& t) {
   const double n = static_cast<double>(c.total()), ffts = 1 + c.niter, field = 16 * n;
+  const double tables = 8.0 * (c.nx + c.ny + c.nz) * (c.niter + 2);
   auto fft_flops = [&](int length) { return ffts * 5 * n * std::log2(static_cast<double>(length)); };
+  const bool library = t.fft > 0, study = !library && !t.fused;
   std::vector<KernelRow> rows;
-  rows.push_back({"setup", 1, t.setup, n, field + 8 * n});
-  if (t.fft > 0) {
-    rows.push_back({"fft", ffts, t.fft, fft_flops(c.nx) + fft_flops(c.ny) + fft_flops(c.nz), ffts * 2 * field});
+  rows.push_back({"setup", 1, t.setup, study ? n : 0, study ? field + 8 * n : library ? field + tables : tables});
+  if (library) {
+    rows.push_back({"fft", ffts, t.fft, fft_flops(c.nx) + fft_flops(c.ny) + fft_flops(c.nz), ffts * 3 * 2 * field});
   } else {
-    rows.push_back({"cffts1", ffts, t.fft_x, fft_flops(c.nx), ffts * 2 * field});
+    rows.push_back({"cffts1", ffts, t.fft_x, fft_flops(c.nx), ffts * 2 * field - (t.fused ? field : 0)});
     rows.push_back({"cffts2", ffts, t.fft_y, fft_flops(c.ny), ffts * 2 * field});
-    rows.push_back({"cffts3", ffts, t.fft_z, fft_flops(c.nz), ffts * 2 * field});
+    rows.push_back({"cffts3", ffts, t.fft_z, fft_flops(c.nz) + (t.fused ? c.niter * 4 * n : 0), ffts * 2 * field});
   }
   if (t.rotate > 0) rows.push_back({"rotate", ffts * 4, t.rotate, 0, ffts * 4 * 2 * field});
-  rows.push_back({"evolve", static_cast<double>(c.niter), t.evolve, c.niter * 2 * n, c.niter * (field + 8 * n + 2 * field)});
+  if (study) rows.push_back({"evolve", static_cast<double>(c.niter), t.evolve, c.niter * 2 * n, c.niter * (3 * field + 8 * n)});
+  if (library) rows.push_back({"evolve", static_cast<double>(c.niter), t.evolve, c.niter * 4 * n, c.niter * 2 * field});
   rows.push_back({"checksum", static_cast<double>(c.niter), t.checksum, c.niter * 2048.0, c.niter * 1024.0 * 16});
   return rows;
 }
@@ -113,6 +154,52 @@ class FtPoint final : public Point {
   std::unique_ptr<Operations> ops_;
 };
 
+// fast's transform along one axis as the sweeper sees it: a whole NAS run (its checksums are the
+// verification) with this axis's shape set and the others as a run would choose them; the time
+// is this axis's device time per pass (forward and inverse alike).
+class AxisTunable final : public TunableKernel {
+ public:
+  AxisTunable(std::shared_ptr<Operations> ops, const FtClass& c, int axis, const DeviceInfo& device, const Shapes& others)
+      : ops_(std::move(ops)), class_(c), axis_(axis), space_(axis_space(c, axis, device)), others_(others) {}
+  std::string name() const override { return kernel_names[axis_]; }
+  TunableSpace tunables() const override { return space_; }
+  Params heuristic() const override { return axis_heuristic(class_, axis_, space_); }
+  TuningKey key() const override { return axis_key(class_, axis_); }
+  double flops_per_call() const override {
+    return 5 * static_cast<double>(class_.total()) * std::log2(static_cast<double>(axis_length(class_, axis_)));
+  }
+  double bytes_per_call() const override { return 2 * 16 * static_cast<double>(class_.total()); }
+
+  KernelTiming measure(const Params& params, double time_limit_s) override {
+    Shapes shapes = others_;
+    shapes[static_cast<std::size_t>(axis_)] = to_shape(params);
+    ops_->prepare(class_, Variant::fast, shapes);
+    const double passes = 1 + class_.niter;
+    auto axis_seconds = [&](const RunResult& r) {
+      const FunctionTimes& t = r.times;
+      return (axis_ == 0 ? t.fft_x : axis_ == 1 ? t.fft_y : t.fft_z) / passes;
+    };
+    const RunResult first = ops_->run(Variant::fast);
+    const Verdict v = verify(class_, first.sums);
+    if (!v.passed) throw VerificationError(name() + " " + format_params(params) + ": " + v.detail);
+    return time_batches(
+        [&](int calls) {  // whole runs of 1 + niter passes each, enough for `calls` passes
+          const int runs = (calls + static_cast<int>(passes) - 1) / static_cast<int>(passes);
+          double per_pass = 0;
+          for (int r = 0; r < runs; ++r) per_pass += axis_seconds(ops_->run(Variant::fast)) / runs;
+          return per_pass * calls;
+        },
+        time_limit_s, axis_seconds(first));
+  }
+
+ private:
+  std::shared_ptr<Operations> ops_;
+  const FtClass& class_;
+  int axis_;
+  TunableSpace space_;
+  Shapes others_;
+};
+
 class FtSuite final : public Suite {
  public:
   std::string name() const override { return "ft"; }
@@ -153,20 +240,20 @@ class FtSuite final : public Suite {
           if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
         }
         Shapes shapes{};
-        if (v == Variant::fast) {
-          shapes = heuristic_shapes(c, device);
-          for (int axis = 0; axis < 3; ++axis) {
-            id.params[axis_names[axis] + std::string("_radix")] = shapes[axis].radix;
-            id.params[axis_names[axis] + std::string("_lines")] = shapes[axis].lines;
-          }
-        }
+        if (v == Variant::fast) shapes = choose_shapes(options, c, device, &id.params["launch"]);
         plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, shapes));
       }
     }
     return plan;
   }
 
-  std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string&) override {
+  std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
+    int only = -1;
+    for (int axis = 0; axis < 3; ++axis)
+      if (kernel == kernel_names[axis]) only = axis;
+    if (!kernel.empty() && only < 0)
+      throw UsageError("unknown FT kernel '" + kernel + "' (tunable: cffts1, cffts2, cffts3: fast's transforms along x, y, z)");
+    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
     const FtClass& c = parse_class(options);
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
@@ -175,7 +262,16 @@ class FtSuite final : public Suite {
       target.device = device;
       target.problem = problem_name(c);
       target.precision = Precision::f64;
-      target.untunable.push_back(device.backend + ": FT has no tunable kernel there yet");
+      const BackendTraits& traits = *backend_traits(device.backend);
+      if (std::find(traits.variants.begin(), traits.variants.end(), Variant::fast) == traits.variants.end()) {
+        target.untunable.push_back(device.backend + ": FT's tunable kernels are fast's, which runs on GPU backends");
+      } else {
+        std::shared_ptr<Operations> ops = (*find_operations(device.backend))(device);
+        const Shapes chosen = choose_shapes(options, c, device, nullptr);
+        for (int axis = 0; axis < 3; ++axis)
+          if (only < 0 || only == axis)
+            target.kernels.push_back(std::make_unique<AxisTunable>(ops, c, axis, device, chosen));
+      }
       targets.push_back(std::move(target));
     }
     return targets;
