@@ -1,10 +1,18 @@
 // NAS FT on OpenCL: kernels/ft/opencl.cl (over device.h) supplies the kernels, this file gpu.hpp's
-// steps; gpu.cpp runs the variants' sequences (v1, v2, fast). Each function's device time is
-// the span between markers placed around it.
+// steps; gpu.cpp runs the variants' sequences (v1, v2, fast, vendor). vendor is VkFFT's OpenCL
+// backend (double-complex 3-D, in place, its kernels built before the timed region), with the
+// initial conditions, evolve and checksum from device.h. Each function's device time is the span
+// between markers placed around it.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#ifdef GPUBENCH_FT_VKFFT
+#define VKFFT_BACKEND 3  // OpenCL
+#include <vkFFT.h>
+#endif
 
 #include "backends/opencl/opencl.hpp"
 #include "common/errors.hpp"
@@ -26,6 +34,62 @@ constexpr std::size_t line_group = 64, element_group = 256;
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+#ifdef GPUBENCH_FT_VKFFT
+// One VkFFT application: a 3-D double-complex transform of nx x ny x nz (x fastest), in place.
+class VkfftPlan {
+ public:
+  VkfftPlan() = default;
+  VkfftPlan(const VkfftPlan&) = delete;
+  VkfftPlan& operator=(const VkfftPlan&) = delete;
+  ~VkfftPlan() {
+    if (made_) deleteVkFFT(&app_);
+  }
+  void make(const FtClass& c, const Context& context, cl_mem field, std::uint64_t bytes) {
+    device_ = context.device();
+    context_ = context.context();
+    queue_ = context.queue();
+    field_ = field;
+    bytes_ = bytes;
+    VkFFTConfiguration config{};
+    config.FFTdim = 3;
+    config.size[0] = static_cast<std::uint64_t>(c.nx);
+    config.size[1] = static_cast<std::uint64_t>(c.ny);
+    config.size[2] = static_cast<std::uint64_t>(c.nz);
+    config.doublePrecision = 1;
+    config.normalize = 0;  // NAS's inverse is unnormalised
+    config.device = &device_;
+    config.context = &context_;
+    config.buffer = &field_;
+    config.bufferSize = &bytes_;
+    check(initializeVkFFT(&app_, config), "initializeVkFFT");
+    made_ = true;
+  }
+  void run(cl_mem field, int sign) {
+    field_ = field;
+    VkFFTLaunchParams launch{};
+    launch.commandQueue = &queue_;
+    launch.buffer = &field_;
+    check(VkFFTAppend(&app_, sign < 0 ? -1 : 1, &launch), "VkFFTAppend");
+  }
+
+ private:
+  static void check(VkFFTResult r, const char* call) {
+    if (r != VKFFT_SUCCESS) throw DeviceError(std::string(call) + " failed: VkFFTResult " + std::to_string(static_cast<int>(r)));
+  }
+  VkFFTApplication app_{};
+  bool made_ = false;
+  cl_device_id device_ = nullptr;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_mem field_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+const std::string vkfft_library = "VkFFT " + std::to_string(VkFFTGetVersion() / 10000) + "." +
+                                  std::to_string(VkFFTGetVersion() / 100 % 100) + "." + std::to_string(VkFFTGetVersion() % 100);
+#else
+const std::string vkfft_library;
+#endif
+
 class OpenclSteps final : public Operations, public GpuSteps {
  public:
   explicit OpenclSteps(const DeviceInfo& device) : context_(device.index) {
@@ -37,6 +101,7 @@ class OpenclSteps final : public Operations, public GpuSteps {
     evolve_ = program.kernel("evolve");
     evolve_to_ = program.kernel("evolve_to");
     checksum_ = program.kernel("checksum");
+    generate_ = program.kernel("generate");
     sum_group_ = std::min<std::size_t>(256, context_.info().max_work_group_size);
   }
 
@@ -87,6 +152,12 @@ class OpenclSteps final : public Operations, public GpuSteps {
                             " lines of " + std::to_string(n_axis) + " / radix " + std::to_string(s.radix) + ") above the " +
                             std::to_string(most) + " " + context_.info().label() + " runs this kernel with");
       }
+#ifdef GPUBENCH_FT_VKFFT
+    if (v == Variant::vendor) {
+      vkfft_ = std::make_unique<VkfftPlan>();  // a new plan for this class (its kernels are built here)
+      vkfft_->make(c, context_, u0_.get(), u0_.bytes());
+    }
+#endif
     // Warm-up: one whole run, so that every kernel has been built and run with the group size it
     // runs with (a runtime may compile per size, as PoCL does).
     run(v);
@@ -150,7 +221,11 @@ class OpenclSteps final : public Operations, public GpuSteps {
                         static_cast<cl_long>(c_->total()));
     context_.launch(evolve_to_, elements(), element_group);
   }
-  void generate(Field) override { throw DeviceError("FT's vendor variant is not built on opencl"); }
+  void generate(Field f) override {
+    const std::size_t items = std::min<std::size_t>(256, static_cast<std::size_t>(c_->nx));
+    generate_.set_args(buffer(f), static_cast<cl_int>(c_->nx), static_cast<cl_ulong>(seed), static_cast<cl_ulong>(multiplier));
+    context_.launch(generate_, static_cast<std::size_t>(c_->total() / c_->nx) * items, items);
+  }
   void fft_batched(Field src, Field dst, int axis, int sign, FirstPass first, int t) override {
     const FtClass& c = *c_;
     const AxisShape& s = shapes_[axis];
@@ -166,7 +241,15 @@ class OpenclSteps final : public Operations, public GpuSteps {
                static_cast<cl_ulong>(multiplier), axes_, axes_at(t), static_cast<cl_int>(sign));
     context_.launch(k, lines / static_cast<std::size_t>(s.lines) * group, group);
   }
-  void fft_library(Field, int) override { throw DeviceError("FT's vendor variant is not built on opencl"); }
+  void fft_library(Field f, int sign) override {
+#ifdef GPUBENCH_FT_VKFFT
+    vkfft_->run(buffer(f).get(), sign);
+#else
+    static_cast<void>(f);
+    static_cast<void>(sign);
+    throw DeviceError("FT's vendor variant is not built on opencl (Debian libvkfft-dev)");
+#endif
+  }
   void checksum(Field f, int iteration) override {
     const FtClass& c = *c_;
     checksum_.set_args(buffer(f), sums_, static_cast<cl_int>(iteration), static_cast<cl_int>(c.nx),
@@ -196,7 +279,10 @@ class OpenclSteps final : public Operations, public GpuSteps {
   cl_long axes_at(int t) const { return t > 0 ? static_cast<cl_long>(t - 1) * (c_->nx + c_->ny + c_->nz) : 0; }
 
   Context context_;
-  Kernel fft_v1_, rotate_, evolve_, evolve_to_, checksum_, fast_[3];
+  Kernel fft_v1_, rotate_, evolve_, evolve_to_, checksum_, generate_, fast_[3];
+#ifdef GPUBENCH_FT_VKFFT
+  std::unique_ptr<VkfftPlan> vkfft_;
+#endif
   std::size_t sum_group_ = 1;
   const FtClass* c_ = nullptr;
   Shapes shapes_{};
@@ -212,4 +298,9 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     "opencl", [](const gpubench::DeviceInfo& d) -> std::unique_ptr<gpubench::ft::Operations> {
       return std::make_unique<gpubench::ft::OpenclSteps>(d);
     },
-    gpubench::ft::BackendTraits{"", {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}});
+    gpubench::ft::BackendTraits{
+        gpubench::ft::vkfft_library,
+        gpubench::ft::vkfft_library.empty()
+            ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}
+            : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
+                                                 gpubench::ft::Variant::vendor}});

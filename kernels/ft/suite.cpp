@@ -224,7 +224,9 @@ class FtSuite final : public Suite {
           plan.unavailable.push_back(to_string(v) + " on " + device.backend +
                                      (v == Variant::vendor && device.backend == "openmp"
                                           ? ": no FFT library was found when configured (Debian libfftw3-dev)"
-                                          : ": not an FT variant of this backend (yet)"));
+                                      : v == Variant::vendor && device.backend == "opencl"
+                                          ? ": VkFFT was not found when configured (Debian libvkfft-dev)"
+                                          : ": not an FT variant of this backend"));
           continue;
         }
         PointId id;
@@ -238,6 +240,7 @@ class FtSuite final : public Suite {
         if (v == Variant::vendor) {
           id.params["library"] = traits.vendor;
           if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
+          else id.params["planner"] = "planned (and its kernels built) before the timed region";
         }
         Shapes shapes{};
         if (v == Variant::fast) shapes = choose_shapes(options, c, device, &id.params["launch"]);

@@ -1,5 +1,5 @@
-// NAS FT end to end on opencl (PoCL without a GPU): the study's v1 and v2 and our fast verify
-// classes S and W against NAS's checksums; a planted wrong evolve factor fails verification in
+// NAS FT end to end on opencl (PoCL without a GPU): the study's v1 and v2, our fast and VkFFT
+// verify classes S and W against NAS's checksums; a planted wrong evolve factor fails verification in
 // each; every radix and lines-per-group of fast's space verifies (a sweep).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ nlohmann::json opencl_records(const std::string& args, const std::string& env, i
   const std::string out =
       (std::filesystem::temp_directory_path() / ("gpubench_ft_cl_" + std::to_string(::getpid()) + ".json")).string();
   const test::Result r = test::gpubench(
-      "--suite ft --backend opencl --variant v1,v2,fast --repetitions 1 --breakdown --format json --out " + out + " " + args, env);
+      "--suite ft --backend opencl --variant v1,v2,fast,vendor --repetitions 1 --breakdown --format json --out " + out + " " + args, env);
   EXPECT_EQ(r.exit_code, expected_exit) << r.output;
   std::ifstream f(out);
   nlohmann::json j = f ? nlohmann::json::parse(f) : nlohmann::json();
@@ -32,7 +32,7 @@ nlohmann::json opencl_records(const std::string& args, const std::string& env, i
   return j;
 }
 
-TEST(FtOpencl, V1V2AndFastVerifyClassesSAndW) {
+TEST(FtOpencl, EveryVariantVerifiesClassesSAndW) {
   for (const char* cls : {"S", "W"}) {
     const nlohmann::json j = opencl_records(std::string("--problem ") + cls, "", 0);
     int points = 0;
@@ -43,18 +43,21 @@ TEST(FtOpencl, V1V2AndFastVerifyClassesSAndW) {
       // NAS's per-function rows: the study's cffts1/2/3 table comes from these.
       std::set<std::string> kernels;
       for (const auto& k : b["kernels"]) kernels.insert(k["kernel"].get<std::string>());
-      const bool fast = b["variant"] == "fast";
-      for (const char* k : {"setup", "cffts1", "cffts2", "cffts3", "evolve", "checksum"})
-        EXPECT_EQ(kernels.count(k), fast && std::string(k) == "evolve" ? 0u : 1u) << k << " in " << b["kernels"].dump();
+      const bool fast = b["variant"] == "fast", vendor = b["variant"] == "vendor";
+      for (const char* k : {"setup", "cffts1", "cffts2", "cffts3", "evolve", "checksum"}) {
+        const bool expected = std::string(k) == "evolve" ? !fast : std::string(k).starts_with("cffts") ? !vendor : true;
+        EXPECT_EQ(kernels.count(k), expected ? 1u : 0u) << k << " in " << b["kernels"].dump();
+      }
+      EXPECT_EQ(kernels.count("fft"), vendor ? 1u : 0u);  // the library's whole 3-D transforms
       EXPECT_EQ(kernels.count("rotate"), b["variant"] == "v2" ? 1u : 0u);  // v2's rotations, a row of their own
     }
-    EXPECT_EQ(points, 3) << cls;
+    EXPECT_EQ(points, 4) << cls;
   }
 }
 
 TEST(FtOpencl, APlantedWrongTwiddleFailsVerification) {
   const nlohmann::json j = opencl_records("--problem S", "GPUBENCH_FT_WRONG_TWIDDLE=1", 1);
-  ASSERT_EQ(j["failed_benchmarks"].size(), 3u) << j.dump();
+  ASSERT_EQ(j["failed_benchmarks"].size(), 4u) << j.dump();
   for (const auto& f : j["failed_benchmarks"])
     EXPECT_THAT(f["error_message"].get<std::string>(), HasSubstr("relative error"));
 }
