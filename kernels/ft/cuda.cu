@@ -92,6 +92,8 @@ class CufftPlan {
   }
   // nx fastest: cuFFT takes the sizes slowest first.
   void make(const FtClass& c, cudaStream_t stream, std::size_t& work_bytes) {
+    if (made_) cufftDestroy(plan_);
+    made_ = false;
     check_cufft(cufftCreate(&plan_), "cufftCreate");
     made_ = true;
     check_cufft(cufftMakePlan3d(plan_, c.nz, c.ny, c.nx, CUFFT_Z2Z, &work_bytes), "cufftMakePlan3d");
@@ -113,6 +115,10 @@ class CudaSteps final : public Operations, public GpuSteps {
   void prepare(const FtClass& c, Variant v, const Shapes& shapes) override {
     c_ = &c;
     shapes_ = shapes;
+    u0_ = {};  // a second prepare (a sweep's next shape) frees the last one's memory first
+    u1_ = {};
+    third_ = {};
+    factors_ = {};
     const auto n = static_cast<std::size_t>(c.total());
     const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
     const bool study = v == Variant::v1 || v == Variant::v2;

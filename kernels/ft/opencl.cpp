@@ -108,6 +108,13 @@ class OpenclSteps final : public Operations, public GpuSteps {
   void prepare(const FtClass& c, Variant v, const Shapes& shapes) override {
     c_ = &c;
     shapes_ = shapes;
+    u0_ = {};  // a second prepare (a sweep's next shape) frees the last one's memory first
+    u1_ = {};
+    third_ = {};
+    factors_ = {};
+#ifdef GPUBENCH_FT_VKFFT
+    vkfft_.reset();
+#endif
     const auto n = static_cast<std::size_t>(c.total());
     const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
     const bool study = v == Variant::v1 || v == Variant::v2;
