@@ -112,9 +112,9 @@ class CudaSteps final : public Operations, public GpuSteps {
     if (!info_.fp64) throw DeviceError("device " + info_.label() + " has no fp64 support, which FT requires");
   }
 
-  void prepare(const FtClass& c, Variant v, const Shapes& shapes) override {
+  void prepare(const FtClass& c, Variant v, const RunChoices& choices) override {
     c_ = &c;
-    shapes_ = shapes;
+    shapes_ = choices.shapes;
     u0_ = {};  // a second prepare (a sweep's next shape) frees the last one's memory first
     u1_ = {};
     third_ = {};
@@ -298,6 +298,6 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     "cuda", [](const gpubench::DeviceInfo& d) -> std::unique_ptr<gpubench::ft::Operations> {
       return std::make_unique<gpubench::ft::CudaSteps>(d);
     },
-    gpubench::ft::BackendTraits{gpubench::ft::cufft_library,
+    gpubench::ft::BackendTraits{{{"cufft", gpubench::ft::cufft_library}},
                                 {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
                                  gpubench::ft::Variant::vendor}});

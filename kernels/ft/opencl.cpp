@@ -1,10 +1,12 @@
 // NAS FT on OpenCL: kernels/ft/opencl.cl (over device.h) supplies the kernels, this file gpu.hpp's
 // steps; gpu.cpp runs the variants' sequences (v1, v2, fast, vendor). vendor is VkFFT's OpenCL
-// backend (double-complex 3-D, in place, its kernels built before the timed region), with the
-// initial conditions, evolve and checksum from device.h. Each function's device time is the span
+// backend (the default) or clFFT (--fft-library clfft): double-complex 3-D, in place, planned and
+// its kernels built before the timed region, with the initial conditions, evolve and checksum
+// from device.h. Each function's device time is the span
 // between markers placed around it.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,10 @@
 #ifdef GPUBENCH_FT_VKFFT
 #define VKFFT_BACKEND 3  // OpenCL
 #include <vkFFT.h>
+#endif
+
+#ifdef GPUBENCH_FT_CLFFT
+#include <clFFT.h>
 #endif
 
 #include "backends/opencl/opencl.hpp"
@@ -90,6 +96,79 @@ const std::string vkfft_library = "VkFFT " + std::to_string(VkFFTGetVersion() / 
 const std::string vkfft_library;
 #endif
 
+#ifdef GPUBENCH_FT_CLFFT
+void check_clfft(clfftStatus status, const char* call) {
+  if (status != CLFFT_SUCCESS) throw DeviceError(std::string(call) + " failed: clfftStatus " + std::to_string(status));
+}
+
+// clFFT's library state, set up once per process (clfftSetup) and torn down at exit.
+void clfft_setup() {
+  static const bool done = [] {
+    clfftSetupData setup;
+    check_clfft(clfftInitSetupData(&setup), "clfftInitSetupData");
+    check_clfft(clfftSetup(&setup), "clfftSetup");
+    std::atexit([] { clfftTeardown(); });
+    return true;
+  }();
+  static_cast<void>(done);
+}
+
+// One clFFT plan: a 3-D double-complex interleaved transform of nx x ny x nz (x fastest), in
+// place, the inverse unnormalised (clFFT scales it by 1/N unless told otherwise).
+class ClfftPlan {
+ public:
+  ClfftPlan(const FtClass& c, const Context& context) : queue_(context.queue()) {
+    clfft_setup();
+    std::size_t lengths[3] = {static_cast<std::size_t>(c.nx), static_cast<std::size_t>(c.ny), static_cast<std::size_t>(c.nz)};
+    check_clfft(clfftCreateDefaultPlan(&plan_, context.context(), CLFFT_3D, lengths), "clfftCreateDefaultPlan");
+    made_ = true;
+    check_clfft(clfftSetPlanPrecision(plan_, CLFFT_DOUBLE), "clfftSetPlanPrecision");
+    check_clfft(clfftSetLayout(plan_, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED), "clfftSetLayout");
+    check_clfft(clfftSetResultLocation(plan_, CLFFT_INPLACE), "clfftSetResultLocation");
+    check_clfft(clfftSetPlanScale(plan_, CLFFT_BACKWARD, 1.0f), "clfftSetPlanScale");
+    check_clfft(clfftBakePlan(plan_, 1, &queue_, nullptr, nullptr), "clfftBakePlan");
+    std::size_t temp = 0;
+    check_clfft(clfftGetTmpBufSize(plan_, &temp), "clfftGetTmpBufSize");
+    if (temp > 0) temp_ = context.create_buffer(temp);
+  }
+  ClfftPlan(const ClfftPlan&) = delete;
+  ClfftPlan& operator=(const ClfftPlan&) = delete;
+  ~ClfftPlan() {
+    if (made_) clfftDestroyPlan(&plan_);
+  }
+  void run(cl_mem field, int sign) {
+    cl_mem temp = temp_ ? temp_.get() : nullptr;
+    check_clfft(clfftEnqueueTransform(plan_, sign < 0 ? CLFFT_FORWARD : CLFFT_BACKWARD, 1, &queue_, 0, nullptr, nullptr,
+                                      &field, nullptr, temp),
+                "clfftEnqueueTransform");
+  }
+
+ private:
+  clfftPlanHandle plan_ = 0;
+  bool made_ = false;
+  cl_command_queue queue_ = nullptr;
+  Buffer temp_;
+};
+
+std::string clfft_name() {
+  cl_uint major = 0, minor = 0, patch = 0;
+  clfftGetVersion(&major, &minor, &patch);
+  return "clFFT " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+#endif
+
+// The vendor libraries of this build, VkFFT first (the default: see the issue 14 note).
+std::vector<Library> opencl_libraries() {
+  std::vector<Library> libraries;
+#ifdef GPUBENCH_FT_VKFFT
+  libraries.push_back({"vkfft", vkfft_library});
+#endif
+#ifdef GPUBENCH_FT_CLFFT
+  libraries.push_back({"clfft", clfft_name()});
+#endif
+  return libraries;
+}
+
 class OpenclSteps final : public Operations, public GpuSteps {
  public:
   explicit OpenclSteps(const DeviceInfo& device) : context_(device.index) {
@@ -105,15 +184,18 @@ class OpenclSteps final : public Operations, public GpuSteps {
     sum_group_ = std::min<std::size_t>(256, context_.info().max_work_group_size);
   }
 
-  void prepare(const FtClass& c, Variant v, const Shapes& shapes) override {
+  void prepare(const FtClass& c, Variant v, const RunChoices& choices) override {
     c_ = &c;
-    shapes_ = shapes;
+    shapes_ = choices.shapes;
     u0_ = {};  // a second prepare (a sweep's next shape) frees the last one's memory first
     u1_ = {};
     third_ = {};
     factors_ = {};
 #ifdef GPUBENCH_FT_VKFFT
     vkfft_.reset();
+#endif
+#ifdef GPUBENCH_FT_CLFFT
+    clfft_.reset();
 #endif
     const auto n = static_cast<std::size_t>(c.total());
     const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
@@ -159,12 +241,19 @@ class OpenclSteps final : public Operations, public GpuSteps {
                             " lines of " + std::to_string(n_axis) + " / radix " + std::to_string(s.radix) + ") above the " +
                             std::to_string(most) + " " + context_.info().label() + " runs this kernel with");
       }
+    if (v == Variant::vendor) {  // a new plan for this class (its kernels are built here)
+      const std::string library = choices.library.empty() ? opencl_libraries().at(0).key : choices.library;
 #ifdef GPUBENCH_FT_VKFFT
-    if (v == Variant::vendor) {
-      vkfft_ = std::make_unique<VkfftPlan>();  // a new plan for this class (its kernels are built here)
-      vkfft_->make(c, context_, u0_.get(), u0_.bytes());
-    }
+      if (library == "vkfft") {
+        vkfft_ = std::make_unique<VkfftPlan>();
+        vkfft_->make(c, context_, u0_.get(), u0_.bytes());
+      }
 #endif
+#ifdef GPUBENCH_FT_CLFFT
+      if (library == "clfft") clfft_ = std::make_unique<ClfftPlan>(c, context_);
+#endif
+      if (!library_ready()) throw DeviceError("FT vendor on opencl: library '" + library + "' is not in this build");
+    }
     // Warm-up: one whole run, so that every kernel has been built and run with the group size it
     // runs with (a runtime may compile per size, as PoCL does).
     run(v);
@@ -250,12 +339,14 @@ class OpenclSteps final : public Operations, public GpuSteps {
   }
   void fft_library(Field f, int sign) override {
 #ifdef GPUBENCH_FT_VKFFT
-    vkfft_->run(buffer(f).get(), sign);
-#else
+    if (vkfft_) return vkfft_->run(buffer(f).get(), sign);
+#endif
+#ifdef GPUBENCH_FT_CLFFT
+    if (clfft_) return clfft_->run(buffer(f).get(), sign);
+#endif
     static_cast<void>(f);
     static_cast<void>(sign);
-    throw DeviceError("FT's vendor variant is not built on opencl (Debian libvkfft-dev)");
-#endif
+    throw DeviceError("FT's vendor variant on opencl has no library prepared");
   }
   void checksum(Field f, int iteration) override {
     const FtClass& c = *c_;
@@ -282,6 +373,15 @@ class OpenclSteps final : public Operations, public GpuSteps {
   int length(int axis) const { return axis == 0 ? c_->nx : axis == 1 ? c_->ny : c_->nz; }
   std::size_t elements() const { return round_up(static_cast<std::size_t>(c_->total()), element_group); }
   const Buffer& buffer(Field f) const { return f == Field::u0 ? u0_ : f == Field::u1 ? u1_ : third_; }
+  bool library_ready() const {
+#ifdef GPUBENCH_FT_VKFFT
+    if (vkfft_) return true;
+#endif
+#ifdef GPUBENCH_FT_CLFFT
+    if (clfft_) return true;
+#endif
+    return false;
+  }
   // Where iteration t's per-axis tables start in axes_ (t 0: unused).
   cl_long axes_at(int t) const { return t > 0 ? static_cast<cl_long>(t - 1) * (c_->nx + c_->ny + c_->nz) : 0; }
 
@@ -289,6 +389,9 @@ class OpenclSteps final : public Operations, public GpuSteps {
   Kernel fft_v1_, rotate_, evolve_, evolve_to_, checksum_, generate_, fast_[3];
 #ifdef GPUBENCH_FT_VKFFT
   std::unique_ptr<VkfftPlan> vkfft_;
+#endif
+#ifdef GPUBENCH_FT_CLFFT
+  std::unique_ptr<ClfftPlan> clfft_;
 #endif
   std::size_t sum_group_ = 1;
   const FtClass* c_ = nullptr;
@@ -306,8 +409,8 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
       return std::make_unique<gpubench::ft::OpenclSteps>(d);
     },
     gpubench::ft::BackendTraits{
-        gpubench::ft::vkfft_library,
-        gpubench::ft::vkfft_library.empty()
+        gpubench::ft::opencl_libraries(),
+        gpubench::ft::opencl_libraries().empty()
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
                                                  gpubench::ft::Variant::vendor}});

@@ -97,7 +97,7 @@ class OpenmpOperations final : public Operations {
   }
   OpenmpOperations(const OpenmpOperations&) = delete;
   OpenmpOperations& operator=(const OpenmpOperations&) = delete;
-  void prepare(const FtClass& c, Variant, const Shapes&) override {
+  void prepare(const FtClass& c, Variant, const RunChoices&) override {
     c_ = &c;
     const auto n = static_cast<std::size_t>(c.total());
     check_host_memory(n * (2 * sizeof(Complex) + sizeof(double)), "FT class " + std::string(1, c.name));
@@ -277,8 +277,10 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     "openmp", [](const gpubench::DeviceInfo&) -> std::unique_ptr<gpubench::ft::Operations> {
       return std::make_unique<gpubench::ft::OpenmpOperations>();
     },
-    gpubench::ft::BackendTraits{gpubench::ft::fftw_library,
-                                gpubench::ft::fftw_library.empty()
-                                    ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial}
-                                    : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial,
-                                                                         gpubench::ft::Variant::vendor}});
+    gpubench::ft::BackendTraits{
+        gpubench::ft::fftw_library.empty() ? std::vector<gpubench::ft::Library>{}
+                                           : std::vector<gpubench::ft::Library>{{"fftw", gpubench::ft::fftw_library}},
+        gpubench::ft::fftw_library.empty()
+            ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial}
+            : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial,
+                                                 gpubench::ft::Variant::vendor}});

@@ -53,18 +53,31 @@ struct RunResult {
   FunctionTimes times;
 };
 
+// A vendor FFT library a backend has: its --fft-library key and its name with version.
+struct Library {
+  std::string key;   // "cufft", "vkfft", "clfft", "fftw"
+  std::string name;  // "cuFFT 12.0.0"
+};
+
+// What a run is built with: fast's shapes, and the vendor variant's library (a key of the
+// backend's; empty: its first).
+struct RunChoices {
+  Shapes shapes{};
+  std::string library;
+};
+
 class Operations {
  public:
   virtual ~Operations() = default;
-  // Allocates what class `c` needs for variant `v` (not timed), with fast's shapes.
-  virtual void prepare(const FtClass& c, Variant v, const Shapes& shapes) = 0;
+  // Allocates what class `c` needs for variant `v` (not timed), as `choices` say.
+  virtual void prepare(const FtClass& c, Variant v, const RunChoices& choices) = 0;
   // One whole timed run of `v`.
   virtual RunResult run(Variant v) = 0;
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;
 struct BackendTraits {
-  std::string vendor;             // the vendor variant's library ("FFTW 3.3.10"); empty: none in this build
+  std::vector<Library> vendors;   // the vendor variant's libraries in this build, the default first
   std::vector<Variant> variants;  // those this backend runs
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;

@@ -102,14 +102,14 @@ std::vector<KernelRow> rows_of(const FtClass& c, const FunctionTimes& t) {
 
 class FtPoint final : public Point {
  public:
-  FtPoint(PointId id, const FtClass& c, Variant v, const Shapes& shapes)
-      : Point(std::move(id)), class_(c), variant_(v), shapes_(shapes) {}
+  FtPoint(PointId id, const FtClass& c, Variant v, RunChoices choices)
+      : Point(std::move(id)), class_(c), variant_(v), choices_(std::move(choices)) {}
 
   void prepare() override {
     const OperationsFactory* factory = find_operations(id().backend);
     if (!factory) throw DeviceError("backend '" + id().backend + "' has no FT in this build");
     ops_ = (*factory)(id().device);
-    ops_->prepare(class_, variant_, shapes_);
+    ops_->prepare(class_, variant_, choices_);
   }
 
   Outcome run() override {
@@ -150,7 +150,7 @@ class FtPoint final : public Point {
  private:
   const FtClass& class_;
   Variant variant_;
-  Shapes shapes_;
+  RunChoices choices_;
   std::unique_ptr<Operations> ops_;
 };
 
@@ -173,7 +173,7 @@ class AxisTunable final : public TunableKernel {
   KernelTiming measure(const Params& params, double time_limit_s) override {
     Shapes shapes = others_;
     shapes[static_cast<std::size_t>(axis_)] = to_shape(params);
-    ops_->prepare(class_, Variant::fast, shapes);
+    ops_->prepare(class_, Variant::fast, RunChoices{shapes, {}});
     const double passes = 1 + class_.niter;
     auto axis_seconds = [&](const RunResult& r) {
       const FunctionTimes& t = r.times;
@@ -205,6 +205,16 @@ class FtSuite final : public Suite {
   std::string name() const override { return "ft"; }
   std::string default_problem() const override { return "A"; }
   std::string problems_help() const override { return "S, W, A, B, C, D (NAS FT classes; npb:X as well)"; }
+  std::vector<SuiteOption> options() const override {
+    return {{"fft-library", "NAME",
+             "the vendor variant's library: fftw (openmp), cufft (cuda), vkfft (opencl's default) or clfft (opencl)"}};
+  }
+  void check_option_values(const RunOptions& options) const override {
+    const auto it = options.suite_options.find("fft-library");
+    if (it != options.suite_options.end() && it->second != "fftw" && it->second != "cufft" && it->second != "vkfft" &&
+        it->second != "clfft")
+      throw UsageError("--fft-library " + it->second + ": not an FFT library (valid: fftw, cufft, vkfft, clfft)");
+  }
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
     for (Variant v : all_variants) names.push_back(to_string(v));
@@ -225,7 +235,8 @@ class FtSuite final : public Suite {
                                      (v == Variant::vendor && device.backend == "openmp"
                                           ? ": no FFT library was found when configured (Debian libfftw3-dev)"
                                       : v == Variant::vendor && device.backend == "opencl"
-                                          ? ": VkFFT was not found when configured (Debian libvkfft-dev)"
+                                          ? ": neither VkFFT nor clFFT was found when configured (Debian libvkfft-dev, "
+                                            "libclfft-dev)"
                                           : ": not an FT variant of this backend"));
           continue;
         }
@@ -237,14 +248,28 @@ class FtSuite final : public Suite {
         id.device = device;
         id.precision = Precision::f64;
         if (v == Variant::serial) id.params["threads"] = 1;
+        RunChoices choices;
         if (v == Variant::vendor) {
-          id.params["library"] = traits.vendor;
+          const Library* library = &traits.vendors.front();
+          if (const auto asked = options.suite_options.find("fft-library"); asked != options.suite_options.end()) {
+            library = nullptr;
+            for (const Library& l : traits.vendors)
+              if (l.key == asked->second) library = &l;
+            if (!library) {
+              std::string have;
+              for (const Library& l : traits.vendors) have += (have.empty() ? "" : ", ") + l.key;
+              plan.unavailable.push_back("vendor on " + device.backend + ": --fft-library " + asked->second +
+                                         " is not one of its libraries in this build (" + have + ")");
+              continue;
+            }
+          }
+          choices.library = library->key;
+          id.params["library"] = library->name;
           if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
           else id.params["planner"] = "planned (and its kernels built) before the timed region";
         }
-        Shapes shapes{};
-        if (v == Variant::fast) shapes = choose_shapes(options, c, device, &id.params["launch"]);
-        plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, shapes));
+        if (v == Variant::fast) choices.shapes = choose_shapes(options, c, device, &id.params["launch"]);
+        plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, choices));
       }
     }
     return plan;

@@ -62,6 +62,21 @@ TEST(FtOpencl, APlantedWrongTwiddleFailsVerification) {
     EXPECT_THAT(f["error_message"].get<std::string>(), HasSubstr("relative error"));
 }
 
+// The other OpenCL FFT library: --fft-library clfft verifies S and W, and the records name it.
+TEST(FtOpencl, ClfftVerifiesClassesSAndW) {
+  for (const char* cls : {"S", "W"}) {
+    const nlohmann::json j = opencl_records(std::string("--problem ") + cls + " --fft-library clfft", "", 0);
+    int points = 0;
+    for (const auto& b : j["benchmarks"]) {
+      if (b["run_type"] != "iteration" || b["variant"] != "vendor") continue;
+      ++points;
+      EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+      EXPECT_THAT(b["params"]["library"].get<std::string>(), ::testing::StartsWith("clFFT ")) << b["params"].dump();
+    }
+    EXPECT_EQ(points, 1) << cls;
+  }
+}
+
 // Every shape of fast's space along each axis (radix 4, 8, 16 with 1 to 64 lines per group),
 // each verified by the sweeper against NAS's checksums before it is timed.
 TEST(FtOpencl, EveryFastShapeVerifiesInASweep) {
