@@ -174,8 +174,9 @@ FT_FN void ft_checksum(FT_GLOBAL const cplx* u, FT_GLOBAL cplx* sums, int iterat
 // ---- fast: batches of lines in local memory ------------------------------------------------------
 
 // An in-register DFT of R = 2, 4, 8 or 16 values, x[0..R): radix-2 decimation in frequency, the
-// result in bit-reversed order (ft_bitrev undoes it on the way out). Twiddles within the DFT are
-// the 16th roots of unity; after unrolling every index is a constant.
+// result in bit-reversed order (ft_bitrev undoes it on the way out), written as one stage and two
+// half-length DFTs so that every index is a constant without relying on the compiler to unroll
+// nested loops (it did not, for 16). Twiddles within the DFT are the 16th roots of unity.
 FT_CONSTANT double ft_cos16[16] = {1.0,
                                    0.92387953251128674,
                                    0.70710678118654752,
@@ -202,24 +203,27 @@ FT_FN int ft_bitrev(int r, int bits) {
   return (((r & 1) << 3) | ((r & 2) << 1) | ((r & 4) >> 1) | ((r & 8) >> 3)) >> (4 - bits);
 }
 
-#define FT_DEFINE_DFT(R, BITS)                                                 \
-  FT_FN void ft_dft##R(cplx* x, int sign) {                                    \
-    FT_UNROLL for (int stage = 0; stage < BITS; ++stage) {                     \
-      const int len = R >> stage;                                              \
-      FT_UNROLL for (int start = 0; start < R; start += len) {                 \
-        FT_UNROLL for (int m = 0; m < len / 2; ++m) {                          \
-          const cplx a = x[start + m], b = x[start + m + len / 2];             \
-          x[start + m] = ft_add(a, b);                                         \
-          const cplx d = ft_sub(a, b);                                         \
-          x[start + m + len / 2] = m == 0 ? d : ft_mul(d, ft_root16(m * (16 / len), sign)); \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
+// The first stage of a length-L DFT (DIF): x[m] + x[m + L/2], and their difference times
+// exp(sign 2 pi i m / L); the two halves are then transformed on their own.
+#define FT_DEFINE_DFT(R, HALF)                                                                      \
+  FT_FN void ft_dft##R(cplx* x, int sign) {                                                         \
+    FT_UNROLL for (int m = 0; m < R / 2; ++m) {                                                     \
+      const cplx a = x[m], b = x[m + R / 2];                                                        \
+      x[m] = ft_add(a, b);                                                                          \
+      const cplx d = ft_sub(a, b);                                                                  \
+      x[m + R / 2] = m == 0 ? d : ft_mul(d, ft_root16(m * (16 / R), sign));                         \
+    }                                                                                               \
+    ft_dft##HALF(x, sign);                                                                          \
+    ft_dft##HALF(x + R / 2, sign);                                                                  \
   }
+FT_FN void ft_dft1(cplx* x, int sign) {
+  (void)x;
+  (void)sign;
+}
 FT_DEFINE_DFT(2, 1)
 FT_DEFINE_DFT(4, 2)
-FT_DEFINE_DFT(8, 3)
-FT_DEFINE_DFT(16, 4)
+FT_DEFINE_DFT(8, 4)
+FT_DEFINE_DFT(16, 8)
 
 // One Stockham pass of radix R over a line of n: the work-item holds V = B R values, x[q] the
 // element t + q T of the pass's input (T = n / V items per line); its butterflies are j = t + b T
