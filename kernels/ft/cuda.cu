@@ -64,6 +64,24 @@ __global__ void fft_fast(const cplx* src, cplx* dst, const cplx* roots, ft_lines
   else ft_fast_lines16(src, dst, tile, roots, g, f, axes, sign, group, tid);
 }
 
+// The shared memory a block may opt into on `device` (cudaDevAttrMaxSharedMemoryPerBlockOptin).
+std::uint64_t shared_memory_optin(const DeviceInfo& device) {
+  int bytes = 0;
+  cuda::check(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device.index),
+              "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory (at least what it had).
+template <typename Kernel>
+void set_shared(Kernel kernel, int bytes) {
+  cudaFuncAttributes attributes{};
+  cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", "(fft_fast)");
+  if (bytes > attributes.maxDynamicSharedSizeBytes)
+    cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), "cudaFuncSetAttribute",
+                "(fft_fast's shared memory)");
+}
+
 std::string cufft_text(cufftResult r) {
   switch (r) {
     case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
@@ -148,10 +166,16 @@ class CudaSteps final : public Operations, public GpuSteps {
           throw DeviceError("FT fast: radix " + std::to_string(s.radix) + " is not 4, 8 or 16 dividing the axis's " +
                             std::to_string(n_axis) + " points");
         const std::size_t tile = static_cast<std::size_t>(s.lines) * n_axis * sizeof(Complex);
-        if (tile > info_.local_mem_bytes)
+        const std::uint64_t most = shared_memory_optin(info_);
+        if (tile > most)
           throw DeviceError("FT fast: " + std::to_string(s.lines) + " lines of " + std::to_string(n_axis) + " need " +
-                            std::to_string(tile) + " bytes of shared memory, above the " +
-                            std::to_string(info_.local_mem_bytes) + " of " + info_.label());
+                            std::to_string(tile) + " bytes of shared memory, above the " + std::to_string(most) +
+                            " a block may opt into on " + info_.label());
+        // Above the default 48 KiB a kernel must ask for its dynamic shared memory.
+        const auto tile_bytes = static_cast<int>(tile);
+        if (s.radix == 4) set_shared(fft_fast<4>, tile_bytes);
+        else if (s.radix == 8) set_shared(fft_fast<8>, tile_bytes);
+        else set_shared(fft_fast<16>, tile_bytes);
       }
     if (v == Variant::vendor) {
       std::size_t work = 0;
@@ -300,4 +324,5 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     },
     gpubench::ft::BackendTraits{{{"cufft", gpubench::ft::cufft_library}},
                                 {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
-                                 gpubench::ft::Variant::vendor}});
+                                 gpubench::ft::Variant::vendor},
+                                gpubench::ft::shared_memory_optin});

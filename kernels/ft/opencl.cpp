@@ -413,4 +413,5 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
         gpubench::ft::opencl_libraries().empty()
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
-                                                 gpubench::ft::Variant::vendor}});
+                                                 gpubench::ft::Variant::vendor},
+        nullptr});

@@ -283,4 +283,5 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
         gpubench::ft::fftw_library.empty()
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial,
-                                                 gpubench::ft::Variant::vendor}});
+                                                 gpubench::ft::Variant::vendor},
+        nullptr});

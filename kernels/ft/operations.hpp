@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -79,6 +80,9 @@ using OperationsFactory = std::function<std::unique_ptr<Operations>(const Device
 struct BackendTraits {
   std::vector<Library> vendors;   // the vendor variant's libraries in this build, the default first
   std::vector<Variant> variants;  // those this backend runs
+  // The most local memory one of fast's work-groups may take on a device (CUDA's opt-in shared
+  // memory is above the default 48 KiB); null: the device's local_mem_bytes.
+  std::function<std::uint64_t(const DeviceInfo&)> local_memory;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();

@@ -30,7 +30,8 @@ int axis_length(const FtClass& c, int axis) { return axis == 0 ? c.nx : axis == 
 TunableSpace axis_space(const FtClass& c, int axis, const DeviceInfo& device) {
   const int n = axis_length(c, axis);
   const std::int64_t side_by_side = axis == 0 ? c.total() / c.nx : axis == 1 ? c.nx : std::int64_t{c.nx} * c.ny;
-  const std::uint64_t local = device.local_mem_bytes;
+  const BackendTraits* traits = backend_traits(device.backend);
+  const std::uint64_t local = traits && traits->local_memory ? traits->local_memory(device) : device.local_mem_bytes;
   const std::size_t most = device.max_work_group_size;
   return {{Tunable::list("radix", {4, 8, 16}), Tunable::powers_of_two("lines", 1, 64)},
           {{"radix <= the axis's " + std::to_string(n) + " points", [n](const Params& p) { return p.at("radix") <= n; }},
