@@ -37,7 +37,7 @@ TunableSpace axis_space(const FtClass& c, int axis, const DeviceInfo& device) {
           {{"radix <= the axis's " + std::to_string(n) + " points", [n](const Params& p) { return p.at("radix") <= n; }},
            {"lines <= the " + std::to_string(side_by_side) + " lines side by side",
             [side_by_side](const Params& p) { return p.at("lines") <= side_by_side; }},
-           {"lines * " + std::to_string(n) + " * 16 bytes <= the device's " + std::to_string(local) + " of local memory",
+           {"lines * " + std::to_string(n) + " * 16 bytes <= the " + std::to_string(local) + " bytes of local memory a group may take",
             [n, local](const Params& p) { return static_cast<std::uint64_t>(p.at("lines")) * n * 16 <= local; }},
            {"lines * " + std::to_string(n) + " / radix <= the device's " + std::to_string(most) + " work-items per group",
             [n, most](const Params& p) { return static_cast<std::size_t>(p.at("lines") * (n / p.at("radix"))) <= most; }}}};
@@ -51,6 +51,7 @@ Params axis_heuristic(const FtClass& c, int axis, const TunableSpace& space) {
   Params p{{"radix", n >= 8 ? 8 : 4}, {"lines", 1}};
   p["lines"] = std::max(axis != 0 ? 4 : 1, 64 / (n / p["radix"]));
   while (p["lines"] > 1 && !space.legal(p)) p["lines"] /= 2;
+  if (!space.legal(p) && n >= 16) p["radix"] = 16;  // more values per work-item: fewer items, the same tile
   return p;
 }
 
@@ -67,8 +68,10 @@ Shapes choose_shapes(const RunOptions& options, const FtClass& c, const DeviceIn
   Shapes shapes{};
   for (int axis = 0; axis < 3; ++axis) {
     const TunableSpace space = axis_space(c, axis, device);
-    const LaunchChoice chosen =
-        choose_launch_params(options.tuning.get(), device, axis_key(c, axis), axis_heuristic(c, axis, space), space);
+    const Params heuristic = axis_heuristic(c, axis, space);
+    if (std::string why; !space.legal(heuristic, &why))  // even one line of radix 4 does not fit
+      throw DeviceError(std::string("fast's ") + kernel_names[axis] + " has no shape that fits " + device.label() + ": " + why);
+    const LaunchChoice chosen = choose_launch_params(options.tuning.get(), device, axis_key(c, axis), heuristic, space);
     shapes[axis] = to_shape(chosen.params);
     if (record) (*record)[kernel_names[axis]] = launch_json(chosen);
   }
@@ -269,7 +272,14 @@ class FtSuite final : public Suite {
           if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
           else id.params["planner"] = "planned (and its kernels built) before the timed region";
         }
-        if (v == Variant::fast) choices.shapes = choose_shapes(options, c, device, &id.params["launch"]);
+        if (v == Variant::fast) {
+          try {
+            choices.shapes = choose_shapes(options, c, device, &id.params["launch"]);
+          } catch (const DeviceError& e) {
+            plan.unavailable.push_back("fast on " + device.backend + ": " + e.what());
+            continue;
+          }
+        }
         plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, choices));
       }
     }
@@ -296,7 +306,14 @@ class FtSuite final : public Suite {
         target.untunable.push_back(device.backend + ": FT's tunable kernels are fast's, which runs on GPU backends");
       } else {
         std::shared_ptr<Operations> ops = (*find_operations(device.backend))(device);
-        const Shapes chosen = choose_shapes(options, c, device, nullptr);
+        Shapes chosen{};
+        try {
+          chosen = choose_shapes(options, c, device, nullptr);
+        } catch (const DeviceError& e) {
+          target.untunable.push_back(device.backend + ": " + e.what());
+          targets.push_back(std::move(target));
+          continue;
+        }
         for (int axis = 0; axis < 3; ++axis)
           if (only < 0 || only == axis)
             target.kernels.push_back(std::make_unique<AxisTunable>(ops, c, axis, device, chosen));
