@@ -341,6 +341,7 @@ Context::Context(int index) {
 
 Context::~Context() {
   // Let queued commands finish before their buffers go; an error here cannot be reported.
+  if (side_queue_) clFinish(side_queue_.get());
   if (queue_) clFinish(queue_.get());
 }
 
@@ -419,12 +420,28 @@ Event Context::fill(const Buffer& dst, const void* pattern, std::size_t pattern_
 }
 
 Event Context::launch(const Kernel& kernel, const Geometry& geometry) const {
+  return launch_on(queue_.get(), kernel, geometry);
+}
+
+cl_command_queue Context::side_queue() {
+  if (!side_queue_) {
+    cl_int status = CL_SUCCESS;
+    side_queue_ =
+        Handle<cl_command_queue>(clCreateCommandQueue(context_.get(), device_, CL_QUEUE_PROFILING_ENABLE, &status));
+    check(status, "clCreateCommandQueue", "(a second queue) for " + info_.label());
+  }
+  return side_queue_.get();
+}
+
+Event Context::launch_on(cl_command_queue queue, const Kernel& kernel, const Geometry& geometry,
+                         const std::vector<cl_event>& after) const {
   check_geometry(kernel.name(), geometry, limits_);
   const std::size_t global[] = {geometry.global.x, geometry.global.y, geometry.global.z};
   const std::size_t local[] = {geometry.local.x, geometry.local.y, geometry.local.z};
   cl_event e = nullptr;
   const cl_int status =
-      clEnqueueNDRangeKernel(queue_.get(), kernel.get(), geometry.dims, nullptr, global, local, 0, nullptr, &e);
+      clEnqueueNDRangeKernel(queue, kernel.get(), geometry.dims, nullptr, global, local,
+                             static_cast<cl_uint>(after.size()), after.empty() ? nullptr : after.data(), &e);
   if (status != CL_SUCCESS)  // the message is built only on failure: launches are on the timed path
     check(status, "clEnqueueNDRangeKernel", "for kernel '" + kernel.name() + "' (" + geometry.text() + ")");
   return adopt(e);

@@ -219,6 +219,13 @@ class Context {
   Event launch(const Kernel& kernel, std::size_t global, std::size_t local) const {
     return launch(kernel, Geometry{1, {global}, {local}});
   }
+  // The same on `queue` (another in-order queue of this context, e.g. side_queue()), after the
+  // events of `after` have completed.
+  Event launch_on(cl_command_queue queue, const Kernel& kernel, const Geometry& geometry,
+                  const std::vector<cl_event>& after = {}) const;
+  // A second in-order, profiling queue on the device, created on first use: work on it may
+  // overlap the main queue's (a look-ahead).
+  cl_command_queue side_queue();
   const LaunchLimits& launch_limits() const { return limits_; }
 
   void flush() const;
@@ -229,7 +236,7 @@ class Context {
   cl_device_id device_ = nullptr;  // not reference-counted for root devices
   LaunchLimits limits_;
   Handle<cl_context> context_;
-  Handle<cl_command_queue> queue_;
+  Handle<cl_command_queue> queue_, side_queue_;
   std::map<std::pair<std::string, std::string>, Program> programs_;
 };
 

@@ -11,6 +11,7 @@
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/device.h"
+#include "kernels/gemm/cuda_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
 
 namespace gpubench::gemm {
@@ -20,20 +21,21 @@ namespace {
 constexpr unsigned naive_block = 16;
 
 template <typename real>
-__global__ void gemm_naive(int M, int N, int K, int ta, real alpha, const real* __restrict__ A,
-                           const real* __restrict__ B, real beta, real* __restrict__ C)
+__global__ void gemm_naive(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
+                           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff,
+                           int ldc)
 #include "kernels/gemm/naive_body.h"
 
 template <typename real, int TILE>
 __global__ void __launch_bounds__(TILE * TILE)
-gemm_tiled(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, const real* __restrict__ B, real beta,
-           real* __restrict__ C)
+gemm_tiled(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
+           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff, int ldc)
 #include "kernels/gemm/tiled_body.h"
 
 template <typename real, int BM, int BN, int BK, int TM, int TN, int VW>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
-gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, const real* __restrict__ B,
-           real beta, real* __restrict__ C)
+gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
+           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff, int ldc)
 #include "kernels/gemm/tuned_body.h"
 
 // --- The FP64 tensor-core kernel -------------------------------------------------------------
@@ -93,8 +95,8 @@ __device__ __forceinline__ void dmma16(double (&d)[4], const double (&a)[8], con
 
 template <bool TA>
 __global__ void __launch_bounds__(tc::threads)
-gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, const double* __restrict__ B,
-            double beta, double* __restrict__ C) {
+gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, int lda, const double* __restrict__ B,
+            int ldb, double beta, double* __restrict__ C, int ldc) {
   extern __shared__ double shared[];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, t = lane % 4;
@@ -116,11 +118,11 @@ gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, con
       const int idx = tid + i * tc::threads;
       if constexpr (TA) {  // stored K x M
         const int l = idx / (tc::bm / 2), r = 2 * (idx % (tc::bm / 2)), gl = k0 + l, gr = row0 + r;
-        const double* src = A + static_cast<long>(gl) * M + gr;
+        const double* src = A + static_cast<long>(gl) * lda + gr;
         cp_async16_or_8(as + l * tc::ld_km + r, src, A, gl < K && gr < M, gl < K && gr + 1 < M);
       } else {
         const int r = idx / (tc::bk / 2), l = 2 * (idx % (tc::bk / 2)), gl = k0 + l, gr = row0 + r;
-        const double* src = A + static_cast<long>(gr) * K + gl;
+        const double* src = A + static_cast<long>(gr) * lda + gl;
         cp_async16_or_8(as + r * tc::ld_mk + l, src, A, gr < M && gl < K, gr < M && gl + 1 < K);
       }
     }
@@ -128,7 +130,7 @@ gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, con
     for (int i = 0; i < tc::bk * tc::bn / (2 * tc::threads); ++i) {
       const int idx = tid + i * tc::threads;
       const int l = idx / (tc::bn / 2), c = 2 * (idx % (tc::bn / 2)), gl = k0 + l, gc = col0 + c;
-      const double* src = B + static_cast<long>(gl) * N + gc;
+      const double* src = B + static_cast<long>(gl) * ldb + gc;
       cp_async16_or_8(bs + l * tc::ld_kn + c, src, B, gl < K && gc < N, gl < K && gc + 1 < N);
     }
   };
@@ -191,14 +193,116 @@ gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, con
         for (int e = 0; e < 2; ++e) {
           const int c = col0 + wn + j * 8 + 2 * t + e;
           if (c < N) {
-            double& out = C[static_cast<long>(r) * N + c];
+            double& out = C[static_cast<long>(r) * ldc + c];
             out = alpha * acc[i][j][2 * h + e] + beta * out;
           }
         }
     }
 }
 
+
 unsigned blocks(std::int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
+
+template <typename T, int Tile>
+void tiled(cudaStream_t stream, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
+  const dim3 grid(blocks(b.n, Tile), blocks(b.m, Tile)), block(Tile, Tile);
+  gemm_tiled<T, Tile><<<grid, block, 0, stream>>>(int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A,
+                                                   int(b.aoff), int(b.lda), B, int(b.boff), int(b.ldb), beta, C,
+                                                   int(b.coff), int(b.ldc));
+  cuda::check_launch("gemm_tiled", grid, block);
+}
+
+template <typename T>
+void tuned(cudaStream_t stream, const Params& params, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
+  const TunedConfig c = tuned_config(params);
+#define GPUBENCH_GEMM_TUNED_CASE(BM, BN, BK, TM, TN, VW)                                                    \
+  if constexpr (cuda_compiles(TunedConfig{BM, BN, BK, TM, TN, VW}, sizeof(T))) {                           \
+    if (c == TunedConfig{BM, BN, BK, TM, TN, VW}) {                                                         \
+      const dim3 grid(blocks(b.n, BN), blocks(b.m, BM)), block((BM / TM) * (BN / TN));                      \
+      gemm_tuned<T, BM, BN, BK, TM, TN, VW><<<grid, block, 0, stream>>>(                                    \
+          int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A, int(b.aoff), int(b.lda), B,         \
+          int(b.boff), int(b.ldb), beta, C, int(b.coff), int(b.ldc));                                       \
+      cuda::check_launch("gemm_tuned", grid, block);                                                        \
+      return;                                                                                               \
+    }                                                                                                       \
+  }
+  GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_CASE)
+#undef GPUBENCH_GEMM_TUNED_CASE
+  throw DeviceError("tuned " + format_params(params) + " is not compiled into this build's CUDA kernels "
+                    "(kernels/gemm/tuned.hpp lists those that are)");
+}
+
+void tensor(cudaStream_t stream, const Block& b, double alpha, const double* A, const double* B, double beta,
+            double* C) {
+  int device = 0, major = 0, minor = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+  cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+  if (major < 9)
+    throw DeviceError("tensor: FP64 mma.sync m16n8k16 needs compute capability 9.0 or later; device " +
+                      std::to_string(device) + " has " + std::to_string(major) + "." + std::to_string(minor));
+  static const bool opted = [] {
+    for (const void* kernel :
+         {reinterpret_cast<const void*>(gemm_tensor<false>), reinterpret_cast<const void*>(gemm_tensor<true>)})
+      cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(tc::shared_bytes)),
+                  "cudaFuncSetAttribute", "(gemm_tensor's shared memory)");
+    return true;
+  }();
+  (void)opted;
+  const dim3 grid(blocks(b.n, tc::bn), blocks(b.m, tc::bm)), block(tc::threads);
+  const int m = int(b.m), n = int(b.n), k = int(b.k);
+  if (b.transpose_a)
+    gemm_tensor<true><<<grid, block, tc::shared_bytes, stream>>>(m, n, k, alpha, A + b.aoff, int(b.lda), B + b.boff,
+                                                                 int(b.ldb), beta, C + b.coff, int(b.ldc));
+  else
+    gemm_tensor<false><<<grid, block, tc::shared_bytes, stream>>>(m, n, k, alpha, A + b.aoff, int(b.lda), B + b.boff,
+                                                                  int(b.ldb), beta, C + b.coff, int(b.ldc));
+  cuda::check_launch("gemm_tensor", grid, block);
+}
+
+}  // namespace
+
+template <typename T>
+void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block& b, T alpha, const T* A, const T* B,
+               T beta, T* C) {
+  switch (v) {
+    case Variant::naive: {
+      const dim3 grid(blocks(b.n, naive_block), blocks(b.m, naive_block)), block(naive_block, naive_block);
+      gemm_naive<T><<<grid, block, 0, stream>>>(int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A,
+                                                int(b.aoff), int(b.lda), B, int(b.boff), int(b.ldb), beta, C,
+                                                int(b.coff), int(b.ldc));
+      cuda::check_launch("gemm_naive", grid, block);
+      return;
+    }
+    case Variant::tiled:
+      switch (params.at("tile")) {
+        case 8:
+          return tiled<T, 8>(stream, b, alpha, A, B, beta, C);
+        case 16:
+          return tiled<T, 16>(stream, b, alpha, A, B, beta, C);
+        case 32:
+          return tiled<T, 32>(stream, b, alpha, A, B, beta, C);
+        default:
+          throw DeviceError("tiled: tile " + std::to_string(params.at("tile")) + " is not compiled (8, 16, 32)");
+      }
+    case Variant::tuned:
+      return tuned<T>(stream, params, b, alpha, A, B, beta, C);
+    case Variant::tensor:
+      if constexpr (std::is_same_v<T, double>) return tensor(stream, b, alpha, A, B, beta, C);
+      throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
+    case Variant::serial:
+    case Variant::vendor:
+      break;
+  }
+  throw DeviceError("GEMM's own CUDA kernels have no variant " + to_string(v));
+}
+template void cuda_gemm<float>(cudaStream_t, Variant, const Params&, const Block&, float, const float*, const float*,
+                               float, float*);
+template void cuda_gemm<double>(cudaStream_t, Variant, const Params&, const Block&, double, const double*,
+                                const double*, double, double*);
+
+namespace {
 
 template <typename T>
 class CudaOperations final : public Operations {
@@ -220,44 +324,14 @@ class CudaOperations final : public Operations {
   double run(Variant v, const Params& params, double alpha, double beta) override {
     cuda::check(cudaMemcpyAsync(c_.data(), c0_.data(), c_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()),
                 "cudaMemcpyAsync", "(C from C0)");
-    const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k),
-              ta = shape_.transpose_a ? 1 : 0;
-    const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
     start_.record(stream_);
-    switch (v) {
-      case Variant::naive: {
-        const dim3 grid(blocks(n, naive_block), blocks(m, naive_block)), block(naive_block, naive_block);
-        gemm_naive<T><<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());
-        cuda::check_launch("gemm_naive", grid, block);
-        break;
-      }
-      case Variant::tiled:
-        switch (params.at("tile")) {
-          case 8:
-            tiled<8>(m, n, k, ta, a, b);
-            break;
-          case 16:
-            tiled<16>(m, n, k, ta, a, b);
-            break;
-          case 32:
-            tiled<32>(m, n, k, ta, a, b);
-            break;
-          default:
-            throw DeviceError("tiled: tile " + std::to_string(params.at("tile")) + " is not compiled (8, 16, 32)");
-        }
-        break;
-      case Variant::tuned:
-        tuned(tuned_config(params), params, m, n, k, ta, a, b);
-        break;
-      case Variant::tensor:
-        tensor(m, n, k, ta, alpha, beta);
-        break;
-      case Variant::vendor:
-        vendor(m, n, k, a, b);
-        break;
-      case Variant::serial:
-        throw DeviceError("GEMM variant serial does not run on cuda");
-    }
+    if (v == Variant::vendor)
+      vendor(int(shape_.m), int(shape_.n), int(shape_.k), static_cast<T>(alpha), static_cast<T>(beta));
+    else if (v == Variant::tensor && !info_.fp64)
+      throw DeviceError("device " + info_.label() + " has no fp64 support");
+    else
+      cuda_gemm<T>(stream_.get(), v, params, whole(shape_), static_cast<T>(alpha), a_.data(), b_.data(),
+                   static_cast<T>(beta), c_.data());
     end_.record(stream_);
     end_.synchronize();
     return cuda::Event::seconds_between(start_, end_);
@@ -284,59 +358,6 @@ class CudaOperations final : public Operations {
     cuda::DeviceBuffer<T> d(host.size());
     cuda::check(cudaMemcpy(d.data(), host.data(), d.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy", "(GEMM input)");
     return d;
-  }
-
-  template <int Tile>
-  void tiled(int m, int n, int k, int ta, T a, T b) {
-    const dim3 grid(blocks(n, Tile), blocks(m, Tile)), block(Tile, Tile);
-    gemm_tiled<T, Tile><<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());
-    cuda::check_launch("gemm_tiled", grid, block);
-  }
-
-  void tuned(const TunedConfig& c, const Params& params, int m, int n, int k, int ta, T a, T b) {
-#define GPUBENCH_GEMM_TUNED_CASE(BM, BN, BK, TM, TN, VW)                                                    \
-  if constexpr (cuda_compiles(TunedConfig{BM, BN, BK, TM, TN, VW}, sizeof(T))) {                           \
-    if (c == TunedConfig{BM, BN, BK, TM, TN, VW}) {                                                         \
-      const dim3 grid(blocks(n, BN), blocks(m, BM)), block((BM / TM) * (BN / TN));                          \
-      gemm_tuned<T, BM, BN, BK, TM, TN, VW>                                                                 \
-          <<<grid, block, 0, stream_.get()>>>(m, n, k, ta, a, a_.data(), b_.data(), b, c_.data());          \
-      cuda::check_launch("gemm_tuned", grid, block);                                                        \
-      return;                                                                                               \
-    }                                                                                                       \
-  }
-    GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_CASE)
-#undef GPUBENCH_GEMM_TUNED_CASE
-    throw DeviceError("tuned " + format_params(params) + " is not compiled into this build's CUDA kernels "
-                      "(kernels/gemm/tuned.hpp lists those that are)");
-  }
-
-  void tensor(int m, int n, int k, int ta, double alpha, double beta) {
-    if constexpr (std::is_same_v<T, double>) {
-      int device = 0, major = 0, minor = 0;
-      cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-      cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-      cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
-      if (major < 9)
-        throw DeviceError("tensor: FP64 mma.sync m16n8k16 needs compute capability 9.0 or later; " + info_.label() + " has " +
-                          std::to_string(major) + "." + std::to_string(minor));
-      static const bool opted = [] {
-        for (const void* kernel : {reinterpret_cast<const void*>(gemm_tensor<false>), reinterpret_cast<const void*>(gemm_tensor<true>)})
-          cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(tc::shared_bytes)),
-                      "cudaFuncSetAttribute", "(gemm_tensor's shared memory)");
-        return true;
-      }();
-      (void)opted;
-      const dim3 grid(blocks(n, tc::bn), blocks(m, tc::bm)), block(tc::threads);
-      if (ta)
-        gemm_tensor<true><<<grid, block, tc::shared_bytes, stream_.get()>>>(m, n, k, alpha, a_.data(), b_.data(), beta, c_.data());
-      else
-        gemm_tensor<false><<<grid, block, tc::shared_bytes, stream_.get()>>>(m, n, k, alpha, a_.data(), b_.data(), beta, c_.data());
-      cuda::check_launch("gemm_tensor", grid, block);
-    } else {
-      (void)m, (void)n, (void)k, (void)ta, (void)alpha, (void)beta;
-      throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
-    }
   }
 
   // cuBLAS is column-major: row-major C (m x n) is column-major C^T = B^T op(A)^T, so B comes

@@ -3,7 +3,9 @@
 // (kernels/gemm/cuda.cu). The kernel bodies (naive_body.h, tiled_body.h, tuned_body.h) are
 // written against these names only, and are included inside each API's kernel function, whose
 // signature declares `real` (the element type), M, N, K, ta (A stored transposed), alpha, A, B,
-// beta and C. Their compile-time constants (TILE; BM, BN, BK, TM, TN, VW) are template
+// beta and C, and where each matrix starts in its buffer and its rows' stride (aoff, lda; boff,
+// ldb; coff, ldc; in elements), so that a block of a larger matrix (LU's trailing update) is a
+// GEMM too. Their compile-time constants (TILE; BM, BN, BK, TM, TN, VW) are template
 // parameters in CUDA and -D options in OpenCL.
 #ifndef GPUBENCH_KERNELS_GEMM_DEVICE_H
 #define GPUBENCH_KERNELS_GEMM_DEVICE_H

@@ -22,6 +22,19 @@ struct Shape {
   std::int64_t a_index(std::int64_t i, std::int64_t l) const { return transpose_a ? l * m + i : i * k + l; }
 };
 
+// A GEMM on blocks of larger row-major matrices: C (m x n) = alpha op(A) B + beta C, each matrix
+// from its offset in its buffer (in elements), its rows lda (ldb, ldc) apart. The GEMM suite's
+// kernels run on these, so that other suites (LU's trailing update) call the same kernels.
+struct Block {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool transpose_a = false;  // A stored k x m
+  std::int64_t aoff = 0, lda = 0, boff = 0, ldb = 0, coff = 0, ldc = 0;
+};
+// The whole matrices of `s`, contiguous.
+inline Block whole(const Shape& s) {
+  return {s.m, s.n, s.k, s.transpose_a, 0, s.transpose_a ? s.m : s.k, 0, s.n, 0, s.n};
+}
+
 // "N" (square), "MxNxK", either with ":NN" (the default) or ":TN" (A transposed). Throws
 // InputError naming what is wrong: not a size, zero, or a matrix beyond 2^31 - 1 elements (the
 // kernels index with 32-bit integers).

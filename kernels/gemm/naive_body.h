@@ -7,9 +7,9 @@
   if (row < M && col < N) {
     real sum = 0;
     for (int l = 0; l < K; ++l) {
-      const real a = ta ? A[(long)l * M + row] : A[(long)row * K + l];
-      sum = GEMM_FMA(a, B[(long)l * N + col], sum);
+      const real a = ta ? A[aoff + (long)l * lda + row] : A[aoff + (long)row * lda + l];
+      sum = GEMM_FMA(a, B[boff + (long)l * ldb + col], sum);
     }
-    C[(long)row * N + col] = alpha * sum + beta * C[(long)row * N + col];
+    C[coff + (long)row * ldc + col] = alpha * sum + beta * C[coff + (long)row * ldc + col];
   }
 }

@@ -14,6 +14,7 @@
 #include "backends/opencl/opencl.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
+#include "kernels/gemm/opencl_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
 
 namespace gpubench::gemm {
@@ -59,40 +60,10 @@ class OpenclOperations final : public Operations {
 
   double run(Variant v, const Params& params, double alpha, double beta) override {
     context_.copy(c0_, c_, c_.bytes());  // in order before the call; not timed
-    const auto m = shape_.m, n = shape_.n;
-    switch (v) {
-      case Variant::naive: {
-        const Kernel& k = kernel("", "gemm_naive");
-        return launch(k, Geometry{2, {round_up(n, naive_group), round_up(m, naive_group), 1}, {naive_group, naive_group, 1}},
-                      alpha, beta);
-      }
-      case Variant::tiled: {
-        const auto tile = static_cast<std::size_t>(params.at("tile"));
-        const Kernel& k = kernel(" -DTILE=" + std::to_string(tile), "gemm_tiled");
-        return launch(k, Geometry{2, {round_up(n, tile), round_up(m, tile), 1}, {tile, tile, 1}}, alpha, beta);
-      }
-      case Variant::tuned: {
-        const TunedConfig c = tuned_config(params);
-        const std::string options = " -DBM=" + std::to_string(c.bm) + " -DBN=" + std::to_string(c.bn) +
-                                    " -DBK=" + std::to_string(c.bk) + " -DTM=" + std::to_string(c.tm) +
-                                    " -DTN=" + std::to_string(c.tn) + " -DVW=" + std::to_string(c.vw);
-        const Kernel& k = kernel(options, "gemm_tuned");
-        const auto threads = static_cast<std::size_t>(c.threads());
-        const std::size_t largest = k.max_work_group_size(context_.device());
-        if (threads > largest)
-          throw DeviceError("tuned " + format_params(params) + ": " + std::to_string(threads) +
-                            " work-items per group, but the device runs this kernel with at most " +
-                            std::to_string(largest) + " (registers)");
-        const std::size_t groups_x = round_up(n, c.bn) / c.bn, groups_y = round_up(m, c.bm) / c.bm;
-        return launch(k, Geometry{2, {groups_x * threads, groups_y, 1}, {threads, 1, 1}}, alpha, beta);
-      }
-      case Variant::vendor:
-        return vendor(alpha, beta);
-      case Variant::tensor:
-      case Variant::serial:
-        break;
-    }
-    throw DeviceError("GEMM variant " + to_string(v) + " does not run on opencl");
+    if (v == Variant::vendor) return vendor(alpha, beta);
+    if (v == Variant::tensor || v == Variant::serial)
+      throw DeviceError("GEMM variant " + to_string(v) + " does not run on opencl");
+    return kernels_.enqueue(v, params, whole(shape_), alpha, a_, b_, beta, c_).seconds();
   }
 
   std::vector<double> result() const override {
@@ -102,22 +73,6 @@ class OpenclOperations final : public Operations {
   }
 
  private:
-  // The program of opencl.cl for this precision and `options`, built once; its kernel `name`.
-  const Kernel& kernel(const std::string& options, const std::string& name) {
-    const std::string all = (std::is_same_v<T, float> ? std::string("-DREAL=float -DGEMM_VEC2=float2 -DGEMM_VEC4=float4")
-                                                      : std::string("-DREAL=double -DGEMM_VEC2=double2 -DGEMM_VEC4=double4 -DGEMM_FP64")) +
-                            options;
-    auto found = kernels_.find(all);
-    if (found == kernels_.end()) found = kernels_.emplace(all, context_.program("gemm/opencl.cl", all).kernel(name)).first;
-    return found->second;
-  }
-
-  double launch(const Kernel& k, const Geometry& g, double alpha, double beta) {
-    k.set_args(static_cast<cl_int>(shape_.m), static_cast<cl_int>(shape_.n), static_cast<cl_int>(shape_.k),
-               static_cast<cl_int>(shape_.transpose_a), static_cast<T>(alpha), a_, b_, static_cast<T>(beta), c_);
-    return context_.launch(k, g).seconds();
-  }
-
   Event marker() const {
     cl_event e = nullptr;
     opencl::check(clEnqueueMarkerWithWaitList(context_.queue(), 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
@@ -156,12 +111,66 @@ class OpenclOperations final : public Operations {
   }
 
   Context context_;
+  OpenclKernels kernels_{context_, std::is_same_v<T, float> ? Precision::f32 : Precision::f64};
   Shape shape_;
   Buffer a_, b_, c0_, c_;
-  std::map<std::string, Kernel> kernels_;
 };
 
 }  // namespace
+
+const Kernel& OpenclKernels::kernel(const std::string& options, const std::string& name) {
+  const std::string all = (precision_ == Precision::f32
+                               ? std::string("-DREAL=float -DGEMM_VEC2=float2 -DGEMM_VEC4=float4")
+                               : std::string("-DREAL=double -DGEMM_VEC2=double2 -DGEMM_VEC4=double4 -DGEMM_FP64")) +
+                          options;
+  auto found = kernels_.find(all);
+  if (found == kernels_.end()) found = kernels_.emplace(all, context_->program("gemm/opencl.cl", all).kernel(name)).first;
+  return found->second;
+}
+
+Event OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, double alpha, const Buffer& a,
+                             const Buffer& bm, double beta, const Buffer& c, cl_command_queue queue) {
+  const Kernel* k = nullptr;
+  Geometry g;
+  switch (v) {
+    case Variant::naive:
+      k = &kernel("", "gemm_naive");
+      g = Geometry{2, {round_up(b.n, naive_group), round_up(b.m, naive_group), 1}, {naive_group, naive_group, 1}};
+      break;
+    case Variant::tiled: {
+      const auto tile = static_cast<std::size_t>(params.at("tile"));
+      k = &kernel(" -DTILE=" + std::to_string(tile), "gemm_tiled");
+      g = Geometry{2, {round_up(b.n, tile), round_up(b.m, tile), 1}, {tile, tile, 1}};
+      break;
+    }
+    case Variant::tuned: {
+      const TunedConfig t = tuned_config(params);
+      const std::string options = " -DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) +
+                                  " -DBK=" + std::to_string(t.bk) + " -DTM=" + std::to_string(t.tm) +
+                                  " -DTN=" + std::to_string(t.tn) + " -DVW=" + std::to_string(t.vw);
+      k = &kernel(options, "gemm_tuned");
+      const auto threads = static_cast<std::size_t>(t.threads());
+      const std::size_t largest = k->max_work_group_size(context_->device());
+      if (threads > largest)
+        throw DeviceError("tuned " + format_params(params) + ": " + std::to_string(threads) +
+                          " work-items per group, but the device runs this kernel with at most " +
+                          std::to_string(largest) + " (registers)");
+      const std::size_t groups_x = round_up(b.n, t.bn) / t.bn, groups_y = round_up(b.m, t.bm) / t.bm;
+      g = Geometry{2, {groups_x * threads, groups_y, 1}, {threads, 1, 1}};
+      break;
+    }
+    default:
+      throw DeviceError("GEMM's OpenCL kernels have no variant " + to_string(v));
+  }
+  const auto i = [](std::int64_t x) { return static_cast<cl_int>(x); };
+  if (precision_ == Precision::f32)
+    k->set_args(i(b.m), i(b.n), i(b.k), i(b.transpose_a), static_cast<float>(alpha), a, i(b.aoff), i(b.lda), bm,
+                i(b.boff), i(b.ldb), static_cast<float>(beta), c, i(b.coff), i(b.ldc));
+  else
+    k->set_args(i(b.m), i(b.n), i(b.k), i(b.transpose_a), alpha, a, i(b.aoff), i(b.lda), bm, i(b.boff), i(b.ldb), beta,
+                c, i(b.coff), i(b.ldc));
+  return queue ? context_->launch_on(queue, *k, g) : context_->launch(*k, g);
+}
 
 }  // namespace gpubench::gemm
 

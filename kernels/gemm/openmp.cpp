@@ -42,7 +42,7 @@ class OpenmpOperations final : public Operations {
       vendor(alpha, beta);
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    host_gemm<T>(v == Variant::tiled ? HostLoop::tiled : HostLoop::naive, shape_, tile == params.end() ? 32 : tile->second,
+    host_gemm<T>(v == Variant::tiled ? HostLoop::tiled : HostLoop::naive, whole(shape_), tile == params.end() ? 32 : tile->second,
                  v == Variant::serial ? 1 : 0, static_cast<T>(alpha), a_.data(), b_.data(), static_cast<T>(beta),
                  c_.data());
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -12,14 +12,19 @@ namespace {
 
 // One row of C per iteration: c_ij = alpha sum_l a_il b_lj + beta c_ij, A and B read from memory
 // for every term (the study's naive kernel, on the host).
+// A(i, l) of the block, wherever its layout keeps it.
+inline std::int64_t a_index(const Block& s, std::int64_t i, std::int64_t l) {
+  return s.transpose_a ? l * s.lda + i : i * s.lda + l;
+}
+
 template <typename T>
-void naive(const Shape& s, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
+void naive(const Block& s, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < s.m; ++i)
     for (std::int64_t j = 0; j < s.n; ++j) {
       T sum = 0;
-      for (std::int64_t l = 0; l < s.k; ++l) sum += a[s.a_index(i, l)] * b[l * s.n + j];
-      c[i * s.n + j] = alpha * sum + beta * c[i * s.n + j];
+      for (std::int64_t l = 0; l < s.k; ++l) sum += a[a_index(s, i, l)] * b[l * s.ldb + j];
+      c[i * s.ldc + j] = alpha * sum + beta * c[i * s.ldc + j];
     }
 }
 
@@ -74,7 +79,7 @@ inline void block(std::int64_t l0, std::int64_t l1, const float* const* a, std::
 // blocks (edges, tile 8's last rows) take the plain loop. The sums go to a scratch tile, so that
 // beta scales C once.
 template <typename T>
-void tiled(const Shape& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
+void tiled(const Block& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
   const std::int64_t t = tile, row_tiles = (s.m + t - 1) / t, col_tiles = (s.n + t - 1) / t;
 #pragma omp parallel num_threads(threads)
   {
@@ -87,16 +92,16 @@ void tiled(const Shape& s, int tile, int threads, T alpha, const T* a, const T* 
         for (std::int64_t l0 = 0; l0 < s.k; l0 += t) {
           const std::int64_t l1 = std::min(s.k, l0 + t);
           // A(i, l) is at a_rows[r][l * a_step]: NN rows are contiguous, TN rows strided by m.
-          const std::int64_t a_step = s.transpose_a ? s.m : 1;
+          const std::int64_t a_step = s.transpose_a ? s.lda : 1;
           const std::int64_t i_blocks = i0 + (i1 - i0) / 4 * 4, j_blocks = j0 + (j1 - j0) / 8 * 8;
           // B's tile copied to contiguous rows: B's own rows are n elements apart, and at a
           // power-of-two n they all fall into the same few cache sets.
           for (std::int64_t l = l0; l < l1; ++l)
-            std::copy(&b[l * s.n + j0], &b[l * s.n + j1], &packed[static_cast<std::size_t>((l - l0) * t)]);
+            std::copy(&b[l * s.ldb + j0], &b[l * s.ldb + j1], &packed[static_cast<std::size_t>((l - l0) * t)]);
           const T* bp = packed.data();  // bp[(l - l0) t + (j - j0)] is B(l, j)
           for (std::int64_t i = i0; i < i_blocks; i += 4) {
             const T* a_rows[4];
-            for (int r = 0; r < 4; ++r) a_rows[r] = &a[s.a_index(i + r, l0)];
+            for (int r = 0; r < 4; ++r) a_rows[r] = &a[a_index(s, i + r, l0)];
             for (std::int64_t j = j0; j < j_blocks; j += 8)
               block(0, l1 - l0, a_rows, a_step, bp + (j - j0), t,
                     &sum[static_cast<std::size_t>((i - i0) * t + (j - j0))], t);
@@ -106,7 +111,7 @@ void tiled(const Shape& s, int tile, int threads, T alpha, const T* a, const T* 
             const std::int64_t from = i < i_blocks ? j_blocks : j0;
             T* row = &sum[static_cast<std::size_t>((i - i0) * t)];
             for (std::int64_t l = l0; l < l1; ++l) {
-              const T ail = a[s.a_index(i, l)];
+              const T ail = a[a_index(s, i, l)];
               const T* bl = bp + (l - l0) * t;
               for (std::int64_t j = from; j < j1; ++j) row[j - j0] += ail * bl[j - j0];
             }
@@ -114,7 +119,7 @@ void tiled(const Shape& s, int tile, int threads, T alpha, const T* a, const T* 
         }
         for (std::int64_t i = i0; i < i1; ++i)
           for (std::int64_t j = j0; j < j1; ++j)
-            c[i * s.n + j] = alpha * sum[static_cast<std::size_t>((i - i0) * t + (j - j0))] + beta * c[i * s.n + j];
+            c[i * s.ldc + j] = alpha * sum[static_cast<std::size_t>((i - i0) * t + (j - j0))] + beta * c[i * s.ldc + j];
       }
   }
 }
@@ -122,14 +127,17 @@ void tiled(const Shape& s, int tile, int threads, T alpha, const T* a, const T* 
 }  // namespace
 
 template <typename T>
-void host_gemm(HostLoop loop, const Shape& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
+void host_gemm(HostLoop loop, const Block& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
   const int team = threads > 0 ? threads : omp_get_max_threads();
+  a += s.aoff;
+  b += s.boff;
+  c += s.coff;
   if (loop == HostLoop::naive) naive(s, team, alpha, a, b, beta, c);
   else tiled(s, std::max(tile, 1), team, alpha, a, b, beta, c);
 }
 
-template void host_gemm<float>(HostLoop, const Shape&, int, int, float, const float*, const float*, float, float*);
-template void host_gemm<double>(HostLoop, const Shape&, int, int, double, const double*, const double*, double,
+template void host_gemm<float>(HostLoop, const Block&, int, int, float, const float*, const float*, float, float*);
+template void host_gemm<double>(HostLoop, const Block&, int, int, double, const double*, const double*, double,
                                 double*);
 
 }  // namespace gpubench::gemm

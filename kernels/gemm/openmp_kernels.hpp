@@ -2,7 +2,7 @@
 // and its cache-tiled loop (square tiles of C, the k loop in tiles of the same size), each in
 // parallel over rows of C with OpenMP or on one host thread (the study's serial column). Any
 // shape: the last tiles are cut to the matrix. C = alpha A B + beta C, row-major; A read through
-// the shape's layout (NN or TN).
+// the block's layout (NN or TN), each matrix with its own row stride (gemm.hpp's Block).
 #pragma once
 
 #include "kernels/gemm/gemm.hpp"
@@ -13,11 +13,12 @@ enum class HostLoop { naive, tiled };
 
 // `tile` is the tiled loop's tile edge (the study's 8, 16, 32); `threads` 0: OpenMP's default,
 // 1: one thread.
+// `a`, `b` and `c` are the buffers the block's offsets count from.
 template <typename T>
-void host_gemm(HostLoop loop, const Shape& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c);
+void host_gemm(HostLoop loop, const Block& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c);
 
-extern template void host_gemm<float>(HostLoop, const Shape&, int, int, float, const float*, const float*, float, float*);
-extern template void host_gemm<double>(HostLoop, const Shape&, int, int, double, const double*, const double*, double,
+extern template void host_gemm<float>(HostLoop, const Block&, int, int, float, const float*, const float*, float, float*);
+extern template void host_gemm<double>(HostLoop, const Block&, int, int, double, const double*, const double*, double,
                                        double*);
 
 }  // namespace gpubench::gemm

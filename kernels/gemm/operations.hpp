@@ -11,6 +11,7 @@
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
 #include "bench/launch_config.hpp"
+#include "bench/tunable.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/tuned.hpp"
@@ -58,6 +59,12 @@ OperationsRegistry& operations_registry();
 // nullptr when `backend` has no GEMM in this build.
 const OperationsFactory* find_operations(const std::string& backend);
 const BackendTraits* backend_traits(const std::string& backend);
+
+// The parameters of GEMM's own kernel `v` (tiled, tuned) for `shape` on `device`, as a GEMM run
+// would choose them: the tuning database's entry for its size bucket (or the nearest), else the
+// heuristic; none for a kernel without tunables. For suites that call GEMM's kernels (LU's
+// trailing update).
+LaunchChoice own_launch(const TuningDb* db, const DeviceInfo& device, Variant v, const Shape& shape, Precision p);
 
 }  // namespace gpubench::gemm
 

@@ -338,4 +338,10 @@ GPUBENCH_REGISTER_SUITE(GemmSuite);
 
 }  // namespace
 
+LaunchChoice own_launch(const TuningDb* db, const DeviceInfo& device, Variant v, const Shape& shape, Precision p) {
+  if (v != Variant::tiled && v != Variant::tuned) return {};
+  const Tuning t = tuning_of(v, device, shape, p);
+  return choose_launch_params(db, device, key_of(v, shape, p), t.heuristic, t.space);
+}
+
 }  // namespace gpubench::gemm

@@ -13,15 +13,15 @@
     const int la = l0 + tx, lb = l0 + ty;
     if (ta) {  // A stored K x M: consecutive items read consecutive rows of the product, as stored
       const int r = GEMM_GID_Y * TILE + tx;
-      As[tx * TILE + ty] = (r < M && lb < K) ? A[(long)lb * M + r] : (real)0;
+      As[tx * TILE + ty] = (r < M && lb < K) ? A[aoff + (long)lb * lda + r] : (real)0;
     } else {
-      As[ty * TILE + tx] = (row < M && la < K) ? A[(long)row * K + la] : (real)0;
+      As[ty * TILE + tx] = (row < M && la < K) ? A[aoff + (long)row * lda + la] : (real)0;
     }
-    Bs[ty * TILE + tx] = (lb < K && col < N) ? B[(long)lb * N + col] : (real)0;
+    Bs[ty * TILE + tx] = (lb < K && col < N) ? B[boff + (long)lb * ldb + col] : (real)0;
     GEMM_SYNC();
     GEMM_UNROLL
     for (int l = 0; l < TILE; ++l) sum = GEMM_FMA(As[ty * TILE + l], Bs[l * TILE + tx], sum);
     GEMM_SYNC();
   }
-  if (row < M && col < N) C[(long)row * N + col] = alpha * sum + beta * C[(long)row * N + col];
+  if (row < M && col < N) C[coff + (long)row * ldc + col] = alpha * sum + beta * C[coff + (long)row * ldc + col];
 }

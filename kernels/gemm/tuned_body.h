@@ -24,7 +24,7 @@
   const int tid = GEMM_LID_X;
   const int tx = tid % TX, ty = tid / TX;
   const int row0 = GEMM_GID_Y * BM, col0 = GEMM_GID_X * BN;
-  const bool vec_a = (ta ? M : K) % VW == 0, vec_b = N % VW == 0;
+  const bool vec_a = lda % VW == 0 && aoff % VW == 0, vec_b = ldb % VW == 0 && boff % VW == 0;
 
   real acc[TM * TN];
   GEMM_UNROLL
@@ -42,12 +42,12 @@
     const int gr = row0 + r, gl = (k0) + l;                                                           \
     const bool whole = ta ? (gl < K && gr + VW <= M) : (gr < M && gl + VW <= K);                      \
     if (vec_a && whole) {                                                                             \
-      GEMM_LOAD_VEC(&ra[v * VW], A + (ta ? gl * M + gr : gr * K + gl));                               \
+      GEMM_LOAD_VEC(&ra[v * VW], A + aoff + (ta ? gl * lda + gr : gr * lda + gl));                               \
     } else {                                                                                          \
       GEMM_UNROLL                                                                                     \
       for (int e = 0; e < VW; ++e) {                                                                  \
         const int er = ta ? gr + e : gr, el = ta ? gl : gl + e;                                       \
-        ra[v * VW + e] = (er < M && el < K) ? A[ta ? el * M + er : er * K + el] : (real)0;            \
+        ra[v * VW + e] = (er < M && el < K) ? A[aoff + (ta ? el * lda + er : er * lda + el)] : (real)0;            \
       }                                                                                               \
     }                                                                                                 \
   }                                                                                                   \
@@ -57,10 +57,10 @@
     const int l = idx / (BN / VW), c = (idx % (BN / VW)) * VW;                                        \
     const int gl = (k0) + l, gc = col0 + c;                                                           \
     if (vec_b && gl < K && gc + VW <= N) {                                                            \
-      GEMM_LOAD_VEC(&rb[v * VW], B + gl * N + gc);                                                    \
+      GEMM_LOAD_VEC(&rb[v * VW], B + boff + gl * ldb + gc);                                                    \
     } else {                                                                                          \
       GEMM_UNROLL                                                                                     \
-      for (int e = 0; e < VW; ++e) rb[v * VW + e] = (gl < K && gc + e < N) ? B[gl * N + gc + e] : (real)0; \
+      for (int e = 0; e < VW; ++e) rb[v * VW + e] = (gl < K && gc + e < N) ? B[boff + gl * ldb + gc + e] : (real)0; \
     }                                                                                                 \
   }
 
@@ -120,7 +120,7 @@
       GEMM_UNROLL
       for (int j = 0; j < TN; ++j) {
         const int c = col0 + (j / GN) * GN * TX + tx * GN + j % GN;
-        if (c < N) C[r * N + c] = alpha * acc[i * TN + j] + beta * C[r * N + c];
+        if (c < N) C[coff + r * ldc + c] = alpha * acc[i * TN + j] + beta * C[coff + r * ldc + c];
       }
     }
   }

@@ -18,7 +18,7 @@ std::vector<double> run(HostLoop loop, const Shape& s, int tile, int threads, do
                         const std::vector<double>& c0) {
   const std::vector<T> ta(a.begin(), a.end()), tb(b.begin(), b.end());
   std::vector<T> tc(c0.begin(), c0.end());
-  host_gemm<T>(loop, s, tile, threads, static_cast<T>(alpha), ta.data(), tb.data(), static_cast<T>(beta), tc.data());
+  host_gemm<T>(loop, whole(s), tile, threads, static_cast<T>(alpha), ta.data(), tb.data(), static_cast<T>(beta), tc.data());
   return {tc.begin(), tc.end()};
 }
 

@@ -1,0 +1,360 @@
+// LU on CUDA: the blocked LU's steps and the study's buffer and kernel operations over
+// kernels/lu/device.h (shared with OpenCL), the updates through GEMM's own CUDA kernels
+// (kernels/gemm/cuda_kernels.hpp: the FP64 tensor-core kernel for f64, tuned for f32) on blocks of
+// the column-major matrix; two streams for the look-ahead, joined by events; cuSOLVER's getrf
+// as the vendor variant.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cusolverDn.h>
+
+#include "backends/cuda/cuda.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/cuda_kernels.hpp"
+#include "kernels/lu/blocks.hpp"
+#include "kernels/lu/operations.hpp"
+#include "kernels/lu/study.hpp"
+
+namespace gpubench::lu {
+
+namespace {
+
+#define LU_FN static __device__ __forceinline__
+#define LU_G
+#define LU_L
+#define LU_SYNC() __syncthreads()
+#define LU_GROUP 256
+template <typename real>
+struct Lu {
+#include "kernels/lu/device.h"
+};
+constexpr int group = LU_GROUP;
+
+__device__ __forceinline__ int gid_x() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+__device__ __forceinline__ int gid_y() { return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); }
+
+template <typename real>
+__global__ void study_factors(real* l, real* u, const real* a, int n, int i) {
+  Lu<real>::lu_study_factors(l, u, a, n, i, gid_x());
+}
+template <typename real>
+__global__ void study_update(const real* l, const real* u, real* a, int n, int i) {
+  Lu<real>::lu_study_update(l, u, a, n, i, gid_y(), gid_x());
+}
+template <typename real>
+__global__ void study_factors_optimised(const real* column, real* f, int n, int i) {
+  Lu<real>::lu_study_factors_optimised(column, f, n, i, gid_x());
+}
+template <typename real>
+__global__ void study_update_optimised(const real* a, const real* v, real* aux, int n) {
+  Lu<real>::lu_study_update_optimised(a, v, aux, n, gid_y(), gid_x());
+}
+template <typename real>
+__global__ void __launch_bounds__(LU_GROUP) pivot(const real* a, int n, int c, real* pvalue, int* prow) {
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  Lu<real>::lu_pivot(a, n, c, pvalue, prow, value, row, threadIdx.x, blockIdx.x, gridDim.x);
+}
+template <typename real>
+__global__ void __launch_bounds__(LU_GROUP)
+swap_rows(real* a, int n, int c, int j, int w, const real* pvalue, const int* prow, int groups, int* ipiv) {
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  Lu<real>::lu_swap(a, n, c, j, w, pvalue, prow, groups, ipiv, value, row, threadIdx.x);
+}
+template <typename real>
+__global__ void __launch_bounds__(LU_GROUP) eliminate(real* a, int n, int c, int j, int w, real* pvalue, int* prow) {
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  Lu<real>::lu_eliminate(a, n, c, j, w, pvalue, prow, value, row, threadIdx.x, blockIdx.x, gridDim.x);
+}
+template <typename real>
+__global__ void laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
+  Lu<real>::lu_laswp(a, n, ipiv, k0, k1, c0, c1, gid_x());
+}
+template <typename real>
+__global__ void trtri(const real* a, int n, int j, int w, real* inv) {
+  Lu<real>::lu_trtri(a, n, j, w, inv, gid_x());
+}
+template <typename real>
+__global__ void copy_block(const real* src, int ld, real* a, int n, int row0, int col0, int rows, int cols) {
+  Lu<real>::lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
+}
+
+unsigned blocks(std::int64_t n, int per) { return static_cast<unsigned>((std::max<std::int64_t>(n, 1) + per - 1) / per); }
+
+void check(cusolverStatus_t status, const char* call) {
+  if (status != CUSOLVER_STATUS_SUCCESS)
+    throw DeviceError(std::string(call) + " failed: cuSOLVER status " + std::to_string(static_cast<int>(status)));
+}
+
+template <typename T>
+class CudaOperations final : public Operations, public StudyOps<T> {
+ public:
+  explicit CudaOperations(const DeviceInfo& device) : info_(cuda::open_device(device.index)) {
+    if (std::is_same_v<T, double> && !info_.fp64)
+      throw DeviceError("device " + info_.label() + " has no fp64 support: no f64 LU there");
+    max_groups_ = std::clamp(info_.compute_units, 1, group);
+  }
+  ~CudaOperations() override {
+    if (solver_) cusolverDnDestroy(solver_);
+  }
+
+  void upload(const std::vector<double>& a, std::int64_t n) override {
+    n_ = n;
+    host_.assign(a.begin(), a.end());
+    original_ = cuda::DeviceBuffer<T>(host_.size());
+    a_ = cuda::DeviceBuffer<T>(host_.size());
+    cuda::check(cudaMemcpy(original_.data(), host_.data(), original_.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy",
+                "(the matrix)");
+    ipiv_ = cuda::DeviceBuffer<int>(static_cast<std::size_t>(n));
+    for (int q = 0; q < 2; ++q) {
+      pvalue_[q] = cuda::DeviceBuffer<T>(group);
+      prow_[q] = cuda::DeviceBuffer<int>(group);
+    }
+    reset();
+  }
+
+  void reset() override {
+    cuda::check(cudaMemcpyAsync(a_.data(), original_.data(), a_.bytes(), cudaMemcpyDeviceToDevice, stream_[0].get()),
+                "cudaMemcpyAsync", "(the matrix from its copy)");
+    cuda::check(cudaMemsetAsync(ipiv_.data(), 0, ipiv_.bytes(), stream_[0].get()), "cudaMemsetAsync");
+    stream_[0].synchronize();
+    work_ = host_;
+    one_based_ = false;
+  }
+
+  void read_factors(std::vector<double>& lu, std::vector<int>& ipiv) override {
+    if (study_ran_) {
+      lu.resize(work_.size());
+      for (std::int64_t i = 0; i < n_; ++i)
+        for (std::int64_t j = 0; j < n_; ++j)
+          lu[static_cast<std::size_t>(i + j * n_)] = work_[static_cast<std::size_t>(i * n_ + j)];
+      ipiv.resize(static_cast<std::size_t>(n_));
+      for (std::int64_t i = 0; i < n_; ++i) ipiv[static_cast<std::size_t>(i)] = static_cast<int>(i + 1);
+      return;
+    }
+    std::vector<T> factors(a_.size());
+    cuda::check(cudaMemcpy(factors.data(), a_.data(), a_.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "(factors)");
+    lu.assign(factors.begin(), factors.end());
+    ipiv.resize(ipiv_.size());
+    cuda::check(cudaMemcpy(ipiv.data(), ipiv_.data(), ipiv_.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "(ipiv)");
+    if (!one_based_)
+      for (auto& p : ipiv) ++p;
+  }
+
+  void start() override {
+    study_ran_ = false;
+    start_.record(stream_[0]);
+  }
+  double stop() override {
+    if (side_used_) {
+      side_done_.record(stream_[1]);
+      cuda::check(cudaStreamWaitEvent(stream_[0].get(), side_done_.get(), 0), "cudaStreamWaitEvent");
+    }
+    end_.record(stream_[0]);
+    end_.synchronize();
+    current_ = 0;
+    return cuda::Event::seconds_between(start_, end_);
+  }
+  void mark(double* into) override {
+    marks_.emplace_back(std::make_unique<cuda::Event>(), into);
+    marks_.back().first->record(stream_[0]);
+  }
+  void collect_marks() override {
+    stream_[0].synchronize();
+    for (std::size_t i = 1; i < marks_.size(); ++i)
+      if (marks_[i].second) *marks_[i].second += cuda::Event::seconds_between(*marks_[i - 1].first, *marks_[i].first);
+    marks_.clear();
+  }
+
+  void configure(const BlockedConfig& c) override {
+    config_ = c;
+    const auto nb = static_cast<std::size_t>(std::min<std::int64_t>(c.nb, n_));
+    for (int q = 0; q < 2; ++q) {
+      inverse_[q] = cuda::DeviceBuffer<T>(nb * nb);
+      temp_[q] = cuda::DeviceBuffer<T>(nb * static_cast<std::size_t>(n_));
+      cuda::check(cudaMemset(temp_[q].data(), 0, temp_[q].bytes()), "cudaMemset");
+    }
+  }
+
+  void getf2(std::int64_t j, std::int64_t w) override {
+    const int n = static_cast<int>(n_), q = current_;
+    const cudaStream_t s = stream_[q].get();
+    int groups = groups_for(n_ - j);
+    pivot<T><<<groups, group, 0, s>>>(a_.data(), n, int(j), pvalue_[q].data(), prow_[q].data());
+    cuda::check_launch("pivot", groups, group);
+    for (std::int64_t c = j; c < j + w; ++c) {
+      swap_rows<T><<<1, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), pvalue_[q].data(), prow_[q].data(),
+                                       groups, ipiv_.data());
+      groups = groups_for(n_ - c - 1);
+      eliminate<T><<<groups, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), pvalue_[q].data(),
+                                            prow_[q].data());
+    }
+    cuda::check_launch("eliminate", groups, group);
+  }
+
+  void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
+    if (c0 >= c1 || k0 >= k1) return;
+    lu::laswp<T><<<blocks(c1 - c0, 64), 64, 0, stream()>>>(a_.data(), int(n_), ipiv_.data(), int(k0), int(k1),
+                                                           int(c0), int(c1));
+    cuda::check_launch("laswp", blocks(c1 - c0, 64), 64);
+  }
+
+  void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
+    if (c0 >= c1) return;
+    const int q = current_;
+    trtri<T><<<blocks(w, 64), 64, 0, stream()>>>(a_.data(), int(n_), int(j), int(w), inverse_[q].data());
+    const gemm::Block b = colmajor_gemm(w, c1 - c0, w, 0, w, j + c0 * n_, n_, 0, w);
+    gemm::cuda_gemm<T>(stream(), variant(), config_.gemm_params, b, T(1), a_.data(), inverse_[q].data(), T(0),
+                       temp_[q].data());
+    const dim3 grid(blocks(w, 16), blocks(c1 - c0, 16)), block(16, 16);
+    copy_block<T><<<grid, block, 0, stream()>>>(temp_[q].data(), int(w), a_.data(), int(n_), int(j), int(c0), int(w),
+                                                int(c1 - c0));
+    cuda::check_launch("copy_block", grid, block);
+  }
+
+  void gemm(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::int64_t k0,
+            std::int64_t k1) override {
+    if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
+    gemm::cuda_gemm<T>(stream(), variant(), config_.gemm_params, trailing_update(n_, r0, r1, c0, c1, k0, k1), T(-1),
+                       a_.data(), a_.data(), T(1), a_.data());
+  }
+
+  void queue(int q) override {
+    current_ = q;
+    if (q == 1) side_used_ = true;
+  }
+  void signal(int e) override { events_[e].record(stream_[current_]); }
+  void wait(int e) override {
+    cuda::check(cudaStreamWaitEvent(stream(), events_[e].get(), 0), "cudaStreamWaitEvent");
+  }
+
+  void vendor() override {
+    if (!solver_) {
+      check(cusolverDnCreate(&solver_), "cusolverDnCreate");
+      check(cusolverDnSetStream(solver_, stream_[0].get()), "cusolverDnSetStream");
+      int lwork = 0;
+      if constexpr (std::is_same_v<T, float>)
+        check(cusolverDnSgetrf_bufferSize(solver_, int(n_), int(n_), a_.data(), int(n_), &lwork),
+              "cusolverDnSgetrf_bufferSize");
+      else
+        check(cusolverDnDgetrf_bufferSize(solver_, int(n_), int(n_), a_.data(), int(n_), &lwork),
+              "cusolverDnDgetrf_bufferSize");
+      workspace_ = cuda::DeviceBuffer<T>(static_cast<std::size_t>(std::max(lwork, 1)));
+      info_buffer_ = cuda::DeviceBuffer<int>(1);
+    }
+    if constexpr (std::is_same_v<T, float>)
+      check(cusolverDnSgetrf(solver_, int(n_), int(n_), a_.data(), int(n_), workspace_.data(), ipiv_.data(),
+                             info_buffer_.data()),
+            "cusolverDnSgetrf");
+    else
+      check(cusolverDnDgetrf(solver_, int(n_), int(n_), a_.data(), int(n_), workspace_.data(), ipiv_.data(),
+                             info_buffer_.data()),
+            "cusolverDnDgetrf");
+    one_based_ = true;
+  }
+
+  double study(Variant v, StepTimes* times) override {
+    std::vector<T> rows(host_.size());
+    for (std::int64_t i = 0; i < n_; ++i)
+      for (std::int64_t j = 0; j < n_; ++j)
+        rows[static_cast<std::size_t>(i * n_ + j)] = host_[static_cast<std::size_t>(i + j * n_)];
+    const double seconds = run_study<T>(*this, v, rows, static_cast<int>(n_), times);
+    work_ = std::move(rows);
+    study_ran_ = true;
+    return seconds;
+  }
+
+  // StudyOps
+  int create(std::size_t elements) override {
+    const int id = next_buffer_++;
+    buffers_.emplace(id, cuda::DeviceBuffer<T>(std::max<std::size_t>(elements, 1)));
+    return id;
+  }
+  void release(int b) override { buffers_.erase(b); }
+  void write(int b, const T* host, std::size_t elements) override {
+    cuda::check(cudaMemcpyAsync(buffers_.at(b).data(), host, elements * sizeof(T), cudaMemcpyHostToDevice,
+                                stream_[0].get()),
+                "cudaMemcpyAsync", "(study write)");
+    stream_[0].synchronize();
+  }
+  void read(int b, T* host, std::size_t elements) override {
+    cuda::check(cudaMemcpyAsync(host, buffers_.at(b).data(), elements * sizeof(T), cudaMemcpyDeviceToHost,
+                                stream_[0].get()),
+                "cudaMemcpyAsync", "(study read)");
+    stream_[0].synchronize();
+  }
+  void factors(int l, int u, int a, int n, int i) override {
+    study_factors<T><<<blocks(n, 64), 64, 0, stream_[0].get()>>>(buffers_.at(l).data(), buffers_.at(u).data(),
+                                                                 buffers_.at(a).data(), n, i);
+    cuda::check_launch("study_factors", blocks(n, 64), 64);
+  }
+  void update(int l, int u, int a, int n, int i) override {
+    const dim3 grid(blocks(n, 16), blocks(n, 16)), block(16, 16);
+    study_update<T><<<grid, block, 0, stream_[0].get()>>>(buffers_.at(l).data(), buffers_.at(u).data(),
+                                                          buffers_.at(a).data(), n, i);
+    cuda::check_launch("study_update", grid, block);
+  }
+  void factors_optimised(int column, int f, int n, int i) override {
+    study_factors_optimised<T><<<blocks(n, 64), 64, 0, stream_[0].get()>>>(buffers_.at(column).data(),
+                                                                           buffers_.at(f).data(), n, i);
+    cuda::check_launch("study_factors_optimised", blocks(n, 64), 64);
+  }
+  void update_optimised(int a, int v, int aux, int n, int) override {
+    const dim3 grid(blocks(n, 16), blocks(n, 16)), block(16, 16);
+    study_update_optimised<T><<<grid, block, 0, stream_[0].get()>>>(buffers_.at(a).data(), buffers_.at(v).data(),
+                                                                    buffers_.at(aux).data(), n);
+    cuda::check_launch("study_update_optimised", grid, block);
+  }
+  void finish() override { stream_[0].synchronize(); }
+
+ private:
+  int groups_for(std::int64_t rows) const {
+    return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));
+  }
+  cudaStream_t stream() const { return stream_[current_].get(); }
+  gemm::Variant variant() const { return gemm::parse_variant(config_.gemm_variant); }
+
+  DeviceInfo info_;
+  cuda::Stream stream_[2];
+  cuda::Event start_, end_, side_done_, events_[2];
+  int max_groups_ = 1;
+  std::int64_t n_ = 0;
+  std::vector<T> host_, work_;
+  bool study_ran_ = false, one_based_ = false, side_used_ = false;
+  cuda::DeviceBuffer<T> original_, a_, pvalue_[2], inverse_[2], temp_[2], workspace_;
+  cuda::DeviceBuffer<int> ipiv_, prow_[2], info_buffer_;
+  BlockedConfig config_;
+  int current_ = 0;
+  std::vector<std::pair<std::unique_ptr<cuda::Event>, double*>> marks_;
+  std::map<int, cuda::DeviceBuffer<T>> buffers_;
+  int next_buffer_ = 0;
+  cusolverDnHandle_t solver_ = nullptr;
+};
+
+#define GPUBENCH_STR2(x) #x
+#define GPUBENCH_STR(x) GPUBENCH_STR2(x)
+constexpr const char* cusolver_library = "cuSOLVER " GPUBENCH_STR(CUSOLVER_VER_MAJOR) "." GPUBENCH_STR(
+    CUSOLVER_VER_MINOR) "." GPUBENCH_STR(CUSOLVER_VER_PATCH) " getrf";
+
+}  // namespace
+
+}  // namespace gpubench::lu
+
+GPUBENCH_REGISTER_LU_OPERATIONS(
+    "cuda",
+    [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::lu::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::lu::CudaOperations<float>>(d);
+      return std::make_unique<gpubench::lu::CudaOperations<double>>(d);
+    },
+    gpubench::lu::BackendTraits{gpubench::lu::cusolver_library,
+                                {gpubench::lu::Variant::naive, gpubench::lu::Variant::optimised,
+                                 gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
+                                true,
+                                [](gpubench::Precision p) {
+                                  return std::string(p == gpubench::Precision::f64 ? "tensor" : "tuned");
+                                }});

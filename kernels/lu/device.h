@@ -1,0 +1,158 @@
+// LU's device code, written once for OpenCL C (kernels/lu/opencl.cl includes it, with `real` a
+// typedef of -DREAL) and CUDA (kernels/lu/cuda.cu includes it inside a template struct, `real`
+// its parameter, so the functions become static members). Each API's kernels are thin entry
+// points that pass their indices here. LU_GROUP is the work-group size of the reductions.
+//
+// The study's forms work on row-major n x n arrays (a[k n + j]); the blocked LU on the
+// column-major matrix (a[i + j n]) with 0-based pivots ipiv[c] (the row swapped with row c).
+
+// --- The study's kernels --------------------------------------------------------------------
+// kernelCalculaFatores: item t, t >= i: U[i][t] = A[i][t]; t > i: L[t][i] = A[t][i] / A[i][i].
+LU_FN void lu_study_factors(LU_G real* l, LU_G real* u, LU_G const real* a, int n, int i, int t) {
+  if (t < n) {
+    if (t >= i) u[i * n + t] = a[i * n + t];
+    if (t > i) l[t * n + i] = a[t * n + i] / a[i * n + i];
+  }
+}
+// kernelAtualizaMatriz: item (k, j), k > i, j >= i: A[k][j] -= L[k][i] U[i][j].
+LU_FN void lu_study_update(LU_G const real* l, LU_G const real* u, LU_G real* a, int n, int i, int k, int j) {
+  if (k < n && j < n && k > i && j >= i) a[k * n + j] -= l[k * n + i] * u[i * n + j];
+}
+// kernelCalculaFatoresOtimizado: every factor, branch-free (the host keeps those below i).
+LU_FN void lu_study_factors_optimised(LU_G const real* column, LU_G real* f, int n, int i, int t) {
+  if (t < n) f[t] = column[t] / column[i];
+}
+// kernelAtualizaMatrizOtimizado: every element into the auxiliary array, branch-free.
+LU_FN void lu_study_update_optimised(LU_G const real* a, LU_G const real* v, LU_G real* aux, int n, int k, int j) {
+  if (k < n && j < n) aux[k * n + j] = a[k * n + j] - v[k] * v[n + j];
+}
+
+// --- The blocked LU's kernels ---------------------------------------------------------------
+// The largest |value| of a work-group and its row (the smaller row on ties, as LAPACK's idamax
+// takes the first): a tree in local memory; every item gets the result.
+LU_FN void lu_group_max(LU_L real* value, LU_L int* row, int lid, real v, int r, real* best, int* best_row) {
+  value[lid] = v;
+  row[lid] = r;
+  LU_SYNC();
+  for (int s = LU_GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) {
+      const real o = value[lid + s];
+      const int orow = row[lid + s];
+      if (o > value[lid] || (o == value[lid] && orow < row[lid])) {
+        value[lid] = o;
+        row[lid] = orow;
+      }
+    }
+    LU_SYNC();
+  }
+  *best = value[0];
+  *best_row = row[0];
+  LU_SYNC();
+}
+
+// Each group's largest |A(r, c)| over its rows of [c, n) (grid-stride), into the partials.
+LU_FN void lu_pivot(LU_G const real* a, int n, int c, LU_G real* pvalue, LU_G int* prow, LU_L real* value,
+                    LU_L int* row, int lid, int group, int groups) {
+  real best = (real)-1;
+  int best_row = n;
+  for (int r = c + group * LU_GROUP + lid; r < n; r += groups * LU_GROUP) {
+    const real v = fabs(a[r + (long)c * n]);
+    if (v > best) {
+      best = v;
+      best_row = r;
+    }
+  }
+  real g;
+  int grow;
+  lu_group_max(value, row, lid, best, best_row, &g, &grow);
+  if (lid == 0) {
+    pvalue[group] = g;
+    prow[group] = grow;
+  }
+}
+
+// One group: the pivot of column c from the partials, recorded in ipiv[c], and rows c and the
+// pivot's swapped on the panel's columns [j, j + w). A zero column keeps its row (no swap).
+LU_FN void lu_swap(LU_G real* a, int n, int c, int j, int w, LU_G const real* pvalue, LU_G const int* prow,
+                   int groups, LU_G int* ipiv, LU_L real* value, LU_L int* row, int lid) {
+  real g;
+  int p;
+  lu_group_max(value, row, lid, lid < groups ? pvalue[lid] : (real)-1, lid < groups ? prow[lid] : n, &g, &p);
+  const int swap = g > 0 && p != c && p < n;
+  if (lid == 0) ipiv[c] = swap ? p : c;
+  if (swap)
+    for (int k = j + lid; k < j + w; k += LU_GROUP) {
+      const real t = a[c + (long)k * n];
+      a[c + (long)k * n] = a[p + (long)k * n];
+      a[p + (long)k * n] = t;
+    }
+}
+
+// Rows below c (grid-stride): the multiplier A(r, c) / A(c, c), and its row of the panel's
+// columns (c, j + w) updated; then each group's largest |A(r, c + 1)|, the next column's pivot
+// search, into the partials. A zero pivot leaves the column (LAPACK's dgetf2 does the same).
+LU_FN void lu_eliminate(LU_G real* a, int n, int c, int j, int w, LU_G real* pvalue, LU_G int* prow,
+                        LU_L real* value, LU_L int* row, int lid, int group, int groups) {
+  const real pivot = a[c + (long)c * n];
+  const int next = c + 1 < j + w;
+  real best = (real)-1;
+  int best_row = n;
+  for (int r = c + 1 + group * LU_GROUP + lid; r < n; r += groups * LU_GROUP) {
+    if (pivot != (real)0) {
+      const real m = a[r + (long)c * n] / pivot;
+      a[r + (long)c * n] = m;
+      for (int k = c + 1; k < j + w; ++k) a[r + (long)k * n] -= m * a[c + (long)k * n];
+    }
+    if (next) {
+      const real v = fabs(a[r + (long)(c + 1) * n]);
+      if (v > best) {
+        best = v;
+        best_row = r;
+      }
+    }
+  }
+  if (next) {
+    real g;
+    int grow;
+    lu_group_max(value, row, lid, best, best_row, &g, &grow);
+    if (lid == 0) {
+      pvalue[group] = g;
+      prow[group] = grow;
+    }
+  }
+}
+
+// Column col of [c0, c1): rows k and ipiv[k] swapped for k in [k0, k1), in order.
+LU_FN void lu_laswp(LU_G real* a, int n, LU_G const int* ipiv, int k0, int k1, int c0, int c1, int col) {
+  if (col >= c1 - c0) return;
+  LU_G real* column = a + (long)(c0 + col) * n;
+  for (int k = k0; k < k1; ++k) {
+    const int p = ipiv[k];
+    if (p != k) {
+      const real t = column[k];
+      column[k] = column[p];
+      column[p] = t;
+    }
+  }
+}
+
+// Column col of L(j:j+w, j:j+w)^-1 (unit lower), into inv (w x w, column-major): forward
+// substitution on the unit vector.
+LU_FN void lu_trtri(LU_G const real* a, int n, int j, int w, LU_G real* inv, int col) {
+  if (col >= w) return;
+  LU_G real* x = inv + (long)col * w;
+  for (int r = 0; r < col; ++r) x[r] = (real)0;
+  x[col] = (real)1;
+  for (int r = col + 1; r < w; ++r) {
+    real s = (real)0;
+    for (int k = col; k < r; ++k) s += a[j + r + (long)(j + k) * n] * x[k];
+    x[r] = -s;
+  }
+}
+
+// Element (r, c) of a rows x cols block: src (column-major, rows ld apart) into the matrix at
+// (row0, col0).
+LU_FN void lu_copy(LU_G const real* src, int ld, LU_G real* a, int n, int row0, int col0, int rows, int cols, int r,
+                   int c) {
+  if (r < rows && c < cols) a[row0 + r + (long)(col0 + c) * n] = src[r + (long)c * ld];
+}

@@ -1,0 +1,284 @@
+#include "kernels/lu/lu.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/host_memory.hpp"
+#include "kernels/cg/matrix_market.hpp"
+
+namespace gpubench::lu {
+
+namespace {
+
+std::int64_t parse_order(const std::string& text, const std::string& spec) {
+  std::size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError("LU problem '" + spec + "': '" + text + "' is not a matrix order (N, N:dd or mtx:PATH)");
+  if (n < 1) throw InputError("LU problem '" + spec + "': the order must be at least 1");
+  if (n > max_order)
+    throw InputError("LU problem '" + spec + "': order " + text + " is beyond " + std::to_string(max_order) +
+                     " (n^2 elements must fit the kernels' 32-bit indices)");
+  return n;
+}
+
+// The bytes the host holds for an order-n problem at once: the matrix, the factors read back,
+// the host's own copy on openmp, and the check's copies (all in double).
+void check_memory(std::int64_t n, const std::string& what) {
+  const auto e = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
+  check_host_memory(4 * 8 * e, what);
+}
+
+// A Matrix Market array file ("%%MatrixMarket matrix array real general|symmetric"): column by
+// column, as the format keeps it.
+std::vector<double> read_array(const std::string& path, std::ifstream& in, const std::string& symmetry,
+                               std::int64_t& n) {
+  std::string line;
+  std::int64_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line[0] != '%') break;
+  }
+  std::istringstream size(line);
+  long long rows = 0, cols = 0;
+  if (!(size >> rows >> cols) || rows < 1 || cols < 1)
+    throw InputError(path + ":" + std::to_string(number) + ": expected the array's size 'ROWS COLS'");
+  if (rows != cols)
+    throw InputError(path + ": LU needs a square matrix; this one is " + std::to_string(rows) + " x " +
+                     std::to_string(cols));
+  if (rows > max_order)
+    throw InputError(path + ": order " + std::to_string(rows) + " is beyond " + std::to_string(max_order));
+  n = rows;
+  check_memory(n, "LU problem mtx:" + path);
+  std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
+  const bool symmetric = symmetry == "symmetric";
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = symmetric ? j : 0; i < n; ++i) {
+      double v = 0;
+      if (!(in >> v)) {
+        throw InputError(path + ": expected " +
+                         std::to_string(symmetric ? n * (n + 1) / 2 : n * n) + " values, the file ends or is "
+                         "malformed at value " + std::to_string((symmetric ? j * n - j * (j - 1) / 2 + (i - j) : j * n + i) + 1));
+      }
+      a[static_cast<std::size_t>(i + j * n)] = v;
+      if (symmetric) a[static_cast<std::size_t>(j + i * n)] = v;
+    }
+  return a;
+}
+
+std::vector<double> read_file(const std::string& path, std::int64_t& n) {
+  std::ifstream in(path);
+  if (!in) throw InputError("LU problem mtx:" + path + ": cannot open the file");
+  std::string header;
+  std::getline(in, header);
+  std::istringstream words(header);
+  std::string banner, object, format, field, symmetry;
+  words >> banner >> object >> format >> field >> symmetry;
+  for (auto* w : {&object, &format, &field, &symmetry})
+    std::transform(w->begin(), w->end(), w->begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (banner != "%%MatrixMarket" || object != "matrix")
+    throw InputError(path + ":1: not a Matrix Market file (expected '%%MatrixMarket matrix ...')");
+  if (format == "array") {
+    if (field != "real" && field != "integer" && field != "double")
+      throw InputError(path + ":1: LU reads real or integer matrices, not '" + field + "'");
+    if (symmetry != "general" && symmetry != "symmetric")
+      throw InputError(path + ":1: LU reads general or symmetric matrices, not '" + symmetry + "'");
+    return read_array(path, in, symmetry, n);
+  }
+  in.close();
+  // Coordinate: CG's reader (which names the line of a malformed entry), then dense.
+  const cg::CsrMatrix m = cg::read_matrix_market(path, [](std::int64_t rows, std::int64_t) {
+    const auto e = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(rows);
+    return cg::SharedHostCopy{4 * 8 * e, "the dense matrix LU makes of it and its factors"};
+  });
+  if (m.rows != m.cols)
+    throw InputError(path + ": LU needs a square matrix; this one is " + std::to_string(m.rows) + " x " +
+                     std::to_string(m.cols));
+  n = m.rows;
+  if (n > max_order) throw InputError(path + ": order " + std::to_string(n) + " is beyond " + std::to_string(max_order));
+  check_memory(n, "LU problem mtx:" + path);
+  std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (auto k = m.row_ptr[static_cast<std::size_t>(i)]; k < m.row_ptr[static_cast<std::size_t>(i) + 1]; ++k)
+      a[static_cast<std::size_t>(i + m.col_idx[static_cast<std::size_t>(k)] * n)] = m.values[static_cast<std::size_t>(k)];
+  return a;
+}
+
+double unit_roundoff(Precision p) { return p == Precision::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53); }
+
+}  // namespace
+
+Problem parse_problem(const std::string& spec) {
+  Problem p;
+  if (spec.rfind("mtx:", 0) == 0) {
+    p.kind = Kind::file;
+    p.path = spec.substr(4);
+    if (p.path.empty()) throw InputError("LU problem 'mtx:': give a Matrix Market file's path after 'mtx:'");
+    p.name = spec;
+    return p;
+  }
+  const auto colon = spec.find(':');
+  const std::string order = spec.substr(0, colon);
+  p.n = parse_order(order, spec);
+  if (colon != std::string::npos) {
+    const std::string suffix = spec.substr(colon + 1);
+    if (suffix != "dd")
+      throw InputError("LU problem '" + spec + "': unknown form ':" + suffix +
+                       "' (N: random; N:dd: diagonally dominant; mtx:PATH)");
+    p.kind = Kind::dominant;
+  }
+  p.name = std::to_string(p.n) + (p.kind == Kind::dominant ? ":dd" : "");
+  return p;
+}
+
+std::vector<double> make_matrix(Problem& p) {
+  if (p.kind == Kind::file) return read_file(p.path, p.n);
+  check_memory(p.n, "LU problem " + p.name);
+  const std::int64_t n = p.n;
+  std::vector<double> a(static_cast<std::size_t>(n * n));
+  std::mt19937_64 random(20261124);
+  // 53 random bits scaled to [0, 1): the same values on every platform.
+  for (auto& x : a) x = std::ldexp(static_cast<double>(random() >> 11), -53);
+  if (p.kind == Kind::dominant)
+    for (std::int64_t i = 0; i < n; ++i) {
+      double sum = 0;
+      for (std::int64_t j = 0; j < n; ++j)
+        if (j != i) sum += std::abs(a[static_cast<std::size_t>(i + j * n)]);
+      a[static_cast<std::size_t>(i + i * n)] = sum + 1;
+    }
+  return a;
+}
+
+std::string why_pivoting_is_needed(const std::vector<double>& a, std::int64_t n) {
+  std::int64_t first_row = -1, first_col = -1;
+  for (std::int64_t i = 0; i < n && first_row < 0; ++i) {
+    double off = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+      if (j != i) off += std::abs(a[static_cast<std::size_t>(i + j * n)]);
+    if (!(std::abs(a[static_cast<std::size_t>(i + i * n)]) >= off) || a[static_cast<std::size_t>(i + i * n)] == 0)
+      first_row = i;
+  }
+  if (first_row < 0) return {};
+  for (std::int64_t j = 0; j < n && first_col < 0; ++j) {
+    double off = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (i != j) off += std::abs(a[static_cast<std::size_t>(i + j * n)]);
+    if (!(std::abs(a[static_cast<std::size_t>(j + j * n)]) >= off) || a[static_cast<std::size_t>(j + j * n)] == 0)
+      first_col = j;
+  }
+  if (first_col < 0) return {};
+  std::ostringstream why;
+  why << "the matrix is not diagonally dominant (row " << first_row + 1 << ": |a(" << first_row + 1 << ","
+      << first_row + 1 << ")| = " << std::abs(a[static_cast<std::size_t>(first_row + first_row * n)])
+      << " is less than the sum of the row's other magnitudes), so an LU without pivoting may divide by a zero or "
+         "tiny pivot; use blocked or vendor, or a problem N:dd";
+  return why.str();
+}
+
+double flops(std::int64_t n) {
+  const auto x = static_cast<double>(n);
+  return 2.0 / 3.0 * x * x * x - 0.5 * x * x + 5.0 / 6.0 * x;
+}
+
+double min_bytes(std::int64_t n, Precision p) {
+  const auto x = static_cast<double>(n);
+  return 2.0 * x * x * static_cast<double>(bytes_of(p));
+}
+
+Verdict verify(const std::vector<double>& a, std::int64_t n, const std::vector<double>& lu,
+               const std::vector<int>& ipiv, Precision p) {
+  Verdict v;
+  const auto at = [n](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i + j * n); };
+  for (std::int64_t j = 0; j < n; ++j) {
+    const double u = lu[at(j, j)];
+    if (u == 0 || !std::isfinite(u)) {
+      v.singular = j + 1;
+      v.detail = "the factorisation broke down at column " + std::to_string(j + 1) + ": pivot U(" +
+                 std::to_string(j + 1) + "," + std::to_string(j + 1) + ") = " + (u == 0 ? "0" : std::to_string(u)) +
+                 " (the matrix is singular, or numerically so, there)";
+      return v;
+    }
+    const int r = ipiv[static_cast<std::size_t>(j)];
+    if (r < j + 1 || r > n) {
+      v.detail = "ipiv(" + std::to_string(j + 1) + ") = " + std::to_string(r) + " is outside " +
+                 std::to_string(j + 1) + ".." + std::to_string(n);
+      return v;
+    }
+  }
+  std::mt19937_64 random(7);
+  std::vector<double> b(static_cast<std::size_t>(n));
+  for (auto& x : b) x = std::ldexp(static_cast<double>(random() >> 11), -53) - 0.5;
+  // x = U^-1 L^-1 P b, in long double.
+  std::vector<long double> x(b.begin(), b.end());
+  for (std::int64_t j = 0; j < n; ++j) std::swap(x[static_cast<std::size_t>(j)], x[static_cast<std::size_t>(ipiv[static_cast<std::size_t>(j)] - 1)]);
+  for (std::int64_t j = 0; j < n; ++j) {
+    const long double xj = x[static_cast<std::size_t>(j)];
+    for (std::int64_t i = j + 1; i < n; ++i) x[static_cast<std::size_t>(i)] -= lu[at(i, j)] * xj;
+  }
+  for (std::int64_t j = n - 1; j >= 0; --j) {
+    x[static_cast<std::size_t>(j)] /= lu[at(j, j)];
+    const long double xj = x[static_cast<std::size_t>(j)];
+    for (std::int64_t i = 0; i < j; ++i) x[static_cast<std::size_t>(i)] -= lu[at(i, j)] * xj;
+  }
+  // r = A x - b; the norms.
+  std::vector<long double> r(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = -b[static_cast<std::size_t>(i)];
+  std::vector<double> row_sums(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t j = 0; j < n; ++j) {
+    const long double xj = x[static_cast<std::size_t>(j)];
+    for (std::int64_t i = 0; i < n; ++i) {
+      r[static_cast<std::size_t>(i)] += a[at(i, j)] * xj;
+      row_sums[static_cast<std::size_t>(i)] += std::abs(a[at(i, j)]);
+    }
+  }
+  long double r_inf = 0, x_inf = 0, b_inf = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    r_inf = std::max(r_inf, std::abs(r[static_cast<std::size_t>(i)]));
+    x_inf = std::max(x_inf, std::abs(x[static_cast<std::size_t>(i)]));
+    b_inf = std::max(b_inf, static_cast<long double>(std::abs(b[static_cast<std::size_t>(i)])));
+  }
+  const double a_inf = *std::max_element(row_sums.begin(), row_sums.end());
+  const long double scale = unit_roundoff(p) * (a_inf * x_inf + b_inf) * static_cast<long double>(n);
+  v.residual = static_cast<double>(r_inf / scale);
+  std::ostringstream detail;
+  detail << "HPL's scaled residual ||Ax-b||/(eps(||A|| ||x||+||b||) n) = " << v.residual << " (eps " << unit_roundoff(p)
+         << "), must be < 16";
+  v.passed = std::isfinite(v.residual) && v.residual < 16;
+  if (!std::isfinite(v.residual)) detail << "; the solution is not finite";
+  v.detail = detail.str();
+  return v;
+}
+
+std::int64_t reference_getrf(std::vector<double>& a, std::int64_t n, std::vector<int>& ipiv) {
+  const auto at = [n](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i + j * n); };
+  ipiv.assign(static_cast<std::size_t>(n), 0);
+  std::int64_t info = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t p = j;
+    for (std::int64_t i = j + 1; i < n; ++i)
+      if (std::abs(a[at(i, j)]) > std::abs(a[at(p, j)])) p = i;
+    ipiv[static_cast<std::size_t>(j)] = static_cast<int>(p + 1);
+    if (a[at(p, j)] != 0) {
+      if (p != j)
+        for (std::int64_t k = 0; k < n; ++k) std::swap(a[at(j, k)], a[at(p, k)]);
+      for (std::int64_t i = j + 1; i < n; ++i) a[at(i, j)] /= a[at(j, j)];
+    } else if (info == 0) {
+      info = j + 1;
+    }
+    for (std::int64_t k = j + 1; k < n; ++k)
+      for (std::int64_t i = j + 1; i < n; ++i) a[at(i, k)] -= a[at(i, j)] * a[at(j, k)];
+  }
+  return info;
+}
+
+}  // namespace gpubench::lu

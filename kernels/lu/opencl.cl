@@ -1,0 +1,56 @@
+// LU's OpenCL kernels (kernels/lu/opencl.cpp): thin entry points to kernels/lu/device.h, which
+// CUDA shares (the build inlines it here). Built with -DREAL=float|double (and -DLU_FP64).
+#ifdef LU_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+typedef REAL real;
+#define LU_FN inline
+#define LU_G __global
+#define LU_L __local
+#define LU_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#define LU_GROUP 256
+
+#include "kernels/lu/device.h"
+
+__kernel void study_factors(__global real* l, __global real* u, __global const real* a, int n, int i) {
+  lu_study_factors(l, u, a, n, i, get_global_id(0));
+}
+__kernel void study_update(__global const real* l, __global const real* u, __global real* a, int n, int i) {
+  lu_study_update(l, u, a, n, i, get_global_id(1), get_global_id(0));
+}
+__kernel void study_factors_optimised(__global const real* column, __global real* f, int n, int i) {
+  lu_study_factors_optimised(column, f, n, i, get_global_id(0));
+}
+__kernel void study_update_optimised(__global const real* a, __global const real* v, __global real* aux, int n) {
+  lu_study_update_optimised(a, v, aux, n, get_global_id(1), get_global_id(0));
+}
+
+__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
+void pivot(__global const real* a, int n, int c, __global real* pvalue, __global int* prow) {
+  __local real value[LU_GROUP];
+  __local int row[LU_GROUP];
+  lu_pivot(a, n, c, pvalue, prow, value, row, get_local_id(0), get_group_id(0), get_num_groups(0));
+}
+__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
+void swap_rows(__global real* a, int n, int c, int j, int w, __global const real* pvalue, __global const int* prow,
+               int groups, __global int* ipiv) {
+  __local real value[LU_GROUP];
+  __local int row[LU_GROUP];
+  lu_swap(a, n, c, j, w, pvalue, prow, groups, ipiv, value, row, get_local_id(0));
+}
+__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
+void eliminate(__global real* a, int n, int c, int j, int w, __global real* pvalue, __global int* prow) {
+  __local real value[LU_GROUP];
+  __local int row[LU_GROUP];
+  lu_eliminate(a, n, c, j, w, pvalue, prow, value, row, get_local_id(0), get_group_id(0), get_num_groups(0));
+}
+__kernel void laswp(__global real* a, int n, __global const int* ipiv, int k0, int k1, int c0, int c1) {
+  lu_laswp(a, n, ipiv, k0, k1, c0, c1, get_global_id(0));
+}
+__kernel void trtri(__global const real* a, int n, int j, int w, __global real* inv) {
+  lu_trtri(a, n, j, w, inv, get_global_id(0));
+}
+__kernel void copy_block(__global const real* src, int ld, __global real* a, int n, int row0, int col0, int rows,
+                         int cols) {
+  lu_copy(src, ld, a, n, row0, col0, rows, cols, get_global_id(0), get_global_id(1));
+}

@@ -1,0 +1,276 @@
+// LU on OpenCL: the blocked LU's steps and the study's buffer and kernel operations over
+// kernels/lu/opencl.cl; the updates through GEMM's own OpenCL kernels (kernels/gemm/
+// opencl_kernels.hpp) on blocks of the column-major matrix. Two queues for the look-ahead, joined
+// by markers and barriers. No vendor: Debian packages no OpenCL getrf.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backends/opencl/opencl.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/opencl_kernels.hpp"
+#include "kernels/lu/blocks.hpp"
+#include "kernels/lu/operations.hpp"
+#include "kernels/lu/study.hpp"
+
+namespace gpubench::lu {
+
+namespace {
+
+using opencl::Buffer;
+using opencl::Event;
+using opencl::Kernel;
+
+constexpr std::size_t group = 256;  // LU_GROUP
+std::size_t round_up(std::int64_t n, std::size_t to) {
+  return (static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) + to - 1) / to * to;
+}
+
+template <typename T>
+class OpenclOperations final : public Operations, public StudyOps<T> {
+ public:
+  explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
+    if (std::is_same_v<T, double> && !context_.info().fp64)
+      throw DeviceError("device " + context_.info().label() + " has no fp64 support: no f64 LU there");
+    const auto& program = context_.program(
+        "lu/opencl.cl", std::is_same_v<T, float> ? "-DREAL=float" : "-DREAL=double -DLU_FP64");
+    for (const char* name : {"study_factors", "study_update", "study_factors_optimised", "study_update_optimised",
+                             "pivot", "swap_rows", "eliminate", "laswp", "trtri", "copy_block"})
+      kernels_.emplace(name, program.kernel(name));
+    max_groups_ = std::clamp<int>(context_.info().compute_units, 1, static_cast<int>(group));
+  }
+
+  void upload(const std::vector<double>& a, std::int64_t n) override {
+    n_ = n;
+    host_.assign(a.begin(), a.end());
+    const std::size_t bytes = host_.size() * sizeof(T);
+    original_ = context_.create_buffer(bytes, CL_MEM_READ_ONLY);
+    a_ = context_.create_buffer(bytes);
+    context_.write(original_, host_.data(), bytes);
+    ipiv_ = context_.create_buffer(static_cast<std::size_t>(n) * sizeof(cl_int));
+    for (int q = 0; q < 2; ++q) {
+      pvalue_[q] = context_.create_buffer(group * sizeof(T));
+      prow_[q] = context_.create_buffer(group * sizeof(cl_int));
+    }
+    reset();
+  }
+
+  void reset() override {
+    context_.copy(original_, a_, a_.bytes());
+    const cl_int zero = 0;
+    context_.fill(ipiv_, &zero, sizeof zero, ipiv_.bytes());
+    context_.finish();
+    work_ = host_;  // the study's forms work on the host's copy
+  }
+
+  void read_factors(std::vector<double>& lu, std::vector<int>& ipiv) override {
+    if (study_ran_) {  // row-major, no pivoting
+      lu.resize(work_.size());
+      for (std::int64_t i = 0; i < n_; ++i)
+        for (std::int64_t j = 0; j < n_; ++j)
+          lu[static_cast<std::size_t>(i + j * n_)] = work_[static_cast<std::size_t>(i * n_ + j)];
+      ipiv.resize(static_cast<std::size_t>(n_));
+      for (std::int64_t i = 0; i < n_; ++i) ipiv[static_cast<std::size_t>(i)] = static_cast<int>(i + 1);
+      return;
+    }
+    std::vector<T> factors(static_cast<std::size_t>(n_ * n_));
+    context_.read(a_, factors.data(), a_.bytes());
+    lu.assign(factors.begin(), factors.end());
+    std::vector<cl_int> pivots(static_cast<std::size_t>(n_));
+    context_.read(ipiv_, pivots.data(), ipiv_.bytes());
+    ipiv.resize(pivots.size());
+    for (std::size_t i = 0; i < pivots.size(); ++i) ipiv[i] = pivots[i] + 1;
+  }
+
+  void start() override {
+    study_ran_ = false;
+    start_ = marker(context_.queue());
+  }
+  double stop() override {
+    if (side_used_) {
+      const Event side = marker(context_.side_queue());
+      barrier(context_.queue(), side);
+    }
+    const Event end = marker(context_.queue());
+    end.wait();
+    current_ = 0;
+    return static_cast<double>(end.end_ns() - start_.end_ns()) * 1e-9;
+  }
+  void mark(double* into) override { marks_.emplace_back(marker(context_.queue()), into); }
+  void collect_marks() override {
+    context_.finish();
+    for (std::size_t i = 1; i < marks_.size(); ++i)
+      if (marks_[i].second)
+        *marks_[i].second += static_cast<double>(marks_[i].first.end_ns() - marks_[i - 1].first.end_ns()) * 1e-9;
+    marks_.clear();
+  }
+
+  void configure(const BlockedConfig& c) override {
+    config_ = c;
+    const auto nb = static_cast<std::size_t>(std::min<std::int64_t>(c.nb, n_));
+    const T zero = 0;
+    for (int q = 0; q < 2; ++q) {
+      inverse_[q] = context_.create_buffer(nb * nb * sizeof(T));
+      temp_[q] = context_.create_buffer(nb * static_cast<std::size_t>(n_) * sizeof(T));
+      context_.fill(temp_[q], &zero, sizeof zero, temp_[q].bytes());
+    }
+    context_.finish();
+  }
+
+  void getf2(std::int64_t j, std::int64_t w) override {
+    const int n = static_cast<int>(n_), q = current_;
+    int groups = groups_for(n_ - j);
+    const Kernel& pivot = kernels_.at("pivot");
+    pivot.set_args(a_, n, static_cast<cl_int>(j), pvalue_[q], prow_[q]);
+    launch(pivot, groups * group, group);
+    for (std::int64_t c = j; c < j + w; ++c) {
+      const Kernel& swap = kernels_.at("swap_rows");
+      swap.set_args(a_, n, static_cast<cl_int>(c), static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q],
+                    prow_[q], static_cast<cl_int>(groups), ipiv_);
+      launch(swap, group, group);
+      groups = groups_for(n_ - c - 1);
+      const Kernel& eliminate = kernels_.at("eliminate");
+      eliminate.set_args(a_, n, static_cast<cl_int>(c), static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q],
+                         prow_[q]);
+      launch(eliminate, groups * group, group);
+    }
+  }
+
+  void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
+    if (c0 >= c1 || k0 >= k1) return;
+    const Kernel& k = kernels_.at("laswp");
+    k.set_args(a_, static_cast<cl_int>(n_), ipiv_, static_cast<cl_int>(k0), static_cast<cl_int>(k1),
+               static_cast<cl_int>(c0), static_cast<cl_int>(c1));
+    launch(k, round_up(c1 - c0, 64), 64);
+  }
+
+  void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
+    if (c0 >= c1) return;
+    const int q = current_;
+    const Kernel& inv = kernels_.at("trtri");
+    inv.set_args(a_, static_cast<cl_int>(n_), static_cast<cl_int>(j), static_cast<cl_int>(w), inverse_[q]);
+    launch(inv, round_up(w, 64), 64);
+    // temp = L^-1 A[j:j+w, c0:c1], then back into the matrix.
+    const gemm::Block b = colmajor_gemm(w, c1 - c0, w, 0, w, j + c0 * n_, n_, 0, w);
+    gemm_.enqueue(variant(), config_.gemm_params, b, 1.0, a_, inverse_[q], 0.0, temp_[q], queue());
+    const Kernel& copy = kernels_.at("copy_block");
+    copy.set_args(temp_[q], static_cast<cl_int>(w), a_, static_cast<cl_int>(n_), static_cast<cl_int>(j),
+                  static_cast<cl_int>(c0), static_cast<cl_int>(w), static_cast<cl_int>(c1 - c0));
+    context_.launch_on(queue(), copy, Geometry{2, {round_up(w, 16), round_up(c1 - c0, 16), 1}, {16, 16, 1}});
+  }
+
+  void gemm(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::int64_t k0,
+            std::int64_t k1) override {
+    if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
+    const gemm::Block b = trailing_update(n_, r0, r1, c0, c1, k0, k1);
+    gemm_.enqueue(variant(), config_.gemm_params, b, -1.0, a_, a_, 1.0, a_, queue());
+  }
+
+  void queue(int q) override {
+    current_ = q;
+    if (q == 1) side_used_ = true;
+  }
+  void signal(int e) override { events_[e] = marker(queue()); }
+  void wait(int e) override { barrier(queue(), events_[e]); }
+
+  void vendor() override { throw DeviceError("no vendor LU on opencl (Debian packages no OpenCL getrf)"); }
+
+  double study(Variant v, StepTimes* times) override {
+    work_ = host_;
+    // Row-major, as the study's host arrays.
+    std::vector<T> rows(work_.size());
+    for (std::int64_t i = 0; i < n_; ++i)
+      for (std::int64_t j = 0; j < n_; ++j)
+        rows[static_cast<std::size_t>(i * n_ + j)] = host_[static_cast<std::size_t>(i + j * n_)];
+    const double seconds = run_study<T>(*this, v, rows, static_cast<int>(n_), times);
+    work_ = std::move(rows);
+    study_ran_ = true;
+    return seconds;
+  }
+
+  // StudyOps
+  int create(std::size_t elements) override {
+    const int id = next_buffer_++;
+    buffers_[id] = context_.create_buffer(std::max<std::size_t>(elements, 1) * sizeof(T));
+    return id;
+  }
+  void release(int b) override { buffers_.erase(b); }
+  void write(int b, const T* host, std::size_t elements) override {
+    context_.write(buffers_.at(b), host, elements * sizeof(T));
+  }
+  void read(int b, T* host, std::size_t elements) override { context_.read(buffers_.at(b), host, elements * sizeof(T)); }
+  void factors(int l, int u, int a, int n, int i) override {
+    const Kernel& k = kernels_.at("study_factors");
+    k.set_args(buffers_.at(l), buffers_.at(u), buffers_.at(a), n, i);
+    context_.launch(k, round_up(n, 64), 64);
+  }
+  void update(int l, int u, int a, int n, int i) override {
+    const Kernel& k = kernels_.at("study_update");
+    k.set_args(buffers_.at(l), buffers_.at(u), buffers_.at(a), n, i);
+    context_.launch(k, Geometry{2, {round_up(n, 16), round_up(n, 16), 1}, {16, 16, 1}});
+  }
+  void factors_optimised(int column, int f, int n, int i) override {
+    const Kernel& k = kernels_.at("study_factors_optimised");
+    k.set_args(buffers_.at(column), buffers_.at(f), n, i);
+    context_.launch(k, round_up(n, 64), 64);
+  }
+  void update_optimised(int a, int v, int aux, int n, int) override {
+    const Kernel& k = kernels_.at("study_update_optimised");
+    k.set_args(buffers_.at(a), buffers_.at(v), buffers_.at(aux), n);
+    context_.launch(k, Geometry{2, {round_up(n, 16), round_up(n, 16), 1}, {16, 16, 1}});
+  }
+  void finish() override { context_.finish(); }
+
+ private:
+  int groups_for(std::int64_t rows) const {
+    return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / static_cast<std::int64_t>(group), 1, max_groups_));
+  }
+  cl_command_queue queue() { return current_ == 0 ? context_.queue() : context_.side_queue(); }
+  void launch(const Kernel& k, std::size_t global, std::size_t local) {
+    context_.launch_on(queue(), k, Geometry{1, {global}, {local}});
+  }
+  gemm::Variant variant() const { return gemm::parse_variant(config_.gemm_variant); }
+  static Event marker(cl_command_queue q) {
+    cl_event e = nullptr;
+    opencl::check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+    return Event(opencl::Handle<cl_event>(e));
+  }
+  static void barrier(cl_command_queue q, const Event& after) {
+    cl_event e = after.get();
+    opencl::check(clEnqueueBarrierWithWaitList(q, 1, &e, nullptr), "clEnqueueBarrierWithWaitList");
+  }
+
+  opencl::Context context_;
+  gemm::OpenclKernels gemm_{context_, std::is_same_v<T, float> ? Precision::f32 : Precision::f64};
+  std::map<std::string, Kernel> kernels_;
+  int max_groups_ = 1;
+  std::int64_t n_ = 0;
+  std::vector<T> host_, work_;
+  bool study_ran_ = false;
+  Buffer original_, a_, ipiv_, pvalue_[2], prow_[2], inverse_[2], temp_[2];
+  BlockedConfig config_;
+  int current_ = 0;
+  bool side_used_ = false;
+  Event start_, events_[2];
+  std::vector<std::pair<Event, double*>> marks_;
+  std::map<int, Buffer> buffers_;
+  int next_buffer_ = 0;
+};
+
+}  // namespace
+
+}  // namespace gpubench::lu
+
+GPUBENCH_REGISTER_LU_OPERATIONS(
+    "opencl",
+    [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::lu::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::lu::OpenclOperations<float>>(d);
+      return std::make_unique<gpubench::lu::OpenclOperations<double>>(d);
+    },
+    gpubench::lu::BackendTraits{
+        "",
+        {gpubench::lu::Variant::naive, gpubench::lu::Variant::optimised, gpubench::lu::Variant::blocked},
+        true,
+        [](gpubench::Precision) { return std::string("tuned"); }});
