@@ -249,6 +249,16 @@ Stream::Stream() {
   stream_ = detail::Unique<cudaStream_t, cudaStreamDestroy>(stream);
 }
 
+Stream Stream::high_priority() {
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority");
+  Stream s;
+  s.stream_ = detail::Unique<cudaStream_t, cudaStreamDestroy>(stream);
+  return s;
+}
+
 void Stream::synchronize() const { check(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize"); }
 
 Event::Event() {

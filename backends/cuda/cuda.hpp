@@ -157,6 +157,9 @@ class PinnedBuffer {
 class Stream {
  public:
   Stream();
+  // A stream of the device's highest priority: its blocks are scheduled before those of
+  // streams created by Stream() as SMs free up (a look-ahead's critical path beside a long kernel).
+  static Stream high_priority();
   cudaStream_t get() const { return stream_.get(); }
   void synchronize() const;  // cudaStreamSynchronize
 

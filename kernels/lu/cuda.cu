@@ -76,8 +76,9 @@ __global__ void laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, i
   Lu<real>::lu_laswp(a, n, ipiv, k0, k1, c0, c1, gid_x());
 }
 template <typename real>
-__global__ void trtri(const real* a, int n, int j, int w, real* inv) {
-  Lu<real>::lu_trtri(a, n, j, w, inv, gid_x());
+__global__ void __launch_bounds__(LU_GROUP) trtri(const real* a, int n, int j, int w, real* inv) {
+  __shared__ real x[LU_TRTRI_MAX];
+  Lu<real>::lu_trtri(a, n, j, w, inv, x, blockIdx.x, threadIdx.x);
 }
 template <typename real>
 __global__ void copy_block(const real* src, int ld, real* a, int n, int row0, int col0, int rows, int cols) {
@@ -207,7 +208,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1) return;
     const int q = current_;
-    trtri<T><<<blocks(w, 64), 64, 0, stream()>>>(a_.data(), int(n_), int(j), int(w), inverse_[q].data());
+    trtri<T><<<unsigned(w), group, 0, stream()>>>(a_.data(), int(n_), int(j), int(w), inverse_[q].data());
     const gemm::Block b = colmajor_gemm(w, c1 - c0, w, 0, w, j + c0 * n_, n_, 0, w);
     gemm::cuda_gemm<T>(stream(), variant(), config_.gemm_params, b, T(1), a_.data(), inverse_[q].data(), T(0),
                        temp_[q].data());
@@ -320,7 +321,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   gemm::Variant variant() const { return gemm::parse_variant(config_.gemm_variant); }
 
   DeviceInfo info_;
-  cuda::Stream stream_[2];
+  cuda::Stream stream_[2] = {cuda::Stream(), cuda::Stream::high_priority()};  // [1]: the look-ahead's panels
   cuda::Event start_, end_, side_done_, events_[2];
   int max_groups_ = 1;
   std::int64_t n_ = 0;
@@ -356,5 +357,6 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
                                  gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
                                 true,
                                 [](gpubench::Precision p) {
-                                  return std::string(p == gpubench::Precision::f64 ? "tensor" : "tuned");
+                                  if (p == gpubench::Precision::f64) return std::vector<std::string>{"tensor", "tuned"};
+                                  return std::vector<std::string>{"tuned"};
                                 }});

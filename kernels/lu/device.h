@@ -136,18 +136,20 @@ LU_FN void lu_laswp(LU_G real* a, int n, LU_G const int* ipiv, int k0, int k1, i
   }
 }
 
-// Column col of L(j:j+w, j:j+w)^-1 (unit lower), into inv (w x w, column-major): forward
-// substitution on the unit vector.
-LU_FN void lu_trtri(LU_G const real* a, int n, int j, int w, LU_G real* inv, int col) {
-  if (col >= w) return;
-  LU_G real* x = inv + (long)col * w;
-  for (int r = 0; r < col; ++r) x[r] = (real)0;
-  x[col] = (real)1;
-  for (int r = col + 1; r < w; ++r) {
-    real s = (real)0;
-    for (int k = col; k < r; ++k) s += a[j + r + (long)(j + k) * n] * x[k];
-    x[r] = -s;
+// Column col of L(j:j+w, j:j+w)^-1 (unit lower), into inv (w x w, column-major), by one
+// work-group: forward substitution on the unit vector, held in local memory (w <= LU_TRTRI_MAX),
+// each step's column of L read by the group at once.
+#define LU_TRTRI_MAX 512
+LU_FN void lu_trtri(LU_G const real* a, int n, int j, int w, LU_G real* inv, LU_L real* x, int col, int lid) {
+  for (int r = lid; r < w; r += LU_GROUP) x[r] = r == col ? (real)1 : (real)0;
+  LU_SYNC();
+  for (int k = col; k < w - 1; ++k) {
+    const real xk = x[k];
+    LU_G const real* l = a + j + (long)(j + k) * n;
+    for (int r = k + 1 + lid; r < w; r += LU_GROUP) x[r] -= l[r] * xk;
+    LU_SYNC();
   }
+  for (int r = lid; r < w; r += LU_GROUP) inv[r + (long)col * w] = x[r];
 }
 
 // Element (r, c) of a rows x cols block: src (column-major, rows ld apart) into the matrix at

@@ -221,24 +221,33 @@ Verdict verify(const std::vector<double>& a, std::int64_t n, const std::vector<d
   // x = U^-1 L^-1 P b, in long double.
   std::vector<long double> x(b.begin(), b.end());
   for (std::int64_t j = 0; j < n; ++j) std::swap(x[static_cast<std::size_t>(j)], x[static_cast<std::size_t>(ipiv[static_cast<std::size_t>(j)] - 1)]);
+  // Column by column (the factors are column-major), each column's update in parallel.
+  const bool parallel = n >= 512;
   for (std::int64_t j = 0; j < n; ++j) {
     const long double xj = x[static_cast<std::size_t>(j)];
+#pragma omp parallel for schedule(static) if (parallel)
     for (std::int64_t i = j + 1; i < n; ++i) x[static_cast<std::size_t>(i)] -= lu[at(i, j)] * xj;
   }
   for (std::int64_t j = n - 1; j >= 0; --j) {
     x[static_cast<std::size_t>(j)] /= lu[at(j, j)];
     const long double xj = x[static_cast<std::size_t>(j)];
+#pragma omp parallel for schedule(static) if (parallel)
     for (std::int64_t i = 0; i < j; ++i) x[static_cast<std::size_t>(i)] -= lu[at(i, j)] * xj;
   }
   // r = A x - b; the norms.
   std::vector<long double> r(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = -b[static_cast<std::size_t>(i)];
   std::vector<double> row_sums(static_cast<std::size_t>(n), 0.0);
-  for (std::int64_t j = 0; j < n; ++j) {
-    const long double xj = x[static_cast<std::size_t>(j)];
-    for (std::int64_t i = 0; i < n; ++i) {
-      r[static_cast<std::size_t>(i)] += a[at(i, j)] * xj;
-      row_sums[static_cast<std::size_t>(i)] += std::abs(a[at(i, j)]);
+  // Rows in blocks, one per thread at a time, each block's columns in order.
+#pragma omp parallel for schedule(dynamic) if (parallel)
+  for (std::int64_t i0 = 0; i0 < n; i0 += 256) {
+    const std::int64_t i1 = std::min(n, i0 + 256);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const long double xj = x[static_cast<std::size_t>(j)];
+      for (std::int64_t i = i0; i < i1; ++i) {
+        r[static_cast<std::size_t>(i)] += a[at(i, j)] * xj;
+        row_sums[static_cast<std::size_t>(i)] += std::abs(a[at(i, j)]);
+      }
     }
   }
   long double r_inf = 0, x_inf = 0, b_inf = 0;

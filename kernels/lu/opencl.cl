@@ -47,8 +47,10 @@ void eliminate(__global real* a, int n, int c, int j, int w, __global real* pval
 __kernel void laswp(__global real* a, int n, __global const int* ipiv, int k0, int k1, int c0, int c1) {
   lu_laswp(a, n, ipiv, k0, k1, c0, c1, get_global_id(0));
 }
-__kernel void trtri(__global const real* a, int n, int j, int w, __global real* inv) {
-  lu_trtri(a, n, j, w, inv, get_global_id(0));
+__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
+void trtri(__global const real* a, int n, int j, int w, __global real* inv) {
+  __local real x[LU_TRTRI_MAX];
+  lu_trtri(a, n, j, w, inv, x, get_group_id(0), get_local_id(0));
 }
 __kernel void copy_block(__global const real* src, int ld, __global real* a, int n, int row0, int col0, int rows,
                          int cols) {

@@ -151,7 +151,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     const int q = current_;
     const Kernel& inv = kernels_.at("trtri");
     inv.set_args(a_, static_cast<cl_int>(n_), static_cast<cl_int>(j), static_cast<cl_int>(w), inverse_[q]);
-    launch(inv, round_up(w, 64), 64);
+    launch(inv, static_cast<std::size_t>(w) * group, group);
     // temp = L^-1 A[j:j+w, c0:c1], then back into the matrix.
     const gemm::Block b = colmajor_gemm(w, c1 - c0, w, 0, w, j + c0 * n_, n_, 0, w);
     gemm_.enqueue(variant(), config_.gemm_params, b, 1.0, a_, inverse_[q], 0.0, temp_[q], queue());
@@ -273,4 +273,4 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
         "",
         {gpubench::lu::Variant::naive, gpubench::lu::Variant::optimised, gpubench::lu::Variant::blocked},
         true,
-        [](gpubench::Precision) { return std::string("tuned"); }});
+        [](gpubench::Precision) { return std::vector<std::string>{"tuned"}; }});

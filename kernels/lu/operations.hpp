@@ -103,8 +103,9 @@ struct BackendTraits {
   std::string vendor;             // the library vendor calls ("OpenBLAS 0.3.21 LAPACK dgetrf"); empty: none
   std::vector<Variant> variants;  // those this backend runs
   bool vendor_pivots = true;      // false: the library factors without pivoting (ViennaCL)
-  // The GEMM kernel blocked's updates use, and why: {"tensor", ...}.
-  std::function<std::string(Precision)> gemm_variant = nullptr;
+  // GEMM's own kernels blocked's updates may use, in `p`: the first is the default, the others
+  // are swept (the tunable "update" picks one by its place here).
+  std::function<std::vector<std::string>(Precision)> gemm_kernels = nullptr;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();

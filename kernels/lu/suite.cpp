@@ -25,40 +25,65 @@ bool runs(const std::string& backend, Variant v) {
   return std::find(t->variants.begin(), t->variants.end(), v) != t->variants.end();
 }
 
-// The blocked LU's space: the block size nb and the width at which the panel's recursion stops.
-TunableSpace blocked_space(std::int64_t n) {
+std::vector<std::string> update_kernels(const std::string& backend, Precision p) {
+  const BackendTraits& traits = *backend_traits(backend);
+  return traits.gemm_kernels ? traits.gemm_kernels(p) : std::vector<std::string>{"tuned"};
+}
+
+// The blocked LU's space: the block size nb, the width at which the panel's recursion stops and,
+// where the backend has more than one, GEMM's kernel for the updates ("update": its place in
+// BackendTraits::gemm_kernels).
+TunableSpace blocked_space(std::int64_t n, const std::vector<std::string>& kernels) {
   TunableSpace space{{Tunable::list("nb", {32, 64, 128, 256, 512}), Tunable::list("base", {8, 16, 32, 64})}, {}};
+  if (kernels.size() > 1) {
+    std::vector<int> places;
+    for (std::size_t i = 0; i < kernels.size(); ++i) places.push_back(static_cast<int>(i));
+    space.params.push_back(Tunable::list("update", places));
+  }
   space.constraints.push_back({"base <= nb", [](const Params& q) { return q.at("base") <= q.at("nb"); }});
   space.constraints.push_back({"nb <= max(32, n)", [n](const Params& q) {
                                  return q.at("nb") <= std::max<std::int64_t>(32, n);
                                }});
   return space;
 }
-Params blocked_heuristic(std::int64_t n) {
-  if (n >= 4096) return {{"nb", 256}, {"base", 32}};
-  if (n >= 512) return {{"nb", 128}, {"base", 32}};
-  return {{"nb", 32}, {"base", 16}};
+Params blocked_heuristic(std::int64_t n, const std::vector<std::string>& kernels) {
+  Params p = n >= 4096 ? Params{{"nb", 256}, {"base", 32}} : n >= 512 ? Params{{"nb", 128}, {"base", 32}}
+                                                                     : Params{{"nb", 32}, {"base", 16}};
+  if (kernels.size() > 1) p["update"] = 0;
+  return p;
 }
 TuningKey blocked_key(std::int64_t n, Precision p) { return TuningKey::of_sizes("lu", "blocked", p, {{"n", n}}); }
+
+BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::int64_t n, Precision p,
+                             const LaunchChoice& chosen, nlohmann::json* launch);
 
 // The blocked LU's configuration on `device`: nb and base from the tuning database (or the
 // heuristic), GEMM's kernel for the updates with its own tuned parameters; the records' launch.
 BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::int64_t n, Precision p,
                              nlohmann::json* launch) {
+  const std::vector<std::string> kernels = update_kernels(device.backend, p);
+  const LaunchChoice chosen =
+      choose_launch_params(db, device, blocked_key(n, p), blocked_heuristic(n, kernels), blocked_space(n, kernels));
+  return blocked_config(db, device, n, p, chosen, launch);
+}
+
+// The same for the parameters `chosen` (nb, base, update).
+BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::int64_t n, Precision p,
+                             const LaunchChoice& chosen, nlohmann::json* launch) {
+  const std::vector<std::string> kernels = update_kernels(device.backend, p);
   BlockedConfig c;
-  const LaunchChoice chosen = choose_launch_params(db, device, blocked_key(n, p), blocked_heuristic(n), blocked_space(n));
   c.nb = chosen.params.at("nb");
   c.base = chosen.params.at("base");
-  const BackendTraits& traits = *backend_traits(device.backend);
-  c.gemm_variant = traits.gemm_variant ? traits.gemm_variant(p) : "tuned";
+  const auto update = chosen.params.find("update");
+  c.gemm_variant = kernels.at(update == chosen.params.end() ? 0 : static_cast<std::size_t>(update->second));
   const gemm::Variant gv = gemm::parse_variant(c.gemm_variant);
   const LaunchChoice g = gemm::own_launch(db, device, gv, gemm::Shape{n, n, c.nb, false, ""}, p);
   c.gemm_params = g.params;
   if (launch) {
     (*launch)["blocked"] = launch_json(chosen);
-    nlohmann::json update = g.params.empty() ? nlohmann::json::object() : launch_json(g);
-    update["gemm_kernel"] = c.gemm_variant;
-    (*launch)["update"] = update;
+    nlohmann::json kernel = g.params.empty() ? nlohmann::json::object() : launch_json(g);
+    kernel["gemm_kernel"] = c.gemm_variant;
+    (*launch)["update"] = kernel;
   }
   return c;
 }
@@ -224,22 +249,21 @@ class LuPoint final : public Point {
 class BlockedTunable final : public TunableKernel {
  public:
   BlockedTunable(const DeviceInfo& device, Problem problem, Precision p, const TuningDb* db)
-      : device_(device), problem_(std::move(problem)), precision_(p), db_(db) {
+      : device_(device), problem_(std::move(problem)), precision_(p), db_(db),
+        kernels_(update_kernels(device.backend, p)) {
     a_ = make_matrix(problem_);
     ops_ = (*find_operations(device.backend))(device, p);
     ops_->upload(a_, problem_.n);
   }
   std::string name() const override { return "blocked"; }
-  TunableSpace tunables() const override { return blocked_space(problem_.n); }
-  Params heuristic() const override { return blocked_heuristic(problem_.n); }
+  TunableSpace tunables() const override { return blocked_space(problem_.n, kernels_); }
+  Params heuristic() const override { return blocked_heuristic(problem_.n, kernels_); }
   TuningKey key() const override { return blocked_key(problem_.n, precision_); }
   double flops_per_call() const override { return flops(problem_.n); }
   double bytes_per_call() const override { return min_bytes(problem_.n, precision_); }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
-    BlockedConfig c = blocked_config(db_, device_, problem_.n, precision_, nullptr);
-    c.nb = params.at("nb");
-    c.base = params.at("base");
+    const BlockedConfig c = blocked_config(db_, device_, problem_.n, precision_, LaunchChoice{params, {}}, nullptr);
     ops_->configure(c);
     const auto once = [&] {
       ops_->reset();
@@ -267,6 +291,7 @@ class BlockedTunable final : public TunableKernel {
   Problem problem_;
   Precision precision_;
   const TuningDb* db_;
+  std::vector<std::string> kernels_;
   std::vector<double> a_;
   std::unique_ptr<Operations> ops_;
 };
