@@ -28,6 +28,7 @@ LU_FN void lu_study_update_optimised(LU_G const real* a, LU_G const real* v, LU_
 }
 
 // --- The blocked LU's kernels ---------------------------------------------------------------
+#define LU_CHUNK 16
 // The largest |value| of a work-group and its row (the smaller row on ties, as LAPACK's idamax
 // takes the first): a tree in local memory; every item gets the result.
 LU_FN void lu_group_max(LU_L real* value, LU_L int* row, int lid, real v, int r, real* best, int* best_row) {
@@ -101,7 +102,18 @@ LU_FN void lu_eliminate(LU_G real* a, int n, int c, int j, int w, LU_G real* pva
     if (pivot != (real)0) {
       const real m = a[r + (long)c * n] / pivot;
       a[r + (long)c * n] = m;
-      for (int k = c + 1; k < j + w; ++k) a[r + (long)k * n] -= m * a[c + (long)k * n];
+      // LU_CHUNK columns' loads issued before their stores: one memory latency per chunk, not
+      // one per column (a load after a store to the same array waits for nothing else).
+      for (int k0 = c + 1; k0 < j + w; k0 += LU_CHUNK) {
+        real v[LU_CHUNK], u[LU_CHUNK];
+        for (int t = 0; t < LU_CHUNK; ++t)
+          if (k0 + t < j + w) {
+            v[t] = a[r + (long)(k0 + t) * n];
+            u[t] = a[c + (long)(k0 + t) * n];
+          }
+        for (int t = 0; t < LU_CHUNK; ++t)
+          if (k0 + t < j + w) a[r + (long)(k0 + t) * n] = v[t] - m * u[t];
+      }
     }
     if (next) {
       const real v = fabs(a[r + (long)(c + 1) * n]);

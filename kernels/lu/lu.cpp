@@ -138,12 +138,12 @@ Problem parse_problem(const std::string& spec) {
     p.kind = Kind::dominant;
   }
   p.name = std::to_string(p.n) + (p.kind == Kind::dominant ? ":dd" : "");
+  check_memory(p.n, "LU problem " + p.name);  // when the run is planned, not when the point starts
   return p;
 }
 
 std::vector<double> make_matrix(Problem& p) {
   if (p.kind == Kind::file) return read_file(p.path, p.n);
-  check_memory(p.n, "LU problem " + p.name);
   const std::int64_t n = p.n;
   std::vector<double> a(static_cast<std::size_t>(n * n));
   std::mt19937_64 random(20261124);
@@ -181,7 +181,8 @@ std::string why_pivoting_is_needed(const std::vector<double>& a, std::int64_t n)
   why << "the matrix is not diagonally dominant (row " << first_row + 1 << ": |a(" << first_row + 1 << ","
       << first_row + 1 << ")| = " << std::abs(a[static_cast<std::size_t>(first_row + first_row * n)])
       << " is less than the sum of the row's other magnitudes), so an LU without pivoting may divide by a zero or "
-         "tiny pivot; use blocked or vendor, or a problem N:dd";
+         "tiny pivot; use a variant that pivots (blocked on opencl, cuda or openmp; vendor on cuda or openmp), or a "
+         "problem N:dd";
   return why.str();
 }
 

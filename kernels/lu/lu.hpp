@@ -51,7 +51,8 @@ struct Verdict {
 
 // HPL's check: x from the factors (L U x = P b, b uniform in [-0.5, 0.5) from a fixed seed), then
 // ||A x - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n) < 16, eps the unit roundoff of `p`.
-// A zero or non-finite pivot U(j, j) fails as "singular at column j", before any residual.
+// A zero or non-finite pivot U(j, j) fails before any residual, naming the column ("the
+// factorisation broke down at column j: pivot U(j,j) = ...").
 Verdict verify(const std::vector<double>& a, std::int64_t n, const std::vector<double>& lu,
                const std::vector<int>& ipiv, Precision p);
 

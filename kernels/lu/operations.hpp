@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,9 +32,10 @@ inline bool without_pivoting(Variant v, bool vendor_pivots) {
   return v == Variant::naive || v == Variant::optimised || (v == Variant::vendor && !vendor_pivots);
 }
 
-// Per-step times of a profiled pass, in seconds (the records' per-kernel rows).
+// Per-step times of a profiled pass, in seconds (the records' per-kernel rows). A deque: a row's
+// address stays valid as rows are added (marks hold them until collect_marks()).
 struct StepTimes {
-  std::vector<std::pair<std::string, double>> rows;  // in the order first seen
+  std::deque<std::pair<std::string, double>> rows;  // in the order first seen
   double& operator[](const std::string& name) {
     for (auto& r : rows)
       if (r.first == name) return r.second;

@@ -74,6 +74,7 @@ BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::
   BlockedConfig c;
   c.nb = chosen.params.at("nb");
   c.base = chosen.params.at("base");
+  c.lookahead = device.backend != "openmp";  // the host has one queue: nothing to overlap
   const auto update = chosen.params.find("update");
   c.gemm_variant = kernels.at(update == chosen.params.end() ? 0 : static_cast<std::size_t>(update->second));
   const gemm::Variant gv = gemm::parse_variant(c.gemm_variant);
@@ -157,8 +158,11 @@ class LuPoint final : public Point {
     const Verdict v = verify(a_, problem_.n, lu, ipiv, id().precision);
     o.verified = v.passed;
     o.verification = v.detail;
-    o.fields = {{"n", problem_.n}, {"hpl_scaled_residual", v.residual}};
-    if (v.singular) o.fields["singular_column"] = v.singular;
+    o.fields = {{"n", problem_.n}};
+    if (v.singular)
+      o.fields["singular_column"] = v.singular;  // no residual: none was computed
+    else
+      o.fields["hpl_scaled_residual"] = v.residual;
     return o;
   }
 
@@ -167,16 +171,16 @@ class LuPoint final : public Point {
     const double seconds = factor(&times);
     Profile p;
     p.seconds_per_iteration = seconds;
-    std::map<const double*, double> flops;
+    std::map<std::string, double> flops;  // by row name
     if (variant_ == Variant::blocked) {
       Counter counter(problem_.n);
-      StepTimes names;  // the same rows, in the same order, as the timed pass
+      StepTimes names;  // the same rows as the timed pass
       blocked(counter, problem_.n, profiled(config_), &names);
-      for (auto& [name, value] : names.rows) flops[&times[name]] = counter.flops_[&value];
+      for (const auto& [name, value] : names.rows) flops[name] = counter.flops_[&value];
     }
-    for (auto& [name, value] : times.rows) {
+    for (const auto& [name, value] : times.rows) {
       double f = 0;
-      if (const auto it = flops.find(&value); it != flops.end()) f = it->second;
+      if (const auto it = flops.find(name); it != flops.end()) f = it->second;
       if (variant_ != Variant::blocked && (name == "update" || name == "getrf")) f = flops_per_iteration();
       p.kernels.push_back({name, 1, value, f, 0});
     }
@@ -370,7 +374,7 @@ class LuSuite final : public Suite {
             nlohmann::json launch;
             config = blocked_config(options.tuning.get(), device, problem.n, p, &launch);
             id.params["launch"] = launch;
-            id.params["lookahead"] = config.lookahead && device.backend != "openmp";
+            id.params["lookahead"] = config.lookahead;
           }
           if (v == Variant::vendor) id.params["library"] = traits.vendor;
           if (v == Variant::naive || v == Variant::optimised) id.params["pivoting"] = false;
