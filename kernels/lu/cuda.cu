@@ -32,6 +32,7 @@ struct Lu {
 #include "kernels/lu/device.h"
 };
 constexpr int group = LU_GROUP;
+static_assert(LU_LEAF_MAX == leaf_max, "kernels/lu/device.h and operations.hpp agree on the widest leaf");
 
 __device__ __forceinline__ int gid_x() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
 __device__ __forceinline__ int gid_y() { return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); }
@@ -52,24 +53,25 @@ template <typename real>
 __global__ void study_update_optimised(const real* a, const real* v, real* aux, int n) {
   Lu<real>::lu_study_update_optimised(a, v, aux, n, gid_y(), gid_x());
 }
+// The panel's partials (kernels/lu/device.h): two sets of LU_GROUP candidates (value, row, and
+// the row's LU_LEAF_MAX values); set `in` read, the other written.
 template <typename real>
-__global__ void __launch_bounds__(LU_GROUP) pivot(const real* a, int n, int c, real* pvalue, int* prow) {
+__global__ void __launch_bounds__(LU_GROUP)
+pivot(const real* a, int n, int j, int w, real* pvalue, int* prow, real* prows) {
   __shared__ real value[LU_GROUP];
   __shared__ int row[LU_GROUP];
-  Lu<real>::lu_pivot(a, n, c, pvalue, prow, value, row, threadIdx.x, blockIdx.x, gridDim.x);
+  Lu<real>::lu_pivot(a, n, j, w, pvalue, prow, prows, value, row, threadIdx.x, blockIdx.x, gridDim.x);
 }
 template <typename real>
 __global__ void __launch_bounds__(LU_GROUP)
-swap_rows(real* a, int n, int c, int j, int w, const real* pvalue, const int* prow, int groups, int* ipiv) {
+column_step(real* a, int n, int c, int j, int w, int pgroups, int in, real* pvalue, int* prow, real* prows, int* ipiv) {
   __shared__ real value[LU_GROUP];
   __shared__ int row[LU_GROUP];
-  Lu<real>::lu_swap(a, n, c, j, w, pvalue, prow, groups, ipiv, value, row, threadIdx.x);
-}
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP) eliminate(real* a, int n, int c, int j, int w, real* pvalue, int* prow) {
-  __shared__ real value[LU_GROUP];
-  __shared__ int row[LU_GROUP];
-  Lu<real>::lu_eliminate(a, n, c, j, w, pvalue, prow, value, row, threadIdx.x, blockIdx.x, gridDim.x);
+  __shared__ real u[LU_LEAF_MAX];
+  const int out = 1 - in;
+  Lu<real>::lu_step(a, n, c, j, w, pgroups, pvalue + in * LU_GROUP, prow + in * LU_GROUP,
+                    prows + in * LU_GROUP * LU_LEAF_MAX, pvalue + out * LU_GROUP, prow + out * LU_GROUP,
+                    prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u, threadIdx.x, blockIdx.x, gridDim.x);
 }
 template <typename real>
 __global__ void laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
@@ -113,8 +115,9 @@ class CudaOperations final : public Operations, public StudyOps<T> {
                 "(the matrix)");
     ipiv_ = cuda::DeviceBuffer<int>(static_cast<std::size_t>(n));
     for (int q = 0; q < 2; ++q) {
-      pvalue_[q] = cuda::DeviceBuffer<T>(group);
-      prow_[q] = cuda::DeviceBuffer<int>(group);
+      pvalue_[q] = cuda::DeviceBuffer<T>(2 * group);
+      prow_[q] = cuda::DeviceBuffer<int>(2 * group);
+      prows_[q] = cuda::DeviceBuffer<T>(2 * group * LU_LEAF_MAX);
     }
     reset();
   }
@@ -183,19 +186,20 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   }
 
   void getf2(std::int64_t j, std::int64_t w) override {
+    check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
     const cudaStream_t s = stream_[q].get();
     int groups = groups_for(n_ - j);
-    pivot<T><<<groups, group, 0, s>>>(a_.data(), n, int(j), pvalue_[q].data(), prow_[q].data());
+    pivot<T><<<groups, group, 0, s>>>(a_.data(), n, int(j), int(w), pvalue_[q].data(), prow_[q].data(),
+                                      prows_[q].data());
     cuda::check_launch("pivot", groups, group);
     for (std::int64_t c = j; c < j + w; ++c) {
-      swap_rows<T><<<1, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), pvalue_[q].data(), prow_[q].data(),
-                                       groups, ipiv_.data());
-      groups = groups_for(n_ - c - 1);
-      eliminate<T><<<groups, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), pvalue_[q].data(),
-                                            prow_[q].data());
+      const int next = groups_for(n_ - c - 1);
+      column_step<T><<<next, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), groups, int((c - j) % 2),
+                                            pvalue_[q].data(), prow_[q].data(), prows_[q].data(), ipiv_.data());
+      groups = next;
     }
-    cuda::check_launch("eliminate", groups, group);
+    cuda::check_launch("column_step", groups, group);
   }
 
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
@@ -327,7 +331,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
   bool study_ran_ = false, one_based_ = false, side_used_ = false;
-  cuda::DeviceBuffer<T> original_, a_, pvalue_[2], inverse_[2], temp_[2], workspace_;
+  cuda::DeviceBuffer<T> original_, a_, pvalue_[2], prows_[2], inverse_[2], temp_[2], workspace_;
   cuda::DeviceBuffer<int> ipiv_, prow_[2], info_buffer_;
   BlockedConfig config_;
   int current_ = 0;

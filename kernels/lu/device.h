@@ -51,50 +51,64 @@ LU_FN void lu_group_max(LU_L real* value, LU_L int* row, int lid, real v, int r,
   LU_SYNC();
 }
 
-// Each group's largest |A(r, c)| over its rows of [c, n) (grid-stride), into the partials.
-LU_FN void lu_pivot(LU_G const real* a, int n, int c, LU_G real* pvalue, LU_G int* prow, LU_L real* value,
-                    LU_L int* row, int lid, int group, int groups) {
+// The panel's column steps exchange partials: per group, its candidate for the next pivot (the
+// largest |A(r, c)| of its rows, the row r, and that row's values on the panel's columns
+// [j, j + w), w <= LU_LEAF_MAX), in two sets a launch reads one of and writes the other.
+#define LU_LEAF_MAX 64
+LU_FN void lu_candidate(LU_G const real* a, int n, int j, int w, real best, int best_row, LU_G real* pvalue,
+                        LU_G int* prow, LU_G real* prows, LU_L real* value, LU_L int* row, int lid, int group) {
+  real g;
+  int r;
+  lu_group_max(value, row, lid, best, best_row, &g, &r);  // its barriers also order the rows' stores
+  if (lid == 0) {
+    pvalue[group] = g;
+    prow[group] = r;
+  }
+  if (r < n)
+    for (int k = lid; k < w; k += LU_GROUP) prows[group * LU_LEAF_MAX + k] = a[r + (long)(j + k) * n];
+}
+
+// The candidates for column j, the panel's first, from rows [j, n) (grid-stride).
+LU_FN void lu_pivot(LU_G const real* a, int n, int j, int w, LU_G real* pvalue, LU_G int* prow, LU_G real* prows,
+                    LU_L real* value, LU_L int* row, int lid, int group, int groups) {
   real best = (real)-1;
   int best_row = n;
-  for (int r = c + group * LU_GROUP + lid; r < n; r += groups * LU_GROUP) {
-    const real v = fabs(a[r + (long)c * n]);
+  for (int r = j + group * LU_GROUP + lid; r < n; r += groups * LU_GROUP) {
+    const real v = fabs(a[r + (long)j * n]);
     if (v > best) {
       best = v;
       best_row = r;
     }
   }
-  real g;
-  int grow;
-  lu_group_max(value, row, lid, best, best_row, &g, &grow);
-  if (lid == 0) {
-    pvalue[group] = g;
-    prow[group] = grow;
-  }
+  lu_candidate(a, n, j, w, best, best_row, pvalue, prow, prows, value, row, lid, group);
 }
 
-// One group: the pivot of column c from the partials, recorded in ipiv[c], and rows c and the
-// pivot's swapped on the panel's columns [j, j + w). A zero column keeps its row (no swap).
-LU_FN void lu_swap(LU_G real* a, int n, int c, int j, int w, LU_G const real* pvalue, LU_G const int* prow,
-                   int groups, LU_G int* ipiv, LU_L real* value, LU_L int* row, int lid) {
+// Column c of the panel [j, j + w) in one launch. Every group takes the pivot p from the previous
+// launch's pgroups candidates (the largest |value|, the smaller row on ties, as LAPACK's idamax)
+// and the pivot row's values with it; the group whose rows (grid-stride from c + 1) hold p swaps
+// rows c and p on the panel's columns, nobody else touching either; every group eliminates its
+// rows below c (the multiplier, then the row of the panel's columns right of c) and leaves its
+// candidate for column c + 1. A zero column keeps its row and is left as it is (as LAPACK's
+// dgetf2). u: LU_LEAF_MAX items of local memory.
+LU_FN void lu_step(LU_G real* a, int n, int c, int j, int w, int pgroups, LU_G const real* pvalue,
+                   LU_G const int* prow, LU_G const real* prows, LU_G real* nvalue, LU_G int* nrow, LU_G real* nrows,
+                   LU_G int* ipiv, LU_L real* value, LU_L int* row, LU_L real* u, int lid, int group, int groups) {
   real g;
   int p;
-  lu_group_max(value, row, lid, lid < groups ? pvalue[lid] : (real)-1, lid < groups ? prow[lid] : n, &g, &p);
+  lu_group_max(value, row, lid, lid < pgroups ? pvalue[lid] : (real)-1, lid < pgroups ? prow[lid] : n, &g, &p);
   const int swap = g > 0 && p != c && p < n;
-  if (lid == 0) ipiv[c] = swap ? p : c;
-  if (swap)
-    for (int k = j + lid; k < j + w; k += LU_GROUP) {
-      const real t = a[c + (long)k * n];
-      a[c + (long)k * n] = a[p + (long)k * n];
-      a[p + (long)k * n] = t;
+  if (swap && lid < pgroups && prow[lid] == p) row[0] = lid;  // the candidate's group: one item
+  LU_SYNC();
+  const int from = swap ? row[0] : 0;
+  for (int k = lid; k < w; k += LU_GROUP) u[k] = swap ? prows[from * LU_LEAF_MAX + k] : a[c + (long)(j + k) * n];
+  if (group == 0 && lid == 0) ipiv[c] = swap ? p : c;
+  if (swap && ((p - c - 1) / LU_GROUP) % groups == group)
+    for (int k = lid; k < w; k += LU_GROUP) {
+      a[p + (long)(j + k) * n] = a[c + (long)(j + k) * n];
+      a[c + (long)(j + k) * n] = u[k];
     }
-}
-
-// Rows below c (grid-stride): the multiplier A(r, c) / A(c, c), and its row of the panel's
-// columns (c, j + w) updated; then each group's largest |A(r, c + 1)|, the next column's pivot
-// search, into the partials. A zero pivot leaves the column (LAPACK's dgetf2 does the same).
-LU_FN void lu_eliminate(LU_G real* a, int n, int c, int j, int w, LU_G real* pvalue, LU_G int* prow,
-                        LU_L real* value, LU_L int* row, int lid, int group, int groups) {
-  const real pivot = a[c + (long)c * n];
+  LU_SYNC();  // u complete; row p's new values seen by the item that eliminates it
+  const real pivot = u[c - j];
   const int next = c + 1 < j + w;
   real best = (real)-1;
   int best_row = n;
@@ -105,14 +119,11 @@ LU_FN void lu_eliminate(LU_G real* a, int n, int c, int j, int w, LU_G real* pva
       // LU_CHUNK columns' loads issued before their stores: one memory latency per chunk, not
       // one per column (a load after a store to the same array waits for nothing else).
       for (int k0 = c + 1; k0 < j + w; k0 += LU_CHUNK) {
-        real v[LU_CHUNK], u[LU_CHUNK];
+        real v[LU_CHUNK];
         for (int t = 0; t < LU_CHUNK; ++t)
-          if (k0 + t < j + w) {
-            v[t] = a[r + (long)(k0 + t) * n];
-            u[t] = a[c + (long)(k0 + t) * n];
-          }
+          if (k0 + t < j + w) v[t] = a[r + (long)(k0 + t) * n];
         for (int t = 0; t < LU_CHUNK; ++t)
-          if (k0 + t < j + w) a[r + (long)(k0 + t) * n] = v[t] - m * u[t];
+          if (k0 + t < j + w) a[r + (long)(k0 + t) * n] = v[t] - m * u[k0 + t - j];
       }
     }
     if (next) {
@@ -123,15 +134,7 @@ LU_FN void lu_eliminate(LU_G real* a, int n, int c, int j, int w, LU_G real* pva
       }
     }
   }
-  if (next) {
-    real g;
-    int grow;
-    lu_group_max(value, row, lid, best, best_row, &g, &grow);
-    if (lid == 0) {
-      pvalue[group] = g;
-      prow[group] = grow;
-    }
-  }
+  lu_candidate(a, n, j, w, best, best_row, nvalue, nrow, nrows, value, row, lid, group);  // none after the last
 }
 
 // Column col of [c0, c1): rows k and ipiv[k] swapped for k in [k0, k1), in order.

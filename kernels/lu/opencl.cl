@@ -7,7 +7,7 @@ typedef REAL real;
 #define LU_FN inline
 #define LU_G __global
 #define LU_L __local
-#define LU_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#define LU_SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define LU_GROUP 256
 
 #include "kernels/lu/device.h"
@@ -25,24 +25,25 @@ __kernel void study_update_optimised(__global const real* a, __global const real
   lu_study_update_optimised(a, v, aux, n, get_global_id(1), get_global_id(0));
 }
 
+// The panel's partials (kernels/lu/device.h): two sets of LU_GROUP candidates (value, row, and
+// the row's LU_LEAF_MAX values); set `in` read, the other written.
 __kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
-void pivot(__global const real* a, int n, int c, __global real* pvalue, __global int* prow) {
+void pivot(__global const real* a, int n, int j, int w, __global real* pvalue, __global int* prow,
+           __global real* prows) {
   __local real value[LU_GROUP];
   __local int row[LU_GROUP];
-  lu_pivot(a, n, c, pvalue, prow, value, row, get_local_id(0), get_group_id(0), get_num_groups(0));
+  lu_pivot(a, n, j, w, pvalue, prow, prows, value, row, get_local_id(0), get_group_id(0), get_num_groups(0));
 }
 __kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
-void swap_rows(__global real* a, int n, int c, int j, int w, __global const real* pvalue, __global const int* prow,
-               int groups, __global int* ipiv) {
+void column_step(__global real* a, int n, int c, int j, int w, int pgroups, int in, __global real* pvalue,
+          __global int* prow, __global real* prows, __global int* ipiv) {
   __local real value[LU_GROUP];
   __local int row[LU_GROUP];
-  lu_swap(a, n, c, j, w, pvalue, prow, groups, ipiv, value, row, get_local_id(0));
-}
-__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
-void eliminate(__global real* a, int n, int c, int j, int w, __global real* pvalue, __global int* prow) {
-  __local real value[LU_GROUP];
-  __local int row[LU_GROUP];
-  lu_eliminate(a, n, c, j, w, pvalue, prow, value, row, get_local_id(0), get_group_id(0), get_num_groups(0));
+  __local real u[LU_LEAF_MAX];
+  const int out = 1 - in;
+  lu_step(a, n, c, j, w, pgroups, pvalue + in * LU_GROUP, prow + in * LU_GROUP, prows + in * LU_GROUP * LU_LEAF_MAX,
+          pvalue + out * LU_GROUP, prow + out * LU_GROUP, prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u,
+          get_local_id(0), get_group_id(0), get_num_groups(0));
 }
 __kernel void laswp(__global real* a, int n, __global const int* ipiv, int k0, int k1, int c0, int c1) {
   lu_laswp(a, n, ipiv, k0, k1, c0, c1, get_global_id(0));

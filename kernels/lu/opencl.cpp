@@ -37,7 +37,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     const auto& program = context_.program(
         "lu/opencl.cl", std::is_same_v<T, float> ? "-DREAL=float" : "-DREAL=double -DLU_FP64");
     for (const char* name : {"study_factors", "study_update", "study_factors_optimised", "study_update_optimised",
-                             "pivot", "swap_rows", "eliminate", "laswp", "trtri", "copy_block"})
+                             "pivot", "column_step", "laswp", "trtri", "copy_block"})
       kernels_.emplace(name, program.kernel(name));
     max_groups_ = std::clamp<int>(context_.info().compute_units, 1, static_cast<int>(group));
   }
@@ -51,8 +51,9 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     context_.write(original_, host_.data(), bytes);
     ipiv_ = context_.create_buffer(static_cast<std::size_t>(n) * sizeof(cl_int));
     for (int q = 0; q < 2; ++q) {
-      pvalue_[q] = context_.create_buffer(group * sizeof(T));
-      prow_[q] = context_.create_buffer(group * sizeof(cl_int));
+      pvalue_[q] = context_.create_buffer(2 * group * sizeof(T));
+      prow_[q] = context_.create_buffer(2 * group * sizeof(cl_int));
+      prows_[q] = context_.create_buffer(2 * group * leaf_max * sizeof(T));
     }
     reset();
   }
@@ -120,21 +121,20 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   }
 
   void getf2(std::int64_t j, std::int64_t w) override {
+    check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
     int groups = groups_for(n_ - j);
     const Kernel& pivot = kernels_.at("pivot");
-    pivot.set_args(a_, n, static_cast<cl_int>(j), pvalue_[q], prow_[q]);
+    pivot.set_args(a_, n, static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q], prow_[q], prows_[q]);
     launch(pivot, groups * group, group);
+    const Kernel& step = kernels_.at("column_step");
     for (std::int64_t c = j; c < j + w; ++c) {
-      const Kernel& swap = kernels_.at("swap_rows");
-      swap.set_args(a_, n, static_cast<cl_int>(c), static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q],
-                    prow_[q], static_cast<cl_int>(groups), ipiv_);
-      launch(swap, group, group);
-      groups = groups_for(n_ - c - 1);
-      const Kernel& eliminate = kernels_.at("eliminate");
-      eliminate.set_args(a_, n, static_cast<cl_int>(c), static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q],
-                         prow_[q]);
-      launch(eliminate, groups * group, group);
+      const int next = groups_for(n_ - c - 1);
+      step.set_args(a_, n, static_cast<cl_int>(c), static_cast<cl_int>(j), static_cast<cl_int>(w),
+                    static_cast<cl_int>(groups), static_cast<cl_int>((c - j) % 2), pvalue_[q], prow_[q], prows_[q],
+                    ipiv_);
+      launch(step, next * group, group);
+      groups = next;
     }
   }
 
@@ -249,7 +249,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
   bool study_ran_ = false;
-  Buffer original_, a_, ipiv_, pvalue_[2], prow_[2], inverse_[2], temp_[2];
+  Buffer original_, a_, ipiv_, pvalue_[2], prow_[2], prows_[2], inverse_[2], temp_[2];
   BlockedConfig config_;
   int current_ = 0;
   bool side_used_ = false;

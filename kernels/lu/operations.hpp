@@ -15,6 +15,7 @@
 #include "backends/registry.hpp"
 #include "bench/launch_config.hpp"
 #include "bench/tunable.hpp"
+#include "common/errors.hpp"
 #include "common/precision.hpp"
 
 namespace gpubench::lu {
@@ -43,6 +44,15 @@ struct StepTimes {
     return rows.back().second;
   }
 };
+
+// The widest panel the device kernels factor column by column (LU_LEAF_MAX in device.h): the
+// recursion's base is at most this.
+constexpr std::int64_t leaf_max = 64;
+inline void check_leaf(std::int64_t w) {
+  if (w > leaf_max)
+    throw InputError("the blocked LU's base (" + std::to_string(w) + " columns) is beyond the kernels' " +
+                     std::to_string(leaf_max));
+}
 
 // The blocked LU's launch choices, made by the suite: the block size nb, the width at which the
 // panel's recursion stops (base), and GEMM's kernel for the updates (its variant and parameters).

@@ -34,7 +34,7 @@ std::vector<std::string> update_kernels(const std::string& backend, Precision p)
 // where the backend has more than one, GEMM's kernel for the updates ("update": its place in
 // BackendTraits::gemm_kernels).
 TunableSpace blocked_space(std::int64_t n, const std::vector<std::string>& kernels) {
-  TunableSpace space{{Tunable::list("nb", {32, 64, 128, 256, 512}), Tunable::list("base", {8, 16, 32, 64})}, {}};
+  TunableSpace space{{Tunable::list("nb", {32, 64, 128, 256, 512}), Tunable::list("base", {8, 16, 32, leaf_max})}, {}};
   if (kernels.size() > 1) {
     std::vector<int> places;
     for (std::size_t i = 0; i < kernels.size(); ++i) places.push_back(static_cast<int>(i));
