@@ -22,6 +22,8 @@ inline std::string matrix_dir() { return env_or("GPUBENCH_MATRIX_DIR", GPUBENCH_
 // tests/data: small malformed and edge-case inputs.
 inline std::string test_data_dir() { return env_or("GPUBENCH_TEST_DATA", GPUBENCH_TEST_DATA); }
 inline std::string gpubench_binary() { return env_or("GPUBENCH_BINARY", GPUBENCH_BINARY); }
+// The checkout (reports/'s programs).
+inline std::string source_dir() { return env_or("GPUBENCH_SOURCE_DIR", GPUBENCH_SOURCE_DIR); }
 
 // One run of the gpubench binary: its exit code and its stdout and stderr together.
 struct Result {

@@ -177,17 +177,17 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
 
   void vendor() override { throw DeviceError("no vendor LU on opencl (Debian packages no OpenCL getrf)"); }
 
-  double study(Variant v, StepTimes* times) override {
+  StudyRun study(Variant v, StepTimes* times, double limit_s) override {
     work_ = host_;
     // Row-major, as the study's host arrays.
     std::vector<T> rows(work_.size());
     for (std::int64_t i = 0; i < n_; ++i)
       for (std::int64_t j = 0; j < n_; ++j)
         rows[static_cast<std::size_t>(i * n_ + j)] = host_[static_cast<std::size_t>(i + j * n_)];
-    const double seconds = run_study<T>(*this, v, rows, static_cast<int>(n_), times);
+    const StudyRun run = run_study<T>(*this, v, rows, static_cast<int>(n_), times, limit_s);
     work_ = std::move(rows);
     study_ran_ = true;
-    return seconds;
+    return run;
   }
 
   // StudyOps

@@ -167,7 +167,7 @@ class HostOperations final : public Operations {
 #endif
   }
 
-  double study(Variant v, StepTimes*) override {
+  StudyRun study(Variant v, StepTimes*, double) override {
     throw DeviceError("the study's form " + to_string(v) + " is an OpenCL and CUDA form: not on openmp");
   }
 

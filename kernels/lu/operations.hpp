@@ -45,6 +45,12 @@ struct StepTimes {
   }
 };
 
+// A run of the study's forms: its host seconds and the steps it did (n when it finished).
+struct StudyRun {
+  double seconds = 0;
+  std::int64_t steps = 0;
+};
+
 // The widest panel the device kernels factor column by column (LU_LEAF_MAX in device.h): the
 // recursion's base is at most this.
 constexpr std::int64_t leaf_max = 64;
@@ -105,9 +111,10 @@ class Operations {
   // The library's getrf on the working matrix, timed from start() to stop() by the caller.
   virtual void vendor() = 0;
 
-  // The study's forms, whole (study.hpp), on the host's copy of the matrix: host seconds,
-  // including buffer creation and transfers; `times` (when given) gets per-step rows.
-  virtual double study(Variant v, StepTimes* times) = 0;
+  // The study's forms (study.hpp) on the host's copy of the matrix: host seconds, including
+  // buffer creation and transfers; `times` (when given) gets per-step rows. The form stops after
+  // the step during which its clock passes limit_s (steps < n then).
+  virtual StudyRun study(Variant v, StepTimes* times, double limit_s) = 0;
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;

@@ -42,8 +42,9 @@ class StudyOps {
 
 // Runs form `v` on `a` (row-major n x n, overwritten by the factors: L's multipliers below the
 // diagonal, U on and above). Host seconds; `times` gets buffers, transfers, kernels and host rows.
+// It stops after the step during which the clock passes limit_s (0: after the first step).
 template <typename T>
-double run_study(StudyOps<T>& ops, Variant v, std::vector<T>& a, int n, StepTimes* times) {
+StudyRun run_study(StudyOps<T>& ops, Variant v, std::vector<T>& a, int n, StepTimes* times, double limit_s) {
   using clock = std::chrono::steady_clock;
   const auto nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   auto last = clock::now();
@@ -54,6 +55,12 @@ double run_study(StudyOps<T>& ops, Variant v, std::vector<T>& a, int n, StepTime
     const auto now = clock::now();
     (*times)[row] += std::chrono::duration<double>(now - last).count();
     last = now;
+  };
+  const auto seconds = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+  const auto over = [&](int i) {
+    if (i + 1 == n) return false;
+    ops.finish();
+    return seconds() > limit_s;
   };
   if (v == Variant::naive) {
     std::vector<T> l(nn, T(0)), u(nn, T(0));
@@ -82,6 +89,7 @@ double run_study(StudyOps<T>& ops, Variant v, std::vector<T>& a, int n, StepTime
         ops.release(ba);
         lap("buffers");
       }
+      if (over(i)) return {seconds(), i + 1};
     }
     // The factors as one matrix: L's multipliers below the diagonal, U on and above.
     for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k)
@@ -131,10 +139,11 @@ double run_study(StudyOps<T>& ops, Variant v, std::vector<T>& a, int n, StepTime
         for (std::size_t j = ui + 1; j < static_cast<std::size_t>(n); ++j) a[k * n + j] = aux[k * n + j];
       }
       lap("host");
+      if (over(i)) return {seconds(), i + 1};
     }
   }
   ops.finish();
-  return std::chrono::duration<double>(clock::now() - start).count();
+  return {seconds(), n};
 }
 
 }  // namespace gpubench::lu

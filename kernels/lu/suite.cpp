@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "bench/suite.hpp"
@@ -126,7 +129,7 @@ class Counter final : public Operations {
     pending_ += 2.0 * static_cast<double>(r1 - r0) * static_cast<double>(c1 - c0) * static_cast<double>(k1 - k0);
   }
   void vendor() override {}
-  double study(Variant, StepTimes*) override { return 0; }
+  StudyRun study(Variant, StepTimes*, double) override { return {}; }
   std::map<const double*, double> flops_;
 
  private:
@@ -136,15 +139,20 @@ class Counter final : public Operations {
 
 class LuPoint final : public Point {
  public:
-  LuPoint(PointId id, Problem problem, Variant v, BlockedConfig config)
-      : Point(std::move(id)), problem_(std::move(problem)), variant_(v), config_(std::move(config)) {}
+  LuPoint(PointId id, Problem problem, Variant v, BlockedConfig config, double study_limit_s)
+      : Point(std::move(id)), problem_(std::move(problem)), variant_(v), config_(std::move(config)),
+        study_limit_s_(study_limit_s) {}
 
   void prepare() override {
     a_ = make_matrix(problem_);
     ops_ = (*find_operations(id().backend))(id().device, id().precision);
     ops_->upload(a_, problem_.n);
     if (variant_ == Variant::blocked) ops_->configure(config_);
-    factor(nullptr);  // warm-up: kernels built, pages touched
+    // Warm-up: kernels built, pages touched (the study's forms: their first step).
+    if (variant_ == Variant::naive || variant_ == Variant::optimised)
+      ops_->study(variant_, nullptr, 0);
+    else
+      factor(nullptr);
   }
 
   Outcome run() override {
@@ -222,8 +230,18 @@ class LuPoint final : public Point {
     ops_->reset();
     switch (variant_) {
       case Variant::naive:
-      case Variant::optimised:
-        return ops_->study(variant_, times);
+      case Variant::optimised: {
+        const StudyRun r = ops_->study(variant_, times, study_limit_s_);
+        if (r.steps < problem_.n) {
+          std::ostringstream why;
+          why << std::setprecision(3) << "over the time limit: the study's " << to_string(variant_) << " form had done "
+              << r.steps << " of " << problem_.n << " steps after " << r.seconds << " s (--study-limit "
+              << study_limit_s_ << "); at that pace the whole decomposition takes about "
+              << r.seconds * static_cast<double>(problem_.n) / static_cast<double>(r.steps) << " s";
+          throw Error(ExitCode::point_failed, why.str());
+        }
+        return r.seconds;
+      }
       case Variant::blocked: {
         ops_->start();
         blocked(*ops_, problem_.n, times ? profiled(config_) : config_, times);
@@ -245,6 +263,7 @@ class LuPoint final : public Point {
   Problem problem_;
   Variant variant_;
   BlockedConfig config_;
+  double study_limit_s_;
   std::vector<double> a_;
   std::unique_ptr<Operations> ops_;
 };
@@ -307,6 +326,17 @@ class LuSuite final : public Suite {
   std::string problems_help() const override {
     return "N (random), N:dd (diagonally dominant), mtx:PATH (Matrix Market, read as a dense matrix)";
   }
+  std::vector<SuiteOption> options() const override {
+    return {{"study-limit", "S",
+             "the study's naive and optimised forms stop after the step that passes S seconds and the point fails, "
+             "marked over the time limit with the steps done (default 60)"}};
+  }
+  void check_option_values(const RunOptions& options) const override { study_limit(options); }
+  static double study_limit(const RunOptions& options) {
+    const std::optional<double> s = real_option(options, "study-limit");
+    if (s && !(*s > 0)) throw UsageError("--study-limit must be a number of seconds above 0");
+    return s.value_or(60);
+  }
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
     for (Variant v : all_variants) names.push_back(to_string(v));
@@ -314,6 +344,7 @@ class LuSuite final : public Suite {
   }
 
   Plan plan(const RunOptions& options) override {
+    const double study_limit = LuSuite::study_limit(options);
     Problem problem = parse_problem(options.problem.empty() ? default_problem() : options.problem);
     std::vector<Variant> variants;
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
@@ -378,7 +409,7 @@ class LuSuite final : public Suite {
           }
           if (v == Variant::vendor) id.params["library"] = traits.vendor;
           if (v == Variant::naive || v == Variant::optimised) id.params["pivoting"] = false;
-          plan.points.push_back(std::make_unique<LuPoint>(std::move(id), problem, v, config));
+          plan.points.push_back(std::make_unique<LuPoint>(std::move(id), problem, v, config, study_limit));
         }
       }
     }

@@ -80,7 +80,7 @@ class ViennaclOperations final : public Operations {
   void gemm(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) override {
     refuse("blocked");
   }
-  [[noreturn]] double study(Variant v, StepTimes*) override { refuse(to_string(v)); }
+  [[noreturn]] StudyRun study(Variant v, StepTimes*, double) override { refuse(to_string(v)); }
 
   void vendor() override {
     domain_.activate();

@@ -435,9 +435,9 @@ class SpecOperations final : public Operations {
     if (q == late_ && current_ != late_) flush(signalled_);
   }
   void vendor() override { FAIL() << "not part of the blocked LU"; }
-  double study(Variant, StepTimes*) override {
+  StudyRun study(Variant, StepTimes*, double) override {
     ADD_FAILURE() << "not part of the blocked LU";
-    return 0;
+    return {};
   }
 
  private:

@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -169,6 +172,32 @@ TEST(LuOpencl, TheBreakdownAccountsForEveryStep) {
       EXPECT_THAT(b["time_includes"].get<std::string>(), HasSubstr("with the look-ahead"));
     }
   }
+}
+
+// The study's table (reports/lu_study_table.py) from records: a measured order has its times and
+// gain; an order whose forms stop at --study-limit is marked with the steps done, not dropped.
+TEST(LuOpencl, TheStudysTableMarksOrdersOverTheTimeLimit) {
+  const LuRun measured = lu_run("--backend opencl --precision f64 --variant naive,optimised --problem 16:dd");
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  const LuRun over =
+      lu_run("--backend opencl --precision f64 --variant naive,optimised --problem 40:dd --study-limit 1e-9");
+  EXPECT_EQ(over.exit_code, 1) << over.output;
+  EXPECT_THAT(over.output, HasSubstr("lu/40:dd/opencl:0/naive/f64: over the time limit: the study's naive form had "
+                                     "done 1 of 40 steps after "));
+  const std::string a = temp("study16.json"), b = temp("study40.json"), table = temp("study.md");
+  std::ofstream(a) << measured.records.dump();
+  std::ofstream(b) << over.records.dump();
+  const std::string script = test::source_dir() + "/reports/lu_study_table.py";
+  ASSERT_EQ(std::system(("python3 " + script + " " + a + " " + b + " > " + table).c_str()), 0);
+  std::ifstream in(table);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("naive (s) | "));
+  EXPECT_THAT(text, testing::ContainsRegex("\\| 16 \\| [0-9.]+ \\| [0-9.]+ \\| -?[0-9.]+ % \\|"));
+  EXPECT_THAT(text, testing::ContainsRegex("\\| 40 \\| > [0-9.e-]+ s \\(time limit: 1 of 40 steps; about"));
+  EXPECT_THAT(text, HasSubstr("(time limit: 1 of 40 steps; about"));
+  // A limit that is not a positive number is a usage error.
+  EXPECT_EQ(lu_run("--backend opencl --variant naive --problem 16:dd --study-limit 0").exit_code, 2);
+  for (const auto& f : {a, b, table}) std::filesystem::remove(f);
 }
 
 TEST(LuOpencl, ASweepOfBlockedStoresAnEntryTheNextRunUses) {
