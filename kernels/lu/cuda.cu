@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <cooperative_groups.h>
 #include <cusolverDn.h>
 
 #include "backends/cuda/cuda.hpp"
@@ -87,6 +88,83 @@ __global__ void copy_block(const real* src, int ld, real* a, int n, int row0, in
   Lu<real>::lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
 }
 
+// The panel's leaf, columns [j, j + w) over rows [j, n), in one cooperative launch: each block
+// holds `slab` consecutive rows in shared memory (column-major, ld slab) from the first column to
+// the last, and the blocks meet once per column (grid.sync) instead of once per launch. Per
+// column c: each block's candidate (the largest |A(r, c)|, r >= c, the smaller row on ties, as
+// LAPACK's idamax) with its row's values, and row c's values from the block that holds it, go to
+// the partials of c's parity; after the sync every block takes the pivot p from them, the
+// holders of rows c and p swap those rows, and every block eliminates its rows below c. A zero
+// column keeps its row and is left as it is (as LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's.
+template <typename real>
+__global__ void __launch_bounds__(LU_GROUP)
+leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prows, real* rowc, int* ipiv) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  real* s = reinterpret_cast<real*>(shared);
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  __shared__ real u[LU_LEAF_MAX];
+  __shared__ int winner;
+  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int tid = threadIdx.x, b = blockIdx.x, groups = gridDim.x;
+  const int r0 = j + b * slab, rows = max(0, min(slab, n - r0));
+  for (int e = tid; e < rows * w; e += LU_GROUP) s[e % rows + e / rows * slab] = a[r0 + e % rows + (long)(j + e / rows) * n];
+  __syncthreads();
+  for (int k = 0; k < w; ++k) {
+    const int c = j + k, in = k & 1;
+    real* cv = pvalue + in * LU_GROUP;
+    int* cr = prow + in * LU_GROUP;
+    real* crows = prows + in * LU_GROUP * LU_LEAF_MAX;
+    real* rc = rowc + in * LU_LEAF_MAX;
+    real best = (real)-1;
+    int best_row = n;
+    for (int i = max(0, c - r0) + tid; i < rows; i += LU_GROUP) {
+      const real v = fabs(s[i + k * slab]);
+      if (v > best) {
+        best = v;
+        best_row = r0 + i;
+      }
+    }
+    real g;
+    int p;
+    Lu<real>::lu_group_max(value, row, tid, best, best_row, &g, &p);
+    if (tid == 0) {
+      cv[b] = g;
+      cr[b] = p;
+    }
+    if (p < n)
+      for (int t = tid; t < w; t += LU_GROUP) crows[b * LU_LEAF_MAX + t] = s[p - r0 + t * slab];
+    if (c >= r0 && c < r0 + rows)
+      for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
+    grid.sync();
+    Lu<real>::lu_group_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
+    const bool swap = g > 0 && p != c && p < n;
+    if (swap && tid < groups && cr[tid] == p) winner = tid;
+    __syncthreads();
+    for (int t = tid; t < w; t += LU_GROUP) u[t] = swap ? crows[winner * LU_LEAF_MAX + t] : rc[t];
+    if (b == 0 && tid == 0) ipiv[c] = swap ? p : c;
+    if (swap) {
+      if (c >= r0 && c < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[c - r0 + t * slab] = crows[winner * LU_LEAF_MAX + t];
+      if (p >= r0 && p < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[p - r0 + t * slab] = rc[t];
+    }
+    __syncthreads();
+    const real pivot = u[k];
+    const int first = max(0, c + 1 - r0), below = rows - first;
+    if (pivot != (real)0)
+      for (int i = first + tid; i < rows; i += LU_GROUP) s[i + k * slab] /= pivot;
+    __syncthreads();
+    if (pivot != (real)0 && below > 0)
+      for (int e = tid; e < below * (w - k - 1); e += LU_GROUP) {
+        const int i = first + e % below, t = k + 1 + e / below;
+        s[i + t * slab] -= s[i + k * slab] * u[t];
+      }
+    __syncthreads();
+  }
+  for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
+}
+
 unsigned blocks(std::int64_t n, int per) { return static_cast<unsigned>((std::max<std::int64_t>(n, 1) + per - 1) / per); }
 
 void check(cusolverStatus_t status, const char* call) {
@@ -101,6 +179,19 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     if (std::is_same_v<T, double> && !info_.fp64)
       throw DeviceError("device " + info_.label() + " has no fp64 support: no f64 LU there");
     max_groups_ = std::clamp(info_.compute_units, 1, group);
+    // The cooperative leaf: one block per SM, each with up to the opt-in shared memory.
+    int cooperative = 0, optin = 0, current = 0;
+    cuda::check(cudaGetDevice(&current), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, current), "cudaDeviceGetAttribute");
+    cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, current),
+                "cudaDeviceGetAttribute");
+    if (cooperative) {
+      leaf_bytes_ = static_cast<std::size_t>(optin) - (2 * LU_GROUP + LU_LEAF_MAX) * sizeof(T) - 2 * LU_GROUP * sizeof(int);
+      cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(&leaf<T>),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(leaf_bytes_)),
+                  "cudaFuncSetAttribute", "(the panel's leaf)");
+      leaf_groups_ = std::min(info_.compute_units, group);
+    }
   }
   ~CudaOperations() override {
     if (solver_) cusolverDnDestroy(solver_);
@@ -118,6 +209,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
       pvalue_[q] = cuda::DeviceBuffer<T>(2 * group);
       prow_[q] = cuda::DeviceBuffer<int>(2 * group);
       prows_[q] = cuda::DeviceBuffer<T>(2 * group * LU_LEAF_MAX);
+      rowc_[q] = cuda::DeviceBuffer<T>(2 * LU_LEAF_MAX);
     }
     reset();
   }
@@ -189,6 +281,24 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
     const cudaStream_t s = stream_[q].get();
+    if (leaf_fits(n_ - j, w)) {
+      // Slabs of at least 64 rows, on at most one block per SM (all resident at once).
+      const std::int64_t rows = n_ - j;
+      int slab = static_cast<int>(std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_));
+      const int groups = static_cast<int>((rows + slab - 1) / slab);
+      const std::size_t bytes = static_cast<std::size_t>(slab) * static_cast<std::size_t>(w) * sizeof(T);
+      T* pa = a_.data();
+      T* pv = pvalue_[q].data();
+      int* pr = prow_[q].data();
+      T* prs = prows_[q].data();
+      T* rc = rowc_[q].data();
+      int* pi = ipiv_.data();
+      int jj = static_cast<int>(j), ww = static_cast<int>(w);
+      void* args[] = {&pa, const_cast<int*>(&n), &jj, &ww, &slab, &pv, &pr, &prs, &rc, &pi};
+      cuda::check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(&leaf<T>), groups, group, args, bytes, s),
+                  "cudaLaunchCooperativeKernel", "(the panel's leaf)");
+      return;
+    }
     int groups = groups_for(n_ - j);
     pivot<T><<<groups, group, 0, s>>>(a_.data(), n, int(j), int(w), pvalue_[q].data(), prow_[q].data(),
                                       prows_[q].data());
@@ -318,6 +428,12 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   void finish() override { stream_[0].synchronize(); }
 
  private:
+  // Whether the cooperative leaf holds `rows` x w in shared memory on leaf_groups_ blocks.
+  bool leaf_fits(std::int64_t rows, std::int64_t w) const {
+    if (leaf_groups_ == 0) return false;
+    const std::int64_t slab = std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
+    return static_cast<std::size_t>(slab * w) * sizeof(T) <= leaf_bytes_;
+  }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));
   }
@@ -328,10 +444,12 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   cuda::Stream stream_[2] = {cuda::Stream(), cuda::Stream::high_priority()};  // [1]: the look-ahead's panels
   cuda::Event start_, end_, side_done_, events_[2];
   int max_groups_ = 1;
+  int leaf_groups_ = 0;  // 0: no cooperative launch here
+  std::size_t leaf_bytes_ = 0;
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
   bool study_ran_ = false, one_based_ = false, side_used_ = false;
-  cuda::DeviceBuffer<T> original_, a_, pvalue_[2], prows_[2], inverse_[2], temp_[2], workspace_;
+  cuda::DeviceBuffer<T> original_, a_, pvalue_[2], prows_[2], rowc_[2], inverse_[2], temp_[2], workspace_;
   cuda::DeviceBuffer<int> ipiv_, prow_[2], info_buffer_;
   BlockedConfig config_;
   int current_ = 0;
