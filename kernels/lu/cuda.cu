@@ -75,8 +75,10 @@ column_step(real* a, int n, int c, int j, int w, int pgroups, int in, real* pval
                     prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u, threadIdx.x, blockIdx.x, gridDim.x);
 }
 template <typename real>
-__global__ void laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
-  Lu<real>::lu_laswp(a, n, ipiv, k0, k1, c0, c1, gid_x());
+__global__ void __launch_bounds__(LU_GROUP) laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
+  __shared__ real seg[LU_SWAP_ROWS * LU_SWAP_LD], out[LU_SWAP_ROWS * LU_SWAP_LD];
+  __shared__ int piv[LU_SWAP_ROWS], prev[LU_SWAP_ROWS], last[LU_SWAP_ROWS];
+  Lu<real>::lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, threadIdx.x, blockIdx.x);
 }
 template <typename real>
 __global__ void __launch_bounds__(LU_GROUP) trtri(const real* a, int n, int j, int w, real* inv) {
@@ -314,9 +316,9 @@ class CudaOperations final : public Operations, public StudyOps<T> {
 
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || k0 >= k1) return;
-    lu::laswp<T><<<blocks(c1 - c0, 64), 64, 0, stream()>>>(a_.data(), int(n_), ipiv_.data(), int(k0), int(k1),
-                                                           int(c0), int(c1));
-    cuda::check_launch("laswp", blocks(c1 - c0, 64), 64);
+    const auto groups = blocks(c1 - c0, LU_SWAP_COLS);
+    lu::laswp<T><<<groups, group, 0, stream()>>>(a_.data(), int(n_), ipiv_.data(), int(k0), int(k1), int(c0), int(c1));
+    cuda::check_launch("laswp", groups, group);
   }
 
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {

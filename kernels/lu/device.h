@@ -137,17 +137,62 @@ LU_FN void lu_step(LU_G real* a, int n, int c, int j, int w, int pgroups, LU_G c
   lu_candidate(a, n, j, w, best, best_row, nvalue, nrow, nrows, value, row, lid, group);  // none after the last
 }
 
-// Column col of [c0, c1): rows k and ipiv[k] swapped for k in [k0, k1), in order.
-LU_FN void lu_laswp(LU_G real* a, int n, LU_G const int* ipiv, int k0, int k1, int c0, int c1, int col) {
-  if (col >= c1 - c0) return;
-  LU_G real* column = a + (long)(c0 + col) * n;
-  for (int k = k0; k < k1; ++k) {
-    const int p = ipiv[k];
-    if (p != k) {
-      const real t = column[k];
-      column[k] = column[p];
-      column[p] = t;
+// Rows k and ipiv[k] swapped for k in [k0, k1), in order, on the group's LU_SWAP_COLS columns of
+// [c0, c1), LU_SWAP_ROWS swaps at a time. The chunk's rows and the rows its pivots name outside
+// it are loaded at once (coalesced down the columns, the outside ones each once: a later swap
+// with the same outside row takes what the earlier one left there); one item per column then
+// swaps in local memory, in order; then all are stored. No chain of dependent global loads.
+#define LU_SWAP_ROWS 32
+#define LU_SWAP_COLS 32
+#define LU_SWAP_LD (LU_SWAP_COLS + 1)
+LU_FN void lu_laswp(LU_G real* a, int n, LU_G const int* ipiv, int k0, int k1, int c0, int c1, LU_L real* seg,
+                    LU_L real* out, LU_L int* piv, LU_L int* prev, LU_L int* last, int lid, int group) {
+  const int cb = c0 + group * LU_SWAP_COLS, cols = min(LU_SWAP_COLS, c1 - cb);
+  for (int kc = k0; kc < k1; kc += LU_SWAP_ROWS) {
+    const int m = min(LU_SWAP_ROWS, k1 - kc), end = kc + m;
+    if (lid < m) piv[lid] = ipiv[kc + lid];
+    for (int e = lid; e < m * cols; e += LU_GROUP) seg[e % m * LU_SWAP_LD + e / m] = a[kc + e % m + (long)(cb + e / m) * n];
+    LU_SYNC();
+    if (lid < m) {  // an outside row: the swap before it on the same row, and whether it is the last
+      const int p = piv[lid];
+      const int outside = p < kc || p >= end;
+      int before = -1, after = 0;
+      for (int r = 0; outside && r < m; ++r)
+        if (piv[r] == p) {
+          if (r < lid) before = r;
+          if (r > lid) after = 1;
+        }
+      prev[lid] = before;
+      last[lid] = outside && !after;
     }
+    LU_SYNC();
+    for (int e = lid; e < m * cols; e += LU_GROUP) {
+      const int r = e % m, p = piv[r];
+      if ((p < kc || p >= end) && prev[r] < 0) out[r * LU_SWAP_LD + e / m] = a[p + (long)(cb + e / m) * n];
+    }
+    LU_SYNC();
+    if (lid < cols)
+      for (int r = 0; r < m; ++r) {
+        const int p = piv[r];
+        LU_L real* s = seg + r * LU_SWAP_LD + lid;
+        if (p >= kc && p < end) {
+          LU_L real* t = seg + (p - kc) * LU_SWAP_LD + lid;
+          const real v = *s;
+          *s = *t;
+          *t = v;
+        } else {
+          const real v = out[(prev[r] < 0 ? r : prev[r]) * LU_SWAP_LD + lid];
+          out[r * LU_SWAP_LD + lid] = *s;
+          *s = v;
+        }
+      }
+    LU_SYNC();
+    for (int e = lid; e < m * cols; e += LU_GROUP) {
+      const int r = e % m, col = e / m;
+      a[kc + r + (long)(cb + col) * n] = seg[r * LU_SWAP_LD + col];
+      if (last[r]) a[piv[r] + (long)(cb + col) * n] = out[r * LU_SWAP_LD + col];
+    }
+    LU_SYNC();
   }
 }
 

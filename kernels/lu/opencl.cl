@@ -45,8 +45,11 @@ void column_step(__global real* a, int n, int c, int j, int w, int pgroups, int 
           pvalue + out * LU_GROUP, prow + out * LU_GROUP, prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u,
           get_local_id(0), get_group_id(0), get_num_groups(0));
 }
-__kernel void laswp(__global real* a, int n, __global const int* ipiv, int k0, int k1, int c0, int c1) {
-  lu_laswp(a, n, ipiv, k0, k1, c0, c1, get_global_id(0));
+__kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
+void laswp(__global real* a, int n, __global const int* ipiv, int k0, int k1, int c0, int c1) {
+  __local real seg[LU_SWAP_ROWS * LU_SWAP_LD], out[LU_SWAP_ROWS * LU_SWAP_LD];
+  __local int piv[LU_SWAP_ROWS], prev[LU_SWAP_ROWS], last[LU_SWAP_ROWS];
+  lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, get_local_id(0), get_group_id(0));
 }
 __kernel __attribute__((reqd_work_group_size(LU_GROUP, 1, 1)))
 void trtri(__global const real* a, int n, int j, int w, __global real* inv) {

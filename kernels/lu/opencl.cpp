@@ -24,6 +24,7 @@ using opencl::Event;
 using opencl::Kernel;
 
 constexpr std::size_t group = 256;  // LU_GROUP
+constexpr std::int64_t swap_cols = 32;  // LU_SWAP_COLS: the columns of a laswp group
 std::size_t round_up(std::int64_t n, std::size_t to) {
   return (static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) + to - 1) / to * to;
 }
@@ -143,7 +144,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     const Kernel& k = kernels_.at("laswp");
     k.set_args(a_, static_cast<cl_int>(n_), ipiv_, static_cast<cl_int>(k0), static_cast<cl_int>(k1),
                static_cast<cl_int>(c0), static_cast<cl_int>(c1));
-    launch(k, round_up(c1 - c0, 64), 64);
+    launch(k, static_cast<std::size_t>((c1 - c0 + swap_cols - 1) / swap_cols) * group, group);
   }
 
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
