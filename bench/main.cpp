@@ -11,6 +11,7 @@
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/records.hpp"
+#include "bench/report.hpp"
 #include "bench/result_json.hpp"
 #include "bench/roofline.hpp"
 #include "bench/sweep.hpp"
@@ -133,6 +134,7 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
 
 int run(const std::vector<std::string>& args) {
   using namespace gpubench;
+  if (!args.empty() && args[0] == "report") exec_report({args.begin() + 1, args.end()});
   const CliOptions options = parse_cli(args);
   if (options.help) {
     std::cout << options.help_text;
