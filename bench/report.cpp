@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -11,12 +12,18 @@
 namespace gpubench {
 
 void exec_report(const std::vector<std::string>& args) {
-  const std::string script = GPUBENCH_SOURCE_DIR "/reports/report.py";
+  // The source tree this gpubench was built from, or where it has been moved to (GPUBENCH_SOURCE_DIR).
+  const char* moved = std::getenv("GPUBENCH_SOURCE_DIR");
+  const std::string script = std::string(moved && *moved ? moved : GPUBENCH_SOURCE_DIR) + "/reports/report.py";
   const std::string python = "/usr/bin/python3";  // Debian's, where python3-matplotlib and -scipy install
   if (!std::filesystem::exists(script))
     throw InputError("gpubench report needs " + script + " (the source tree this gpubench was built from)");
   if (access(python.c_str(), X_OK) != 0)
     throw InputError("gpubench report needs " + python + " (Debian's python3; scripts/setup installs it)");
+  // A study's --run runs this gpubench.
+  std::error_code error;
+  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error)
+    setenv("GPUBENCH_BINARY", self.c_str(), 0);
   std::vector<std::string> words = {python, script};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -18,6 +18,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -89,11 +90,7 @@ def load_records(paths):
     """The points of the record files, in the order first seen."""
     points = {}
     for path in paths:
-        try:
-            with open(path) as f:
-                records = json.load(f)
-        except (OSError, ValueError) as e:
-            raise ReportError(f"{path}: {e}")
+        records = read_json(path)
         if not isinstance(records, dict) or "benchmarks" not in records:
             raise ReportError(f"{path}: not a gpubench records file (no 'benchmarks')")
         for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
@@ -108,6 +105,12 @@ def load_records(paths):
     return list(points.values())
 
 
+def everything(args):
+    """Every point of the records named (kept for baselines outside the selection)."""
+    args.everything = load_records(args.records)
+    return args.everything
+
+
 def select(points, args):
     def ok(value, wanted):
         return not wanted or str(value) in wanted.split(",")
@@ -116,6 +119,11 @@ def select(points, args):
               if ok(p.suite, args.suite) and ok(p.problem, args.problem) and ok(p.variant, args.variant)
               and ok(p.precision, args.precision)
               and (not args.backend or p.backend in args.backend.split(",") or p.where in args.backend.split(","))]
+    if getattr(args, "rows", None):  # B[:D]:V specs: those points only, in that order
+        specs = [parse_baseline(r) for r in args.rows.split(",")]
+        rank = lambda p: next((i for i, (b, d, v) in enumerate(specs)
+                               if (p.backend, p.variant) == (b, v) and d in (None, p.device_index)), None)
+        chosen = sorted((p for p in chosen if rank(p) is not None), key=lambda p: (size_of(p.problem), p.problem, rank(p)))
     if not chosen:
         raise ReportError("no points match the selection in " + ", ".join(args.records))
     return chosen
@@ -202,8 +210,10 @@ class Table:
         out.write("|" + "".join("---:|" if a == "r" else "---|" for a in self.align) + "\n")
         for row in self.rows:
             out.write("| " + " | ".join(row) + " |\n")
-        if self.notes:
-            out.write("\n" + "\n".join(self.notes) + "\n")
+        if self.notes:  # the first a paragraph, the rest (a point's NAS result block...) a list
+            out.write("\n" + self.notes[0] + "\n")
+            if len(self.notes) > 1:
+                out.write("\n" + "".join(f"- {n}\n" for n in self.notes[1:]))
         return out.getvalue()
 
 
@@ -243,7 +253,7 @@ def points_table(points, args):
             row += [f"{num(c[0] * 1e3)} ± {num(c[1] * 1e3, 2)}", f"{100 * c[2]:.2f} %"] if c else ["-", "-"]
         row += [num(p.median_of("gflops")), num(p.median_of("roofline_pct"), 3), num(p.median_of("theoretical_pct"), 3)]
         if args.baseline:
-            b = baseline_of(p, points, args.baseline)
+            b = baseline_of(p, args.everything, args.baseline)
             bs = b.seconds() if b else None
             row += [f"{bs / s:.2f}x", f"{100 * (bs - s) / bs:.1f} %"] if bs else ["-", "-"]
         row.append("yes")
@@ -260,36 +270,233 @@ def points_table(points, args):
     return t
 
 
+KERNEL_VALUES = {"ms": ("ms_per_iteration", "ms per iteration"), "gflops": ("gflops", "GFLOP/s"),
+                 "theoretical_pct": ("theoretical_pct", "% of theoretical GFLOP/s (FLOP/B x bandwidth)"),
+                 "roofline_pct": ("roofline_pct", "% of the roofline (min(peak, FLOP/B x bandwidth))")}
+
+
 def kernels_table(points, args):
-    """Per-kernel ms per iteration, one column per point; the overhead row and the total."""
+    """Per-kernel values, one column per point; for times, the overhead row and the total."""
     done = [p for p in points if p.seconds() is not None]
     if not done:
         raise ReportError("no verified points to break down")
-    names = []
+    field, meaning = KERNEL_VALUES[args.value]
+    per = []
     for p in done:
-        for k, _ in p.kernels():
-            if k not in names and k != "overhead":
-                names.append(k)
+        ks = next((e["kernels"] for e in p.entries if e.get("kernels")), [])
+        per.append({k["kernel"]: k.get(field) for k in ks})
+    names = []
+    for d in per:
+        names += [k for k in d if k not in names and k != "overhead"]
     if not names:
         raise ReportError("the records have no per-kernel times (run gpubench with --breakdown)")
-    header = ["kernel"] + [f"{p.where} {p.variant} {p.precision} ({p.problem})" for p in done]
+    header = ["kernel"] + [column_name(p, done) for p in done]
     t = Table(header, ["l"] + ["r"] * len(done))
-    per = [dict(p.kernels()) for p in done]
+    digits = 3 if args.value.endswith("pct") else 4
     for k in names:
-        t.rows.append([k] + [num(d.get(k)) if k in d else "-" for d in per])
-    overhead, total = ["overhead"], ["total"]
-    for p, d in zip(done, per):
-        listed = sum(v for name, v in d.items() if name != "overhead")
-        if "overhead" in d:  # the suite's own: its total is the profiled pass
-            overhead.append(num(d["overhead"]))
-            total.append(num(p.first("profiled_ms_per_iteration") or listed + d["overhead"]))
-        else:  # the timed iteration's time beyond its kernels: host gaps, launches, transfers
-            overhead.append(num(p.seconds() * 1e3 - listed))
-            total.append(num(p.seconds() * 1e3))
-    t.rows += [overhead, total]
-    t.notes.append("ms per iteration. overhead: the time of an iteration outside the listed kernels (the "
-                   "suite's own row where it records one); total: the iteration's time.")
+        if args.value != "ms" and all(not d.get(k) for d in per):
+            continue  # no work declared (a copy, a setup step): no GFLOP/s to show
+        t.rows.append([k] + [num(d.get(k), digits) if d.get(k) is not None else "-" for d in per])
+    if args.value == "ms":
+        overhead, total = ["overhead"], ["total"]
+        for p, d in zip(done, per):
+            listed = sum(v for name, v in d.items() if name != "overhead" and v)
+            if "overhead" in d:  # the suite's own: its total is the profiled pass
+                overhead.append(num(d["overhead"]))
+                total.append(num(p.first("profiled_ms_per_iteration") or listed + d["overhead"]))
+            else:  # the timed iteration's time beyond its kernels: host gaps, launches, transfers
+                overhead.append(num(p.seconds() * 1e3 - listed))
+                total.append(num(p.seconds() * 1e3))
+        t.rows += [overhead, total]
+        t.notes.append("ms per iteration. overhead: the time of an iteration outside the listed kernels (the "
+                       "suite's own row where it records one; below zero where the profiled pass of the kernels took "
+                       "longer than the timed iteration); total: the iteration's time.")
+    else:
+        t.notes.append(meaning + ", per kernel, from each point's profiled pass.")
     return t
+
+
+def column_name(p, points):
+    """A column's name: what differs between the points shown."""
+    def differ(f):
+        return len({f(q) for q in points}) > 1
+    parts = []
+    if differ(lambda q: q.where):
+        parts.append(f"{p.device} ({p.where})" if differ(lambda q: q.device) else p.where)
+    for f in (lambda q: q.variant, lambda q: q.precision, lambda q: q.problem):
+        if differ(f):
+            parts.append(f(p))
+    return " ".join(parts) or p.label
+
+
+def pairs_table(points, args):
+    """Speedup X -> Y = t(X) / t(Y) per problem, one column per pair (--pairs 'X>Y,...', each B[:D]:V)."""
+    if not args.pairs:
+        raise ReportError("a pairs table needs --pairs X>Y[,X>Y...] (each BACKEND[:DEVICE]:VARIANT)")
+    pairs = []
+    for spec in args.pairs.split(","):
+        if ">" not in spec:
+            raise ReportError(f"--pairs '{spec}': expected X>Y, e.g. openmp:serial>openmp:reduce")
+        x, y = spec.split(">", 1)
+        pairs.append((x, y, parse_baseline(x), parse_baseline(y)))
+    def find(problem, precision, spec):
+        b, d, v = spec
+        return next((p for p in points if (p.problem, p.precision, p.backend, p.variant) == (problem, precision, b, v)
+                     and d in (None, p.device_index)), None)
+    problems = sorted({(size_of(p.problem), p.problem, p.precision) for p in points})
+    t = Table(["problem", "precision"] + [f"{x} -> {y}" for x, y, _, _ in pairs], ["l", "l"] + ["r"] * len(pairs))
+    for _, problem, precision in problems:
+        row = [problem, precision]
+        for x, y, sx, sy in pairs:
+            px, py = find(problem, precision, sx), find(problem, precision, sy)
+            tx, ty = (px.seconds() if px else None), (py.seconds() if py else None)
+            row.append(f"{tx / ty:.2f}x" if tx and ty else ("FAILED" if (px and px.error) or (py and py.error) else "-"))
+        t.rows.append(row)
+    t.notes.append("speedup X -> Y = t(X) / t(Y), the medians of each point's repetitions.")
+    return t
+
+
+def sweep_table(args):
+    """The WG/CU reduction per kernel: the time at 1 WG/CU, the best, its WG/CU, (T_1 - T_best) / T_1."""
+    t = Table(["backend", "kernel", "precision", "problem", "work-group size", "time at 1 WG/CU (ms)", "best time (ms)",
+               "WG/CU", "reduction"], ["l", "l", "l", "l", "r", "r", "r", "r", "r"])
+    for path in args.records:
+        data = read_json(path)
+        if not isinstance(data, dict) or "sweeps" not in data:
+            raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
+        for s in data["sweeps"]:
+            for k in s.get("kernels", []):
+                configs = [c for c in k.get("configs", []) if c.get("status") == "verified"
+                           and "work_groups_per_cu" in c.get("params", {})]
+                if not configs:
+                    continue
+                best = min(configs, key=lambda c: c["ms"])
+                size = best["params"].get("work_group_size")
+                one = [c for c in configs if c["params"]["work_groups_per_cu"] == 1
+                       and c["params"].get("work_group_size") == size]
+                if not one:
+                    continue
+                t1 = one[0]["ms"]
+                t.rows.append([f"{s['backend']}:{s.get('device_index', 0)}", k["kernel"], s["precision"], s.get("problem", ""),
+                               str(size), num(t1), num(best["ms"]), str(best["params"]["work_groups_per_cu"]),
+                               f"{100 * (t1 - best['ms']) / t1:.1f} %"])
+    if not t.rows:
+        raise ReportError("no swept kernel with a work-groups-per-CU parameter in " + ", ".join(args.records))
+    t.notes.append("Times of one kernel call, the median of the sweep's samples; the work-group size is the best "
+                   "configuration's; reduction = (T_1 - T_best) / T_1.")
+    return t
+
+
+def sweep_configs(paths, kernels=None):
+    """[(sweep, kernel, verified configs)] of gpubench sweep files."""
+    out = []
+    for path in paths:
+        data = read_json(path)
+        if not isinstance(data, dict) or "sweeps" not in data:
+            raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
+        for s in data["sweeps"]:
+            for k in s.get("kernels", []):
+                if kernels and k["kernel"] not in kernels.split(","):
+                    continue
+                configs = [c for c in k.get("configs", []) if c.get("status") == "verified"]
+                if configs:
+                    out.append((s, k, configs))
+    if not out:
+        raise ReportError("no verified sweep configurations in " + ", ".join(paths))
+    return out
+
+
+def sweep_grid_table(args):
+    """GFLOP/s of every swept configuration: a row per backend, kernel, precision and problem."""
+    found = [(s, k, c) for s, k, c in sweep_configs(args.records, args.kernel)
+             if (not args.backend or s["backend"] in args.backend.split(","))
+             and (not args.precision or s["precision"] in args.precision.split(","))]
+    if not found:
+        raise ReportError("no sweep matches the selection in " + ", ".join(args.records))
+    columns = []
+    for _, _, configs in found:
+        for c in configs:
+            name = ", ".join(f"{n}={v}" for n, v in c["params"].items())
+            if name not in columns:
+                columns.append(name)
+    t = Table(["backend", "kernel", "precision", "problem"] + columns + ["best"], ["l"] * 4 + ["r"] * (len(columns) + 1))
+    found.sort(key=lambda f: (f[0]["backend"], f[1]["kernel"], f[0]["precision"], size_of(f[0].get("problem", ""))))
+    for s, k, configs in found:
+        by = {", ".join(f"{n}={v}" for n, v in c["params"].items()): c.get("gflops") for c in configs}
+        best = max(configs, key=lambda c: c.get("gflops", 0))
+        t.rows.append([f"{s['backend']}:{s.get('device_index', 0)}", k["kernel"], s["precision"], s.get("problem", "")]
+                      + [num(by.get(c)) if by.get(c) is not None else "-" for c in columns]
+                      + [", ".join(f"{n}={v}" for n, v in best["params"].items())])
+    t.notes.append("GFLOP/s of each verified configuration (the median of its samples); best: the fastest.")
+    return t
+
+
+OVER = re.compile(r"over the time limit: .* had done (\d+) of (\d+) steps after ([0-9.e+-]+) s .*"
+                  r"takes about ([0-9.e+-]+) s")
+
+
+def lu_study_table(points, args):
+    """The LU study's table: naive and optimised time per order, one column group per device, and the gain."""
+    columns, cells = [], {}
+    for p in points:
+        if p.suite != "lu" or p.variant not in ("naive", "optimised"):
+            continue
+        column = f"{p.device} ({p.where}, {p.precision})"
+        if column not in columns:
+            columns.append(column)
+        cells[(column, size_of(p.problem), p.variant)] = p
+    if not columns:
+        raise ReportError("no naive or optimised LU points in " + ", ".join(args.records))
+    header = ["Order"]
+    for c in columns:
+        header += [f"{c} naive (s)", f"{c} optimised (s)", f"{c} gain"]
+    t = Table(header, ["r"] * len(header))
+    for order in sorted({o for _, o, _ in cells}):
+        row = [str(order)]
+        for c in columns:
+            naive, optimised = cells.get((c, order, "naive")), cells.get((c, order, "optimised"))
+            row += [lu_cell(naive, args.format), lu_cell(optimised, args.format), lu_gain(naive, optimised)]
+        t.rows.append(row)
+    t.notes.append("Times: median of each point's repetitions, in seconds, the whole decomposition with its buffers "
+                   "and transfers (gpubench's LU naive and optimised); gain = (T_naive - T_optimised) / T_naive. "
+                   "Problems: " + ", ".join(sorted({"N:" + p.problem.split(":", 1)[1] if ":" in p.problem
+                                                    else "N (random)" for p in points if p.suite == "lu"})) + ".")
+    return t
+
+
+def lu_cell(p, fmt):
+    if p is None:
+        return "-"
+    if p.seconds() is not None:
+        return f"{p.seconds():.4f}"
+    m = OVER.match(p.error or "")
+    if m:
+        done, n, after, about = m.groups()
+        if fmt == "csv":
+            return f"> {float(after):.3g} (limit; {done}/{n} steps; about {float(about):.3g})"
+        return f"> {float(after):.3g} s (time limit: {done} of {n} steps; about {float(about):.3g} s at that pace)"
+    return "FAILED: " + (p.error or "no repetitions")
+
+
+def lu_gain(naive, optimised):
+    if not naive or not optimised or optimised.seconds() is None:
+        return "-"
+    to = optimised.seconds()
+    if naive.seconds():
+        return f"{100 * (naive.seconds() - to) / naive.seconds():.2f} %"
+    m = OVER.match(naive.error or "")
+    if m and float(m.group(3)) > to:  # T_naive > the limit: a lower bound
+        after = float(m.group(3))
+        return f"> {100 * (after - to) / after:.2f} %"
+    return "-"
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: {e}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,7 +527,7 @@ def figure(args):
     if args.kind == "sweep":
         fig = sweep_figure(plt, args)
     else:
-        points = select(load_records(args.records), args)
+        points = select(everything(args), args)
         fig, ax = plt.subplots(figsize=(args.width, args.height), dpi=args.dpi)
         {"roofline": roofline_figure, "kernels": kernels_figure, "speedup": speedup_figure,
          "scaling": scaling_figure}[args.kind](ax, points, args)
@@ -386,7 +593,7 @@ def speedup_figure(ax, points, args):
         raise ReportError("a speedup figure needs --baseline B[:D]:V")
     bars = []
     for p in points:
-        b = baseline_of(p, points, args.baseline)
+        b = baseline_of(p, args.everything, args.baseline)
         if p.seconds() and b and b.seconds():
             bars.append((f"{p.where}\n{p.variant} {p.precision}\n{p.problem}", b.seconds() / p.seconds()))
     if not bars:
@@ -424,7 +631,34 @@ def scaling_figure(ax, points, args):
 
 
 def sweep_figure(plt, args):
-    """Per swept kernel, one panel: time (or GFLOP/s) vs one parameter, one line per value of the others."""
+    """Per swept kernel, one panel: time (or GFLOP/s) vs one parameter, one line per value of the others;
+    with --x problem, one panel: each configuration's line across the sweeps' problem sizes."""
+    if args.x == "problem":
+        fig, ax = plt.subplots(figsize=(args.width, args.height), dpi=args.dpi)
+        lines = {}
+        for s, k, configs in sweep_configs(args.records, args.kernel):
+            if args.backend and s["backend"] not in args.backend.split(","):
+                continue
+            if args.precision and s["precision"] not in args.precision.split(","):
+                continue
+            for c in configs:
+                name = (f"{s['backend']}:{s.get('device_index', 0)} {k['kernel']} {s['precision']} "
+                        + ", ".join(f"{n}={v}" for n, v in c["params"].items()))
+                lines.setdefault(name, []).append((size_of(s.get("problem", "")),
+                                                   c["ms"] if args.y == "time" else c.get("gflops", 0.0)))
+        if not lines:
+            raise ReportError("no sweep matches the selection in " + ", ".join(args.records))
+        for name, pts in lines.items():
+            pts.sort()
+            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", markersize=3, label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("problem size")
+        ax.set_ylabel("ms per call" if args.y == "time" else "GFLOP/s")
+        ax.set_title("swept configurations vs problem size")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+        return fig
     panels = []
     for path in args.records:
         try:
@@ -475,39 +709,141 @@ def sweep_figure(plt, args):
 # ---------------------------------------------------------------------------------------------
 
 
+def run_records(binary, commands, target):
+    """Runs each gpubench command with --format json into one records file (their points merged)."""
+    import subprocess
+    merged = None
+    for n, command in enumerate(commands):
+        part = f"{target}.{n}.json"
+        print(f"gpubench report: running gpubench {' '.join(command)}", file=sys.stderr)
+        code = subprocess.call([binary] + command + ["--format", "json", "--out", part])
+        if code not in (0, 1) or not os.path.exists(part):  # 1: a point failed, and its record says so
+            raise ReportError(f"gpubench {' '.join(command)} exited {code}")
+        records = read_json(part)
+        os.remove(part)
+        if merged is None:
+            merged = records
+        else:
+            merged["benchmarks"] += records.get("benchmarks", [])
+            merged.setdefault("failed_benchmarks", []).extend(records.get("failed_benchmarks", []))
+    with open(target, "w") as f:
+        json.dump(merged, f, indent=1)
+
+
+def study(args):
+    """Runs a recipe (reports/recipes/NAME.json): its tables (.md, .tex, .csv) and figures (.png) into --out."""
+    import glob
+    import shutil
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = args.name if args.name.endswith(".json") else os.path.join(here, "recipes", args.name + ".json")
+    if not os.path.exists(path):
+        names = sorted(f[:-5] for f in os.listdir(os.path.join(here, "recipes")) if f.endswith(".json"))
+        raise ReportError(f"no recipe '{args.name}' (valid: {', '.join(names)})")
+    recipe = read_json(path)
+    data = args.data or os.path.join(here, "data")
+    out = args.out or f"gpubench-report-{args.name}"
+    made = os.path.join(out, "data")  # records this command ran, when the data holds none
+    os.makedirs(out, exist_ok=True)
+    index = [f"# {recipe['title']}", "", recipe.get("source", ""), "",
+             f"Made by `gpubench report study {args.name}` from the records in `{os.path.relpath(data, out)}`"
+             f" (recipe `{os.path.relpath(path, os.path.dirname(here))}`).", ""]
+    for item in recipe["outputs"]:
+        files = []
+        for pattern in item["records"]:
+            matched = sorted(glob.glob(os.path.join(data, pattern))) or sorted(glob.glob(os.path.join(made, pattern)))
+            if not matched:
+                command = recipe.get("runs", {}).get(pattern)
+                if command is None:
+                    raise ReportError(f"recipe {args.name}: no records match '{pattern}' in {data}, and the recipe "
+                                      "has no run that makes them")
+                commands = command if isinstance(command[0], list) else [command]
+                shown = "gpubench " + " ".join(commands[0]) + (f" (and {len(commands) - 1} more)" if len(commands) > 1 else "")
+                if not args.run:
+                    raise ReportError(f"recipe {args.name}: no records match '{pattern}' in {data}; --run makes them "
+                                      f"on this machine's devices: {shown}")
+                binary = os.environ.get("GPUBENCH_BINARY") or shutil.which("gpubench")
+                if not binary:
+                    raise ReportError("--run needs gpubench: run this as 'gpubench report study ...'")
+                target = os.path.join(made, pattern)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                run_records(binary, commands, target)
+                matched = [target]
+            files += matched
+        name = item["name"]
+        if "table" in item:
+            index += [f"## {item.get('title', name)}", ""]
+            for fmt, ext in (("markdown", "md"), ("latex", "tex"), ("csv", "csv")):
+                code = main(["table"] + item["table"] + files + ["--format", fmt, "--out", os.path.join(out, f"{name}.{ext}")])
+                if code:
+                    raise ReportError(f"recipe {args.name}: the table {name} failed")
+            with open(os.path.join(out, f"{name}.md")) as f:
+                index += [f.read().rstrip(), "", f"([LaTeX]({name}.tex), [CSV]({name}.csv))", ""]
+        else:
+            target = os.path.join(out, f"{name}.png")
+            if main(["figure"] + item["figure"] + files + ["--out", target]):
+                raise ReportError(f"recipe {args.name}: the figure {name} failed")
+            index += [f"## {item.get('title', name)}", "", f"![{name}]({name}.png)", ""]
+        index += [f"Records: " + ", ".join(f"`{os.path.basename(f)}`" for f in files), ""]
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(index))
+    print(f"gpubench report: wrote {out}/README.md and its tables and figures", file=sys.stderr)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gpubench report", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("table", "figure"):
         p = sub.add_parser(name)
-        p.add_argument("records", nargs="+", help="gpubench record files (sweep files for a sweep figure)")
+        p.add_argument("records", nargs="+", help="gpubench record files (sweep files for sweep tables and figures)")
         for field in ("suite", "problem", "backend", "variant", "precision"):
             p.add_argument("--" + field, help=f"only these {field}s (a comma list)")
+        p.add_argument("--rows", help="only these B[:D]:V (a comma list), in this order within each problem")
         p.add_argument("--baseline", help="B[:D]:V: speedups against this backend (device) and variant")
         p.add_argument("--out", help="the file written (a table goes to stdout without it)")
     t = sub.choices["table"]
-    t.add_argument("--kind", choices=("points", "kernels"), default="points")
+    t.add_argument("--kind", choices=("points", "kernels", "pairs", "sweep", "sweep-grid", "lu-study"), default="points",
+                   help="points: a row per point; kernels: a row per kernel, a column per point; pairs: speedups "
+                        "X -> Y per problem; sweep: the WG/CU reduction per swept kernel; sweep-grid: GFLOP/s per "
+                        "swept configuration; lu-study: the LU study's table")
+    t.add_argument("--kernel", help="sweep-grid: only these kernels")
     t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     t.add_argument("--ci", action="store_true", help="mean, its 95%% confidence interval and relative error")
     t.add_argument("--reduction-name", default="reduction", help="the name of the (T_base - T) / T_base column")
+    t.add_argument("--value", choices=tuple(KERNEL_VALUES), default="ms", help="kernels: the value per kernel")
+    t.add_argument("--pairs", help="pairs: X>Y[,X>Y...], each B[:D]:V")
     f = sub.choices["figure"]
     f.add_argument("--kind", choices=("roofline", "kernels", "speedup", "scaling", "sweep"), required=True)
     f.add_argument("--y", choices=("gflops", "time"), default="gflops")
-    f.add_argument("--x", help="sweep: the parameter on the x axis (default work_groups_per_cu, else the first)")
+    f.add_argument("--x", help="sweep: the parameter on the x axis (default work_groups_per_cu, else the first), "
+                               "or problem: each configuration across the sweeps' sizes")
     f.add_argument("--kernel", help="sweep: only these kernels")
     f.add_argument("--kernels", action="store_true", help="roofline: each kernel's point too")
     f.add_argument("--width", type=float, default=8.0)
     f.add_argument("--height", type=float, default=5.0)
     f.add_argument("--dpi", type=int, default=100)
+    s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
+    s.add_argument("name", help="the recipe: cg-thesis, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
+    s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
+    s.add_argument("--out", help="the folder written (default ./gpubench-report-NAME)")
+    s.add_argument("--run", action="store_true", help="run what the data lacks on this machine's devices")
     args = parser.parse_args(argv)
     try:
+        if args.command == "study":
+            study(args)
+            return 0
         if args.command == "figure":
             if not args.out:
                 raise ReportError("a figure needs --out FILE.png, .svg or .pdf")
             figure(args)
             return 0
-        points = select(load_records(args.records), args)
-        table = (kernels_table if args.kind == "kernels" else points_table)(points, args)
+        if args.kind == "sweep":
+            table = sweep_table(args)
+        elif args.kind == "sweep-grid":
+            table = sweep_grid_table(args)
+        else:
+            points = select(everything(args), args)
+            table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
+                     "lu-study": lu_study_table}[args.kind](points, args)
         text = table.write(args.format)
         if args.out:
             with open(args.out, "w") as out:

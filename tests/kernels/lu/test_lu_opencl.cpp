@@ -174,7 +174,7 @@ TEST(LuOpencl, TheBreakdownAccountsForEveryStep) {
   }
 }
 
-// The study's table (reports/lu_study_table.py) from records: a measured order has its times and
+// The study's table (gpubench report table --kind lu-study) from records: a measured order has its times and
 // gain; an order whose forms stop at --study-limit is marked with the steps done, not dropped.
 TEST(LuOpencl, TheStudysTableMarksOrdersOverTheTimeLimit) {
   const LuRun measured = lu_run("--backend opencl --precision f64 --variant naive,optimised --problem 16:dd");
@@ -187,8 +187,7 @@ TEST(LuOpencl, TheStudysTableMarksOrdersOverTheTimeLimit) {
   const std::string a = temp("study16.json"), b = temp("study40.json"), table = temp("study.md");
   std::ofstream(a) << measured.records.dump();
   std::ofstream(b) << over.records.dump();
-  const std::string script = test::source_dir() + "/reports/lu_study_table.py";
-  ASSERT_EQ(std::system(("python3 " + script + " " + a + " " + b + " > " + table).c_str()), 0);
+  ASSERT_EQ(std::system((test::gpubench_binary() + " report table --kind lu-study " + a + " " + b + " > " + table).c_str()), 0);
   std::ifstream in(table);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_THAT(text, HasSubstr("naive (s) | "));
