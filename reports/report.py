@@ -266,7 +266,8 @@ def points_table(points, args):
                       if args.baseline else "") + ".")
     for p in points:
         if p.first("summary") and p.suite in ("ep", "ft"):
-            t.notes.append(f"{p.label}: {p.first('summary')}; {p.first('verification', '')}")
+            t.notes.append(f"{p.label}, NAS's result block of its first repetition: {p.first('summary')}; "
+                           f"{p.first('verification', '')}")
     return t
 
 

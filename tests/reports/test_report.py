@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Tests of reports/report.py (gpubench report): tables from the committed records equal the expected
+files in tests/data/reports/, every figure kind makes a PNG of its size, the statistics and the
+errors on synthetic records. Run by ctest; `test_report.py latex` is the LaTeX compile check (exit
+77, a skip, where pdflatex is not installed).
+
+    GPUBENCH_UPDATE_EXPECTED=1 test_report.py   rewrites the expected files (then read the diff)
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(SOURCE, "reports"))
+import report  # noqa: E402
+
+DATA = os.path.join(SOURCE, "reports", "data")
+EXPECTED = os.path.join(SOURCE, "tests", "data", "reports")
+
+# name: (report.py table arguments, record files under reports/data)
+TABLES = {
+    "lu-openmp-gain.md": (["--baseline", "openmp:vendor", "--reduction-name", "gain"], ["h100-2026-11-25-lu-openmp-8192.json"]),
+    "lu-cuda-ci.md": (["--ci", "--baseline", "cuda:vendor"], ["h100-2026-11-25-lu-cuda-16384.json"]),
+    "lu-cuda-kernels.tex": (["--kind", "kernels", "--variant", "blocked", "--format", "latex"],
+                            ["h100-2026-11-25-lu-cuda-4096.json", "h100-2026-11-25-lu-cuda-16384.json"]),
+    "cg-kernels.csv": (["--kind", "kernels", "--variant", "classic", "--format", "csv"],
+                       ["h100-2026-11-23-cg-opencl-poisson2d-4096-f64-tuned.json",
+                        "h100-2026-11-23-cg-cuda-poisson2d-4096-f64-tuned.json",
+                        "h100-host-2026-11-22-cg-openmp-poisson2d-4096-f64.json"]),
+    "cg-theoretical.md": (["--kind", "kernels", "--variant", "classic", "--value", "theoretical_pct"],
+                          ["h100-2026-11-23-cg-opencl-poisson2d-4096-f64-tuned.json",
+                           "h100-2026-11-23-cg-cuda-poisson2d-4096-f64-tuned.json"]),
+    "cg-wgcu-reduction.md": (["--kind", "sweep"], ["h100-2026-11-23-sweep-opencl-f64-poisson2d-4096.json"]),
+    "ep-pairs.md": (["--kind", "pairs", "--pairs", "openmp:serial>openmp:reduce,openmp:reduce>cuda:reduce"],
+                    ["h100-2026-11-23-ep-A-all-backends.json", "h100-2026-11-23-ep-B.json",
+                     "h100-host-2026-11-23-ep-openmp-serial-B.json"]),
+    "ep-result-blocks.md": (["--rows", "openmp:serial,cuda:reduce", "--ci"], ["h100-2026-11-23-ep-A-all-backends.json"]),
+    "gemm-tiles.md": (["--kind", "sweep-grid", "--backend", "cuda", "--precision", "f32"],
+                      ["h100-2026-11-24-gemm-study/gpu/tiles-64.json", "h100-2026-11-24-gemm-study/gpu/tiles-1024.json"]),
+    "lu-study.csv": (["--kind", "lu-study", "--format", "csv"],
+                     ["h100-2026-11-25-lu-study-opencl-0.json", "h100-2026-11-25-lu-study-cuda.json"]),
+}
+
+
+def run_report(argv):
+    """report.main's exit code, stdout and stderr."""
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = report.main(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+    out.seek(0)
+    err.seek(0)
+    return code, out.read(), err.read()
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise AssertionError(f"{path} is not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+class Tables(unittest.TestCase):
+    def test_tables_from_the_committed_records_equal_the_expected_files(self):
+        for name, (argv, files) in TABLES.items():
+            with self.subTest(table=name):
+                code, text, err = run_report(["table"] + argv + [os.path.join(DATA, f) for f in files])
+                self.assertEqual(code, 0, err)
+                path = os.path.join(EXPECTED, name)
+                if os.environ.get("GPUBENCH_UPDATE_EXPECTED"):
+                    with open(path, "w") as f:
+                        f.write(text)
+                with open(path) as f:
+                    self.assertEqual(text, f.read(), f"{name} differs from {path}")
+
+    def test_speedups_and_gains_are_the_ratios_of_the_medians(self):
+        code, text, _ = run_report(["table", "--baseline", "openmp:vendor", "--format", "csv",
+                                    os.path.join(DATA, "h100-2026-11-25-lu-openmp-8192.json")])
+        self.assertEqual(code, 0)
+        points = {p.variant: p.seconds() for p in report.load_records([os.path.join(DATA, "h100-2026-11-25-lu-openmp-8192.json")])}
+        speedup = points["vendor"] / points["blocked"]
+        self.assertIn(f"{speedup:.2f}x", text)
+        self.assertIn(f"{100 * (points['vendor'] - points['blocked']) / points['vendor']:.1f} %", text)
+
+
+def synthetic(path, times_ms, failed=None, variant="blocked", backend="openmp", kernels=None):
+    """A records file of one point with these repetitions (and one failed point)."""
+    entry = {"suite": "lu", "problem": "64", "backend": backend, "device_index": 0, "device": "host",
+             "variant": variant, "precision": "f64", "run_type": "iteration", "time_unit": "ms", "verified": True,
+             "gflops": 1.0, "roofline_pct": 2.0, "theoretical_pct": 3.0}
+    benchmarks = [dict(entry, real_time=t, repetition_index=i, kernels=kernels or []) for i, t in enumerate(times_ms)]
+    failed_list = []
+    if failed:
+        failed_list.append(dict(entry, variant="vendor", error_occurred=True, error_message=failed, verified=False,
+                                real_time=0.0))
+    with open(path, "w") as f:
+        json.dump({"context": {}, "benchmarks": benchmarks, "failed_benchmarks": failed_list}, f)
+
+
+class Synthetic(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.file = os.path.join(self.dir, "r.json")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_the_confidence_interval_is_students_t_over_the_repetitions(self):
+        synthetic(self.file, [1.0, 2.0, 3.0])
+        mean, half, rel = report.confidence([1.0, 2.0, 3.0])
+        self.assertAlmostEqual(mean, 2.0)
+        self.assertAlmostEqual(half, 4.302653 * 1.0 / 3 ** 0.5, places=4)  # t(0.975, 2) s / sqrt(n)
+        self.assertAlmostEqual(rel, half / 2.0)
+        code, text, _ = run_report(["table", "--ci", self.file])
+        self.assertEqual(code, 0)
+        self.assertRegex(text, r"\| 2\.000 \| 2\.000 ± 2\.5 \| 124\.2\d % \|")
+        self.assertIsNone(report.confidence([1.0]))
+
+    def test_a_failed_point_keeps_its_row_and_gets_no_number(self):
+        synthetic(self.file, [1.0, 1.0], failed="verification failed: HPL's scaled residual 40 must be < 16")
+        code, text, _ = run_report(["table", "--baseline", "openmp:vendor", self.file])
+        self.assertEqual(code, 0)
+        row = next(line for line in text.splitlines() if "/vendor/" in line)
+        self.assertIn("FAILED: verification failed: HPL's scaled residual 40 must be < 16", row)
+        self.assertNotRegex(row.split("FAILED")[0], r"\d\.\d")
+        blocked = next(line for line in text.splitlines() if "/blocked/" in line)
+        self.assertIn("| - | - |", blocked)  # no speedup against a failed baseline
+
+    def test_the_overhead_row_is_the_iteration_beyond_its_kernels(self):
+        synthetic(self.file, [10.0], kernels=[{"kernel": "a", "ms_per_iteration": 6.0}, {"kernel": "b", "ms_per_iteration": 3.0}])
+        code, text, _ = run_report(["table", "--kind", "kernels", "--format", "csv", self.file])
+        self.assertEqual(code, 0)
+        self.assertIn("overhead,1.000\n", text)
+        self.assertIn("total,10.00\n", text)
+
+    def test_bad_input_is_named(self):
+        with open(self.file, "w") as f:
+            f.write("{not json")
+        code, _, err = run_report(["table", self.file])
+        self.assertEqual(code, 3)
+        self.assertIn(self.file, err)
+        code, _, err = run_report(["table", os.path.join(self.dir, "missing.json")])
+        self.assertEqual(code, 3)
+        self.assertIn("missing.json", err)
+        synthetic(self.file, [1.0])
+        code, _, err = run_report(["table", "--backend", "cuda", self.file])
+        self.assertEqual((code, "no points match" in err), (3, True))
+        code, _, err = run_report(["table", "--baseline", "cuda", self.file])
+        self.assertEqual(code, 3)
+        self.assertIn("--baseline 'cuda'", err)
+        code, _, err = run_report(["study", "no-such-study"])
+        self.assertEqual(code, 3)
+        self.assertIn("valid: cg-thesis, fused-cg, gemm, lu, nas", err)
+
+    def test_a_study_without_its_records_names_the_run_that_makes_them(self):
+        code, _, err = run_report(["study", "lu", "--data", self.dir, "--out", os.path.join(self.dir, "out")])
+        self.assertEqual(code, 3)
+        self.assertIn("--run makes them on this machine's devices: gpubench run --suite lu", err)
+
+
+class Figures(unittest.TestCase):
+    """Every figure kind: a PNG of the size asked for (8 x 5 in at 100 dpi), or the sweep's grid."""
+
+    def setUp(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-matplotlib is not installed (scripts/setup installs it)")
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def figure(self, argv, files, size=(800, 500)):
+        out = os.path.join(self.dir, argv[1] + ".png")
+        code, _, err = run_report(["figure"] + argv + [os.path.join(DATA, f) for f in files] + ["--out", out])
+        self.assertEqual(code, 0, err)
+        self.assertGreater(os.path.getsize(out), 5000)
+        self.assertEqual(png_size(out), size)
+
+    def test_every_figure_kind(self):
+        cg = ["h100-2026-11-23-cg-opencl-poisson2d-4096-f64-tuned.json", "h100-2026-11-23-cg-cuda-poisson2d-4096-f64-tuned.json"]
+        self.figure(["--kind", "roofline", "--kernels"], cg)
+        self.figure(["--kind", "kernels"], cg)
+        self.figure(["--kind", "speedup", "--baseline", "cuda:vendor"], ["h100-2026-11-25-lu-cuda-4096.json", "h100-2026-11-25-lu-cuda-16384.json"])
+        self.figure(["--kind", "scaling", "--y", "time"], ["h100-2026-11-23-ep-A-all-backends.json", "h100-2026-11-23-ep-B.json"])
+        self.figure(["--kind", "scaling"], ["h100-2026-11-25-lu-study-cuda.json"])
+        # Eight swept CG kernels: a grid of 3 x 3 panels, each 400 x 312.5 px.
+        self.figure(["--kind", "sweep", "--y", "time"], ["h100-2026-11-23-sweep-cuda-f64-poisson2d-4096.json"], (1200, 937))
+        self.figure(["--kind", "sweep", "--x", "problem", "--backend", "cuda"],
+                    ["h100-2026-11-24-gemm-study/gpu/tiles-64.json", "h100-2026-11-24-gemm-study/gpu/tiles-1024.json"])
+
+    def test_a_figure_without_what_it_needs_says_so(self):
+        out = os.path.join(self.dir, "x.png")
+        code, _, err = run_report(["figure", "--kind", "speedup", os.path.join(DATA, "h100-2026-11-25-lu-cuda-4096.json"), "--out", out])
+        self.assertEqual(code, 3)
+        self.assertIn("needs --baseline", err)
+        synthetic(os.path.join(self.dir, "r.json"), [1.0, 2.0])  # no per-kernel times
+        code, _, err = run_report(["figure", "--kind", "kernels", os.path.join(self.dir, "r.json"), "--out", out])
+        self.assertEqual(code, 3)
+        self.assertIn("--breakdown", err)
+
+
+def latex_check():
+    """The LaTeX tables compile in a booktabs document; 77 (skip) without pdflatex."""
+    if not shutil.which("pdflatex"):
+        print("SKIPPED: pdflatex is not installed (Debian's texlive-latex-recommended has it and booktabs)")
+        return 77
+    work = tempfile.mkdtemp()
+    try:
+        tables = [n for n in TABLES if n.endswith(".tex")]
+        code, text, err = run_report(["table", "--ci", "--baseline", "cuda:vendor", "--format", "latex",
+                                      os.path.join(DATA, "h100-2026-11-25-lu-cuda-16384.json")])
+        if code:
+            print(err)
+            return 1
+        body = [text] + [open(os.path.join(EXPECTED, n)).read() for n in tables]
+        doc = ("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\\usepackage{booktabs}"
+               "\\usepackage[landscape,margin=1cm]{geometry}\\begin{document}\\tiny\n"
+               + "\n\\bigskip\n".join(body) + "\\end{document}\n")
+        with open(os.path.join(work, "t.tex"), "w") as f:
+            f.write(doc)
+        r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=work,
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.getsize(os.path.join(work, "t.pdf")):
+            print(r.stdout[-3000:])
+            return 1
+        print(f"pdflatex compiled {len(body)} tables")
+        return 0
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["latex"]:
+        sys.exit(latex_check())
+    unittest.main()
