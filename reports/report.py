@@ -87,22 +87,45 @@ class Point:
 
 
 def load_records(paths):
-    """The points of the record files, in the order first seen."""
-    points = {}
+    """The points of the record files, in the order first seen. A point measured in several files is
+    taken from the newest file (its context's date), never mixed; LOG.replaced says which."""
+    points, dates = {}, {}
+    LOG.replaced = []
     for path in paths:
         records = read_json(path)
         if not isinstance(records, dict) or "benchmarks" not in records:
             raise ReportError(f"{path}: not a gpubench records file (no 'benchmarks')")
+        date = str(records.get("context", {}).get("date", ""))
+        here = {}
         for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
             if b.get("run_type") == "aggregate" or "suite" not in b:
                 continue
             p = Point(b)
-            p = points.setdefault(p.key, p)
+            p = here.setdefault(p.key, p)
+            p.source = path
             if b.get("error_occurred") or b.get("verified") is False:
                 p.error = p.error or b.get("error_message") or "not verified"
             else:
                 p.entries.append(b)
+        for key, p in here.items():
+            if key in points:
+                older, newer = (points[key], p) if date >= dates[key] else (p, points[key])
+                LOG.replaced.append(f"{newer.label}: from {short(newer.source)}, newer than {short(older.source)} "
+                                    "(which has the same point)")
+                if newer is points[key]:
+                    continue
+            points[key] = p
+            dates[key] = date
     return list(points.values())
+
+
+class LOG:
+    replaced = []
+
+
+def short(path):
+    """A record file's name with its folder."""
+    return "/".join(os.path.abspath(path).split(os.sep)[-2:])
 
 
 def everything(args):
@@ -837,6 +860,7 @@ def main(argv=None):
                 raise ReportError("a figure needs --out FILE.png, .svg or .pdf")
             figure(args)
             return 0
+        points = []
         if args.kind == "sweep":
             table = sweep_table(args)
         elif args.kind == "sweep-grid":
@@ -845,6 +869,8 @@ def main(argv=None):
             points = select(everything(args), args)
             table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
                      "lu-study": lu_study_table}[args.kind](points, args)
+        shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid") else set()
+        table.notes += [r for r in LOG.replaced if r.split(": from ")[0] in shown]
         text = table.write(args.format)
         if args.out:
             with open(args.out, "w") as out:

@@ -58,7 +58,10 @@ def run_report(argv):
         sys.stdout, sys.stderr = saved
     out.seek(0)
     err.seek(0)
-    return code, out.read(), err.read()
+    result = code, out.read(), err.read()
+    out.close()
+    err.close()
+    return result
 
 
 def png_size(path):
@@ -141,6 +144,24 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn("overhead,1.000\n", text)
         self.assertIn("total,10.00\n", text)
+
+    def test_a_point_in_two_files_is_taken_from_the_newer_never_mixed(self):
+        old, new = os.path.join(self.dir, "old.json"), os.path.join(self.dir, "new.json")
+        synthetic(old, [30.0, 30.0, 30.0])
+        synthetic(new, [7.0, 7.0, 7.0])
+        for path, date in ((old, "2026-11-24T00:50:00+0000"), (new, "2026-11-24T00:57:00+0000")):
+            with open(path) as f:
+                records = json.load(f)
+            records["context"]["date"] = date
+            with open(path, "w") as f:
+                json.dump(records, f)
+        for order in ([old, new], [new, old]):
+            code, text, _ = run_report(["table", "--format", "csv"] + order)
+            self.assertEqual(code, 0)
+            self.assertIn("lu/64/openmp:0/blocked/f64,host,7.000,", text)
+            code, text, _ = run_report(["table"] + order)
+            self.assertIn("- lu/64/openmp:0/blocked/f64: from " + os.path.basename(self.dir) + "/new.json, newer than "
+                          + os.path.basename(self.dir) + "/old.json", text)
 
     def test_bad_input_is_named(self):
         with open(self.file, "w") as f:
