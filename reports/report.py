@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 """gpubench report: tables and figures from gpubench result records.
 
-    report.py table  RECORDS.json ... [--kind points|kernels] [selection] [--baseline B[:D]:V]
-                     [--ci] [--format markdown|latex|csv] [--out FILE]
-    report.py figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep [selection]
-                     [--baseline B[:D]:V] [--y gflops|time] [--out FILE.png|.svg|.pdf]
+    gpubench report table RECORDS.json ... [--kind points|kernels|pairs|sweep|sweep-grid|lu-study]
+                          [selection] [--baseline B[:D]:V] [--ci] [--format markdown|latex|csv] [--out FILE]
+    gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep [selection]
+                           [--baseline B[:D]:V] [--y gflops|time] --out FILE.png|.svg|.pdf
+    gpubench report study cg-thesis|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
 
-Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` figures read
-`gpubench sweep --format json` files. Selection: --suite, --problem, --backend, --variant,
---precision (each a comma list). Times are per iteration, the median of a point's repetitions;
-a failed point keeps its row, marked FAILED with its reason, and never gets a number.
-Debian's python3 with python3-matplotlib (figures) and python3-scipy (Student's t; a table of
-its quantiles is used without it).
+Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` tables and
+figures read `gpubench sweep --format json` files. Selection: --suite, --problem, --backend,
+--variant, --precision (each a comma list), --rows B[:D]:V,... Times are per iteration, the median
+of a point's repetitions; a failed point keeps its row, marked FAILED with its reason, and never
+gets a number; a point found in several files comes from the newest, never mixed. Exit 3 names a
+bad file or an empty selection. Debian's python3 with python3-matplotlib (figures) and
+python3-scipy (Student's t; a table of its quantiles is used without it).
 """
 import argparse
 import csv
@@ -86,11 +88,10 @@ class Point:
         return []
 
 
-def load_records(paths):
+def load_records(paths, replaced=None):
     """The points of the record files, in the order first seen. A point measured in several files is
-    taken from the newest file (its context's date), never mixed; LOG.replaced says which."""
+    taken from the newest file (its context's date), never mixed; `replaced` gets a line for each."""
     points, dates = {}, {}
-    LOG.replaced = []
     for path in paths:
         records = read_json(path)
         if not isinstance(records, dict) or "benchmarks" not in records:
@@ -98,29 +99,29 @@ def load_records(paths):
         date = str(records.get("context", {}).get("date", ""))
         here = {}
         for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
-            if b.get("run_type") == "aggregate" or "suite" not in b:
+            if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
                 continue
             p = Point(b)
             p = here.setdefault(p.key, p)
             p.source = path
             if b.get("error_occurred") or b.get("verified") is False:
                 p.error = p.error or b.get("error_message") or "not verified"
+            elif not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
+                raise ReportError(f"{path}: {b.get('name', p.label)}: no real_time in a known time_unit "
+                                  f"({', '.join(UNITS)})")
             else:
                 p.entries.append(b)
         for key, p in here.items():
             if key in points:
                 older, newer = (points[key], p) if date >= dates[key] else (p, points[key])
-                LOG.replaced.append(f"{newer.label}: from {short(newer.source)}, newer than {short(older.source)} "
+                if replaced is not None:
+                    replaced.append(f"{newer.label}: from {short(newer.source)}, newer than {short(older.source)} "
                                     "(which has the same point)")
                 if newer is points[key]:
                     continue
             points[key] = p
             dates[key] = date
     return list(points.values())
-
-
-class LOG:
-    replaced = []
 
 
 def short(path):
@@ -130,7 +131,8 @@ def short(path):
 
 def everything(args):
     """Every point of the records named (kept for baselines outside the selection)."""
-    args.everything = load_records(args.records)
+    args.replaced = []
+    args.everything = load_records(args.records, args.replaced)
     return args.everything
 
 
@@ -159,7 +161,8 @@ def parse_baseline(spec):
         return parts[0], None, parts[1]
     if len(parts) == 3 and parts[1].isdigit():
         return parts[0], int(parts[1]), parts[2]
-    raise ReportError(f"--baseline '{spec}': expected BACKEND[:DEVICE]:VARIANT, e.g. cuda:vendor or opencl:1:classic")
+    raise ReportError(f"'{spec}' (in --baseline, --rows or --pairs): expected BACKEND[:DEVICE]:VARIANT, e.g. "
+                      "cuda:vendor or opencl:1:classic")
 
 
 def baseline_of(point, points, spec):
@@ -389,6 +392,9 @@ def sweep_table(args):
         if not isinstance(data, dict) or "sweeps" not in data:
             raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
         for s in data["sweeps"]:
+            if (args.backend and s["backend"] not in args.backend.split(",")) or (
+                    args.precision and s["precision"] not in args.precision.split(",")):
+                continue
             for k in s.get("kernels", []):
                 configs = [c for c in k.get("configs", []) if c.get("status") == "verified"
                            and "work_groups_per_cu" in c.get("params", {})]
@@ -870,7 +876,7 @@ def main(argv=None):
             table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
                      "lu-study": lu_study_table}[args.kind](points, args)
         shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid") else set()
-        table.notes += [r for r in LOG.replaced if r.split(": from ")[0] in shown]
+        table.notes += [r for r in getattr(args, "replaced", []) if r.split(": from ")[0] in shown]
         text = table.write(args.format)
         if args.out:
             with open(args.out, "w") as out:

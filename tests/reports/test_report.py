@@ -177,7 +177,7 @@ class Synthetic(unittest.TestCase):
         self.assertEqual((code, "no points match" in err), (3, True))
         code, _, err = run_report(["table", "--baseline", "cuda", self.file])
         self.assertEqual(code, 3)
-        self.assertIn("--baseline 'cuda'", err)
+        self.assertIn("'cuda' (in --baseline, --rows or --pairs): expected BACKEND[:DEVICE]:VARIANT", err)
         code, _, err = run_report(["study", "no-such-study"])
         self.assertEqual(code, 3)
         self.assertIn("valid: cg-thesis, fused-cg, gemm, lu, nas", err)
