@@ -443,12 +443,12 @@ def sweep_grid_table(args):
              and (not args.precision or s["precision"] in args.precision.split(","))]
     if not found:
         raise ReportError("no sweep matches the selection in " + ", ".join(args.records))
-    columns = []
+    columns = {}
     for _, _, configs in found:
         for c in configs:
-            name = ", ".join(f"{n}={v}" for n, v in c["params"].items())
-            if name not in columns:
-                columns.append(name)
+            columns.setdefault(", ".join(f"{n}={v}" for n, v in c["params"].items()), tuple(c["params"].values()))
+    columns = sorted(columns, key=lambda name: [(0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+                                                for v in columns[name]])
     t = Table(["backend", "kernel", "precision", "problem"] + columns + ["best"], ["l"] * 4 + ["r"] * (len(columns) + 1))
     found.sort(key=lambda f: (f[0]["backend"], f[1]["kernel"], f[0]["precision"], size_of(f[0].get("problem", ""))))
     for s, k, configs in found:
@@ -753,9 +753,10 @@ def run_records(binary, commands, target):
         os.remove(part)
         if merged is None:
             merged = records
-        else:
-            merged["benchmarks"] += records.get("benchmarks", [])
-            merged.setdefault("failed_benchmarks", []).extend(records.get("failed_benchmarks", []))
+        else:  # records (benchmarks, failed_benchmarks) or sweeps
+            for key in ("benchmarks", "failed_benchmarks", "sweeps"):
+                if key in records:
+                    merged.setdefault(key, []).extend(records[key])
     with open(target, "w") as f:
         json.dump(merged, f, indent=1)
 
@@ -794,7 +795,7 @@ def study(args):
                 binary = os.environ.get("GPUBENCH_BINARY") or shutil.which("gpubench")
                 if not binary:
                     raise ReportError("--run needs gpubench: run this as 'gpubench report study ...'")
-                target = os.path.join(made, pattern)
+                target = os.path.join(made, pattern.replace("*", "all"))  # a pattern's runs: one file
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 run_records(binary, commands, target)
                 matched = [target]
@@ -814,6 +815,8 @@ def study(args):
                 raise ReportError(f"recipe {args.name}: the figure {name} failed")
             index += [f"## {item.get('title', name)}", "", f"![{name}]({name}.png)", ""]
         index += [f"Records: " + ", ".join(f"`{os.path.basename(f)}`" for f in files), ""]
+    if os.path.isdir(made):
+        index += ["Records that this command ran on this machine's devices, the data lacking them: `data/`.", ""]
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(index))
     print(f"gpubench report: wrote {out}/README.md and its tables and figures", file=sys.stderr)
