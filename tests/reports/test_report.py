@@ -188,6 +188,38 @@ class Synthetic(unittest.TestCase):
         self.assertIn("--run makes them on this machine's devices: gpubench run --suite lu", err)
 
 
+class StudyRun(unittest.TestCase):
+    """A recipe whose records are missing runs them with --run (gpubench from GPUBENCH_BINARY, as ctest sets it)."""
+
+    def test_a_recipe_runs_what_its_data_lacks_and_writes_its_outputs(self):
+        binary = os.environ.get("GPUBENCH_BINARY")
+        if not binary or not os.path.exists(binary):
+            self.skipTest("GPUBENCH_BINARY is not set to a built gpubench (ctest sets it)")
+        work = tempfile.mkdtemp()
+        try:
+            recipe = os.path.join(work, "r.json")
+            runs = [["run", "--suite", "lu", "--backend", "openmp", "--problem", n, "--variant", "blocked,vendor",
+                     "--repetitions", "2", "--tuning-db", os.path.join(work, "db")] for n in ("17", "40")]
+            with open(recipe, "w") as f:
+                json.dump({"title": "T", "source": "S", "runs": {"lu-*.json": runs},
+                           "outputs": [{"name": "t", "table": ["--baseline", "openmp:vendor"], "records": ["lu-*.json"]},
+                                       {"name": "f", "figure": ["--kind", "scaling"], "records": ["lu-*.json"]}]}, f)
+            out = os.path.join(work, "out")
+            r = subprocess.run([binary, "report", "study", recipe, "--data", os.path.join(work, "none"), "--out", out, "--run"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            with open(os.path.join(out, "t.md")) as f:
+                table = f.read()
+            for n in ("17", "40"):
+                self.assertRegex(table, rf"\| lu/{n}/openmp:0/blocked/f64 \| .* \| [0-9.]+x \|")
+            self.assertTrue(os.path.exists(os.path.join(out, "data", "lu-all.json")))
+            self.assertEqual(png_size(os.path.join(out, "f.png")), (800, 500))
+            with open(os.path.join(out, "README.md")) as f:
+                self.assertIn("Records that this command ran", f.read())
+        finally:
+            shutil.rmtree(work)
+
+
 class Figures(unittest.TestCase):
     """Every figure kind: a PNG of the size asked for (8 x 5 in at 100 dpi), or the sweep's grid."""
 
