@@ -579,8 +579,10 @@ def roofline_figure(ax, points, args):
     ais = [p.median_of("arithmetic_intensity") for p in done] or [1.0]
     lo, hi = min(ais + [0.01]) / 4, max(ais + [100.0]) * 4
     for (device, where, prec), c in ceilings.items():
+        if not all(isinstance(c.get(k), (int, float)) and c[k] > 0 for k in ("bandwidth_gbps", "peak_gflops")):
+            raise ReportError(f"the ceilings of {device} ({where}) have no bandwidth_gbps and peak_gflops")
         bw, peak = c["bandwidth_gbps"], c["peak_gflops"]
-        xs = [lo, peak / bw, hi]
+        xs = [lo, min(max(peak / bw, lo), hi), hi]
         ax.plot(xs, [min(peak, x * bw) for x in xs], "-", label=f"{device} ({where}, {prec}): "
                 f"{bw:.0f} GB/s, {peak:.0f} GFLOP/s")
     for p in done:
