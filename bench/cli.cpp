@@ -226,7 +226,8 @@ std::string commands_text() {
          "  gpubench sweep [options]          tune the suite's kernels, store the best in the tuning database\n"
          "  gpubench roofline [options]       print (measure when missing) each device's ceilings\n"
          "  gpubench tuning show [options]    print what the tuning database holds\n"
-         "  gpubench report table|figure ...  tables (Markdown, LaTeX, CSV) and figures from records ('report --help')\n"
+         "  gpubench report [options]         tables (Markdown, LaTeX, CSV), figures and the studies from records\n"
+         "  gpubench track [options]          the performance history (SQLite): import records, show benchmarks\n"
          "  gpubench --list-devices [--backend B] [--format json]\n"
          "  gpubench --version\n"
          "\n'gpubench COMMAND --help' lists a command's options; the run's follow.\n\n";
@@ -298,7 +299,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   std::vector<std::string> line = args;
   const std::set<std::string> commands = {"run", "sweep", "roofline", "tuning"};
   if (line[0].rfind("-", 0) != 0 && !commands.count(line[0]))
-    throw UsageError("unknown command '" + line[0] + "' (valid: run, sweep, roofline, tuning show, report)");
+    throw UsageError("unknown command '" + line[0] + "' (valid: run, sweep, roofline, tuning show, report, track)");
   const bool global = line[0] == "--help" || line[0] == "-h" || line[0] == "--version";
   if (!commands.count(line[0]) && !global) line.insert(line.begin(), "run");  // the run is the default command
   if (line == std::vector<std::string>{"tuning"} || (line[0] == "tuning" && line.size() > 1 && line[1] != "show" &&

@@ -134,7 +134,8 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
 
 int run(const std::vector<std::string>& args) {
   using namespace gpubench;
-  if (!args.empty() && args[0] == "report") exec_report({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "report") exec_reports_program("report.py", {args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "track") exec_reports_program("track.py", {args.begin() + 1, args.end()});
   const CliOptions options = parse_cli(args);
   if (options.help) {
     std::cout << options.help_text;

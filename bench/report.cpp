@@ -11,15 +11,15 @@
 
 namespace gpubench {
 
-void exec_report(const std::vector<std::string>& args) {
+void exec_reports_program(const std::string& program, const std::vector<std::string>& args) {
   // The source tree this gpubench was built from, or where it has been moved to (GPUBENCH_SOURCE_DIR).
   const char* moved = std::getenv("GPUBENCH_SOURCE_DIR");
-  const std::string script = std::string(moved && *moved ? moved : GPUBENCH_SOURCE_DIR) + "/reports/report.py";
+  const std::string script = std::string(moved && *moved ? moved : GPUBENCH_SOURCE_DIR) + "/reports/" + program;
   const std::string python = "/usr/bin/python3";  // Debian's, where python3-matplotlib and -scipy install
   if (!std::filesystem::exists(script))
-    throw InputError("gpubench report needs " + script + " (the source tree this gpubench was built from)");
+    throw InputError("this command needs " + script + " (the source tree this gpubench was built from)");
   if (access(python.c_str(), X_OK) != 0)
-    throw InputError("gpubench report needs " + python + " (Debian's python3; scripts/setup installs it)");
+    throw InputError("this command needs " + python + " (Debian's python3; scripts/setup installs it)");
   // A study's --run runs this gpubench.
   std::error_code error;
   if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error)
@@ -30,7 +30,7 @@ void exec_report(const std::vector<std::string>& args) {
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   execv(python.c_str(), argv.data());
-  throw InputError("gpubench report: could not start " + python + ": " + std::strerror(errno));
+  throw InputError("could not start " + python + " " + script + ": " + std::strerror(errno));
 }
 
 }  // namespace gpubench

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Tests of reports/track.py (gpubench track): the history store. Importing the committed records
+keeps every repetition with its run's commit, date, machine and devices; a run is imported once;
+a process killed in the middle of an import leaves the history as it was; bad input is named."""
+import glob
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TRACK = os.path.join(SOURCE, "reports", "track.py")
+DATA = os.path.join(SOURCE, "reports", "data")
+LU = os.path.join(DATA, "h100-2026-11-25-lu-cuda-4096.json")
+EP = os.path.join(DATA, "h100-2026-11-23-ep-A-all-backends.json")
+
+
+def track(*args, env=None):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, TRACK] + list(args), capture_output=True, text=True, env=e)
+
+
+def repetitions_in(path):
+    """Non-aggregate, verified repetitions of a records file."""
+    with open(path) as f:
+        records = json.load(f)
+    return [b for b in records["benchmarks"] if b.get("run_type") != "aggregate" and not b.get("error_occurred")]
+
+
+class History(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.history = os.path.join(self.dir, "h", "history.sqlite")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def rows(self, sql):
+        db = sqlite3.connect(self.history)
+        try:
+            return db.execute(sql).fetchall()
+        finally:
+            db.close()
+
+    def test_every_repetition_is_kept_with_its_run(self):
+        r = track("import", "--history", self.history, LU, EP)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        expected = len(repetitions_in(LU)) + len(repetitions_in(EP))
+        self.assertIn(f"imported 2 runs ({expected} repetitions)", r.stdout)
+        self.assertEqual(self.rows("SELECT count(*) FROM samples")[0][0], expected)
+        runs = self.rows("SELECT gpubench_commit, date, machine, devices FROM runs ORDER BY date")
+        self.assertEqual([c for c, _, _, _ in runs], ["4c876d7", "917c939-dirty"])
+        self.assertEqual(runs[1][1], "2026-11-25T12:51:21+0000")
+        self.assertIn("16 CPUs", runs[1][2])
+        self.assertIn("NVIDIA H100 80GB HBM3", runs[1][3])
+        # One repetition, by value: the record's real_time in seconds.
+        first = repetitions_in(LU)[0]
+        name = (f"{first['suite']}/{first['problem']}/{first['backend']}:{first['device_index']}/{first['variant']}/"
+                f"{first['precision']} @ {first['device']}")
+        seconds = self.rows(f"SELECT s.seconds FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id "
+                            f"JOIN runs r ON r.id = s.run_id WHERE b.name = '{name}' AND s.repetition = "
+                            f"{first['repetition_index']} AND r.gpubench_commit = '917c939-dirty'")
+        self.assertAlmostEqual(seconds[0][0], first["real_time"] * 1e-9)
+        shown = track("show", "--history", self.history, "--match", "lu/4096/cuda:0/blocked/f64")
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn("| lu/4096/cuda:0/blocked/f64 @ NVIDIA H100 80GB HBM3 | 1 | 2026-11-25 | 2026-11-25 | 917c939-dirty | 26.03 |",
+                      shown.stdout)
+
+    def test_a_run_is_imported_once(self):
+        self.assertEqual(track("import", "--history", self.history, LU).returncode, 0)
+        again = track("import", "--history", self.history, LU, LU)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn("imported 0 runs (0 repetitions); 2 already in the history", again.stdout)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)
+
+    def test_the_committed_records_import(self):
+        files = [f for f in glob.glob(os.path.join(DATA, "**", "*.json"), recursive=True)
+                 if "sweep" not in os.path.basename(f) and "tiles" not in os.path.basename(f)]
+        r = track("import", "--history", self.history, *files)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"imported {len(files)} runs", r.stdout)
+        failed = self.rows("SELECT count(*) FROM failures")[0][0]
+        self.assertGreater(failed, 0)  # the LU study's points over the time limit: kept as failures, no time
+
+    def test_an_import_killed_mid_write_leaves_the_history_as_it_was(self):
+        self.assertEqual(track("import", "--history", self.history, EP).returncode, 0)
+        before = self.rows("SELECT count(*) FROM samples")[0][0]
+        killed = track("import", "--history", self.history, LU, env={"GPUBENCH_TRACK_KILL_AFTER_SAMPLES": "5"})
+        self.assertEqual(killed.returncode, -9)  # SIGKILL, in the middle of the run's transaction
+        self.assertEqual(self.rows("PRAGMA integrity_check")[0][0], "ok")
+        self.assertEqual(self.rows("SELECT count(*) FROM samples")[0][0], before)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)
+        again = track("import", "--history", self.history, LU)  # and the run imports whole afterwards
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM samples")[0][0], before + len(repetitions_in(LU)))
+
+    def test_bad_input_is_named_and_changes_nothing(self):
+        self.assertEqual(track("import", "--history", self.history, EP).returncode, 0)
+        bad = os.path.join(self.dir, "bad.json")
+        with open(bad, "w") as f:
+            f.write("{\"benchmarks\": [")
+        r = track("import", "--history", self.history, bad)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("bad.json", r.stderr)
+        broken = os.path.join(self.dir, "broken.json")
+        with open(LU) as f:
+            records = json.load(f)
+        next(b for b in reversed(records["benchmarks"]) if b.get("run_type") != "aggregate").pop("real_time")
+        with open(broken, "w") as f:
+            json.dump(records, f)
+        r = track("import", "--history", self.history, broken)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("no real_time", r.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)  # the broken run left nothing
+        notdb = os.path.join(self.dir, "notdb.sqlite")
+        with open(notdb, "w") as f:
+            f.write("not a database" * 100)
+        r = track("show", "--history", notdb)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("notdb.sqlite", r.stderr)
+        r = track("show", "--history", os.path.join(self.dir, "none.sqlite"))
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("no history at", r.stderr)
+
+    def test_the_default_history_is_per_user(self):
+        home = os.path.join(self.dir, "home")
+        r = track("import", LU, env={"HOME": home, "XDG_DATA_HOME": ""})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(home, ".local", "share", "gpubench", "history.sqlite")))
+        r = track("show", env={"HOME": home, "XDG_DATA_HOME": os.path.join(self.dir, "xdg")})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn(os.path.join(self.dir, "xdg", "gpubench", "history.sqlite"), r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
