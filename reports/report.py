@@ -773,6 +773,16 @@ def study(args):
         names = sorted(f[:-5] for f in os.listdir(os.path.join(here, "recipes")) if f.endswith(".json"))
         raise ReportError(f"no recipe '{args.name}' (valid: {', '.join(names)})")
     recipe = read_json(path)
+    try:
+        for item in recipe["outputs"]:
+            if not isinstance(item["name"], str) or not isinstance(item["records"], list) or not (
+                    isinstance(item.get("table"), list) or isinstance(item.get("figure"), list)):
+                raise TypeError(f"output {item.get('name')!r} needs a name, records and a table or figure argument list")
+        for pattern, command in recipe.get("runs", {}).items():
+            if not command or not isinstance(command, list):
+                raise TypeError(f"the run for {pattern!r} is not a command (a list of words, or a list of them)")
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ReportError(f"{path}: not a gpubench recipe ({e})")
     data = args.data or os.path.join(here, "data")
     out = args.out or f"gpubench-report-{args.name}"
     made = os.path.join(out, "data")  # records this command ran, when the data holds none
@@ -816,7 +826,7 @@ def study(args):
             if main(["figure"] + item["figure"] + files + ["--out", target]):
                 raise ReportError(f"recipe {args.name}: the figure {name} failed")
             index += [f"## {item.get('title', name)}", "", f"![{name}]({name}.png)", ""]
-        index += [f"Records: " + ", ".join(f"`{os.path.basename(f)}`" for f in files), ""]
+        index += ["Records: " + ", ".join(f"`{short(f)}`" for f in files), ""]
     if os.path.isdir(made):
         index += ["Records that this command ran on this machine's devices, the data lacking them: `data/`.", ""]
     with open(os.path.join(out, "README.md"), "w") as f:

@@ -182,6 +182,14 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(code, 3)
         self.assertIn("valid: cg-thesis, fused-cg, gemm, lu, nas", err)
 
+    def test_a_malformed_recipe_is_named(self):
+        recipe = os.path.join(self.dir, "recipe.json")
+        with open(recipe, "w") as f:
+            json.dump({"title": "t", "outputs": [{"name": "x", "records": ["a.json"]}]}, f)
+        code, _, err = run_report(["study", recipe, "--out", os.path.join(self.dir, "out")])
+        self.assertEqual(code, 3)
+        self.assertIn("recipe.json: not a gpubench recipe (output 'x' needs a name, records and a table or figure", err)
+
     def test_a_study_without_its_records_names_the_run_that_makes_them(self):
         code, _, err = run_report(["study", "lu", "--data", self.dir, "--out", os.path.join(self.dir, "out")])
         self.assertEqual(code, 3)
