@@ -80,12 +80,13 @@ class Point:
         values = [e[field] for e in self.entries if isinstance(e.get(field), (int, float))]
         return statistics.median(values) if values and not self.error else None
 
+    def kernel_rows(self):
+        """The per-kernel rows of the first repetition that has them (a profiled pass)."""
+        return next((e["kernels"] for e in self.entries if e.get("kernels")), [])
+
     def kernels(self):
-        """[(kernel, ms per iteration)] of the first repetition that has them (a profiled pass)."""
-        for e in self.entries:
-            if e.get("kernels"):
-                return [(k["kernel"], k.get("ms_per_iteration", 0.0)) for k in e["kernels"]]
-        return []
+        """[(kernel, ms per iteration)]."""
+        return [(k["kernel"], k.get("ms_per_iteration", 0.0)) for k in self.kernel_rows()]
 
 
 def load_records(paths, replaced=None):
@@ -94,24 +95,8 @@ def load_records(paths, replaced=None):
     points, dates = {}, {}
     for path in paths:
         records = read_json(path)
-        if not isinstance(records, dict) or "benchmarks" not in records:
-            raise ReportError(f"{path}: not a gpubench records file (no 'benchmarks')")
-        date = str(records.get("context", {}).get("date", ""))
-        here = {}
-        for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
-            if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
-                continue
-            p = Point(b)
-            p = here.setdefault(p.key, p)
-            p.source = path
-            if b.get("error_occurred") or b.get("verified") is False:
-                p.error = p.error or b.get("error_message") or "not verified"
-            elif not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
-                raise ReportError(f"{path}: {b.get('name', p.label)}: no real_time in a known time_unit "
-                                  f"({', '.join(UNITS)})")
-            else:
-                p.entries.append(b)
-        for key, p in here.items():
+        date = str(records.get("context", {}).get("date", "")) if isinstance(records, dict) else ""
+        for key, p in points_of(records, path).items():
             if key in points:
                 older, newer = (points[key], p) if date >= dates[key] else (p, points[key])
                 if replaced is not None:
@@ -122,6 +107,26 @@ def load_records(paths, replaced=None):
             points[key] = p
             dates[key] = date
     return list(points.values())
+
+
+def points_of(records, path):
+    """{key: Point} of one records file's parsed JSON (its repetitions; a failed point's error)."""
+    if not isinstance(records, dict) or "benchmarks" not in records:
+        raise ReportError(f"{path}: not a gpubench records file (no 'benchmarks')")
+    points = {}
+    for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
+        if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
+            continue
+        p = Point(b)
+        p = points.setdefault(p.key, p)
+        p.source = path
+        if b.get("error_occurred") or b.get("verified") is False:
+            p.error = p.error or b.get("error_message") or "not verified"
+        elif not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
+            raise ReportError(f"{path}: {b.get('name', p.label)}: no real_time in a known time_unit ({', '.join(UNITS)})")
+        else:
+            p.entries.append(b)
+    return points
 
 
 def short(path):
@@ -308,10 +313,7 @@ def kernels_table(points, args):
     if not done:
         raise ReportError("no verified points to break down")
     field, meaning = KERNEL_VALUES[args.value]
-    per = []
-    for p in done:
-        ks = next((e["kernels"] for e in p.entries if e.get("kernels")), [])
-        per.append({k["kernel"]: k.get(field) for k in ks})
+    per = [{k["kernel"]: k.get(field) for k in p.kernel_rows()} for p in done]
     names = []
     for d in per:
         names += [k for k in d if k not in names and k != "overhead"]
@@ -387,29 +389,20 @@ def sweep_table(args):
     """The WG/CU reduction per kernel: the time at 1 WG/CU, the best, its WG/CU, (T_1 - T_best) / T_1."""
     t = Table(["backend", "kernel", "precision", "problem", "work-group size", "time at 1 WG/CU (ms)", "best time (ms)",
                "WG/CU", "reduction"], ["l", "l", "l", "l", "r", "r", "r", "r", "r"])
-    for path in args.records:
-        data = read_json(path)
-        if not isinstance(data, dict) or "sweeps" not in data:
-            raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
-        for s in data["sweeps"]:
-            if (args.backend and s["backend"] not in args.backend.split(",")) or (
-                    args.precision and s["precision"] not in args.precision.split(",")):
-                continue
-            for k in s.get("kernels", []):
-                configs = [c for c in k.get("configs", []) if c.get("status") == "verified"
-                           and "work_groups_per_cu" in c.get("params", {})]
-                if not configs:
-                    continue
-                best = min(configs, key=lambda c: c["ms"])
-                size = best["params"].get("work_group_size")
-                one = [c for c in configs if c["params"]["work_groups_per_cu"] == 1
-                       and c["params"].get("work_group_size") == size]
-                if not one:
-                    continue
-                t1 = one[0]["ms"]
-                t.rows.append([f"{s['backend']}:{s.get('device_index', 0)}", k["kernel"], s["precision"], s.get("problem", ""),
-                               str(size), num(t1), num(best["ms"]), str(best["params"]["work_groups_per_cu"]),
-                               f"{100 * (t1 - best['ms']) / t1:.1f} %"])
+    for s, k, verified in sweep_configs(args):
+        configs = [c for c in verified if "work_groups_per_cu" in c["params"]]
+        if not configs:
+            continue
+        best = min(configs, key=lambda c: c["ms"])
+        size = best["params"].get("work_group_size")
+        one = [c for c in configs if c["params"]["work_groups_per_cu"] == 1
+               and c["params"].get("work_group_size") == size]
+        if not one:
+            continue
+        t1 = one[0]["ms"]
+        t.rows.append([f"{s['backend']}:{s.get('device_index', 0)}", k["kernel"], s["precision"], s.get("problem", ""),
+                       str(size), num(t1), num(best["ms"]), str(best["params"]["work_groups_per_cu"]),
+                       f"{100 * (t1 - best['ms']) / t1:.1f} %"])
     if not t.rows:
         raise ReportError("no swept kernel with a work-groups-per-CU parameter in " + ", ".join(args.records))
     t.notes.append("Times of one kernel call, the median of the sweep's samples; the work-group size is the best "
@@ -417,32 +410,31 @@ def sweep_table(args):
     return t
 
 
-def sweep_configs(paths, kernels=None):
-    """[(sweep, kernel, verified configs)] of gpubench sweep files."""
+def sweep_configs(args):
+    """[(sweep, kernel, verified configs)] of the sweep files named, by --backend, --precision and --kernel."""
+    def ok(value, wanted):
+        return not wanted or value in wanted.split(",")
+
     out = []
-    for path in paths:
+    for path in args.records:
         data = read_json(path)
         if not isinstance(data, dict) or "sweeps" not in data:
             raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
         for s in data["sweeps"]:
+            if not ok(s["backend"], args.backend) or not ok(s["precision"], args.precision):
+                continue
             for k in s.get("kernels", []):
-                if kernels and k["kernel"] not in kernels.split(","):
-                    continue
                 configs = [c for c in k.get("configs", []) if c.get("status") == "verified"]
-                if configs:
+                if configs and ok(k["kernel"], getattr(args, "kernel", None)):
                     out.append((s, k, configs))
     if not out:
-        raise ReportError("no verified sweep configurations in " + ", ".join(paths))
+        raise ReportError("no verified sweep configurations match the selection in " + ", ".join(args.records))
     return out
 
 
 def sweep_grid_table(args):
     """GFLOP/s of every swept configuration: a row per backend, kernel, precision and problem."""
-    found = [(s, k, c) for s, k, c in sweep_configs(args.records, args.kernel)
-             if (not args.backend or s["backend"] in args.backend.split(","))
-             and (not args.precision or s["precision"] in args.precision.split(","))]
-    if not found:
-        raise ReportError("no sweep matches the selection in " + ", ".join(args.records))
+    found = sweep_configs(args)
     columns = {}
     for _, _, configs in found:
         for c in configs:
@@ -589,7 +581,7 @@ def roofline_figure(ax, points, args):
         ax.plot(p.median_of("arithmetic_intensity"), p.median_of("gflops"), "o",
                 label=f"{p.where} {p.variant} {p.precision} {p.problem}")
         if args.kernels:
-            for k in p.first("kernels") or []:
+            for k in p.kernel_rows():
                 if k.get("arithmetic_intensity") and k.get("gflops"):
                     ax.plot(k["arithmetic_intensity"], k["gflops"], "x", color="gray")
                     ax.annotate(k["kernel"], (k["arithmetic_intensity"], k["gflops"]), fontsize=6)
@@ -668,18 +660,12 @@ def sweep_figure(plt, args):
     if args.x == "problem":
         fig, ax = plt.subplots(figsize=(args.width, args.height), dpi=args.dpi)
         lines = {}
-        for s, k, configs in sweep_configs(args.records, args.kernel):
-            if args.backend and s["backend"] not in args.backend.split(","):
-                continue
-            if args.precision and s["precision"] not in args.precision.split(","):
-                continue
+        for s, k, configs in sweep_configs(args):
             for c in configs:
                 name = (f"{s['backend']}:{s.get('device_index', 0)} {k['kernel']} {s['precision']} "
                         + ", ".join(f"{n}={v}" for n, v in c["params"].items()))
                 lines.setdefault(name, []).append((size_of(s.get("problem", "")),
                                                    c["ms"] if args.y == "time" else c.get("gflops", 0.0)))
-        if not lines:
-            raise ReportError("no sweep matches the selection in " + ", ".join(args.records))
         for name, pts in lines.items():
             pts.sort()
             ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", markersize=3, label=name)
@@ -691,25 +677,8 @@ def sweep_figure(plt, args):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6)
         return fig
-    panels = []
-    for path in args.records:
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except (OSError, ValueError) as e:
-            raise ReportError(f"{path}: {e}")
-        if not isinstance(data, dict) or "sweeps" not in data:
-            raise ReportError(f"{path}: not a gpubench sweep file (no 'sweeps')")
-        for s in data["sweeps"]:
-            for k in s.get("kernels", []):
-                if args.kernel and k["kernel"] not in args.kernel.split(","):
-                    continue
-                configs = [c for c in k.get("configs", []) if c.get("status") == "verified"]
-                if configs:
-                    panels.append((f"{s['backend']}:{s.get('device_index', 0)} {k['kernel']} {s['precision']} "
-                                   f"({s.get('problem', '')})", configs))
-    if not panels:
-        raise ReportError("no verified sweep configurations to plot")
+    panels = [(f"{s['backend']}:{s.get('device_index', 0)} {k['kernel']} {s['precision']} ({s.get('problem', '')})",
+               configs) for s, k, configs in sweep_configs(args)]
     cols = min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(args.width * cols / 2, args.height * rows / 1.6), dpi=args.dpi,

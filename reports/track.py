@@ -19,8 +19,9 @@ import sqlite3
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import UNITS, ReportError  # noqa: E402
+from report import ReportError, points_of  # noqa: E402
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -85,11 +86,6 @@ def open_history(path, create=True):
     return db
 
 
-def benchmark_name(b):
-    return (f"{b['suite']}/{b['problem']}/{b['backend']}:{int(b.get('device_index', 0))}/{b['variant']}/"
-            f"{b['precision']} @ {b.get('device', '?')}")
-
-
 def import_run(db, path):
     """One records file as one run, in one transaction. Returns (imported, samples)."""
     try:
@@ -98,8 +94,7 @@ def import_run(db, path):
         records = json.loads(raw)
     except (OSError, ValueError) as e:
         raise TrackError(f"{path}: {e}")
-    if not isinstance(records, dict) or "benchmarks" not in records:
-        raise TrackError(f"{path}: not a gpubench records file (no 'benchmarks')")
+    points = points_of(records, path)  # checks the file before anything is written
     digest = hashlib.sha256(raw).hexdigest()
     if db.execute("SELECT 1 FROM runs WHERE digest = ?", (digest,)).fetchone():
         return False, 0
@@ -116,26 +111,19 @@ def import_run(db, path):
         cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source) VALUES (?,?,?,?,?,?)",
                          (digest, context["gpubench_commit"], context["date"], machine, devices, os.path.abspath(path)))
         run = cur.lastrowid
-        for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
-            if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
-                continue
-            name = benchmark_name(b)
+        for p in points.values():
+            name = f"{p.label} @ {p.device}"
             db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
                        " precision) VALUES (?,?,?,?,?,?,?,?)",
-                       (name, b["suite"], str(b["problem"]), b["backend"], int(b.get("device_index", 0)),
-                        b.get("device", "?"), b["variant"], b["precision"]))
+                       (name, p.suite, p.problem, p.backend, p.device_index, p.device, p.variant, p.precision))
             bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
-            if b.get("error_occurred") or b.get("verified") is False:
-                db.execute("INSERT OR IGNORE INTO failures VALUES (?,?,?)",
-                           (run, bench, b.get("error_message") or "not verified"))
-                continue
-            if not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
-                raise TrackError(f"{path}: {b.get('name', name)}: no real_time in a known time_unit")
-            db.execute("INSERT INTO samples VALUES (?,?,?,?)",
-                       (run, bench, int(b.get("repetition_index", 0)), b["real_time"] * UNITS[b.get("time_unit", "ns")]))
-            samples += 1
-            if kill_after and samples >= kill_after:
-                os.kill(os.getpid(), signal.SIGKILL)
+            if p.error:
+                db.execute("INSERT INTO failures VALUES (?,?,?)", (run, bench, p.error))
+            for entry, seconds in zip(p.entries, p.times()):
+                db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run, bench, int(entry.get("repetition_index", 0)), seconds))
+                samples += 1
+                if kill_after and samples >= kill_after:
+                    os.kill(os.getpid(), signal.SIGKILL)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
