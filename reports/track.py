@@ -1,27 +1,49 @@
 #!/usr/bin/python3
-"""gpubench track: the performance history (issue 17: its store, so far).
+"""gpubench track: nightly performance tracking (the history, the regression check, the dashboard).
 
-    gpubench track import RECORDS.json ... [--history PATH]
-    gpubench track show [--history PATH] [--match TEXT]
+    gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
+    gpubench track import RECORDS.json ...               record files, each as one run
+    gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 on a
+                                                         confirmed regression or a new failure
+    gpubench track publish --out DIR                     the static dashboard (index.html)
+    gpubench track show [--match TEXT]                   each benchmark's runs
+    (each takes --history PATH)
 
 The history is one SQLite file (default $XDG_DATA_HOME/gpubench/history.sqlite, else
 ~/.local/share/gpubench/history.sqlite) holding every repetition of every point of every run,
 with the run's commit, date, machine and devices. A records file is one run; importing it again
 changes nothing (runs are keyed by their content). Each run is written in one transaction: a
-process killed mid-import leaves the history as it was before that run.
+process killed mid-write leaves the history as it was before that run.
+
+The check, per benchmark (a point on one device): the run medians over the whole history are cut
+into steps (a penalised least-squares fit of a piecewise-constant level to their logarithms, as
+asv's step detection, after a running median of three has taken out single-run outliers; the
+penalty scaled by the benchmark's own night-to-night noise, measured from the history). A step that began within the last --recent runs is a change when it is at least
+--min-effect and the rank test (Mann-Whitney U, as compare.py) on the repetitions after it
+against those before it gives p < --alpha. A change that rests on tonight's run alone (p < 0.05)
+is suspected: it is re-measured (the benchmark run again, the run added to the history)
+and is reported only when the re-measured run stands with it (so is an improvement). Each change names the
+commit of the first run of its step and the commit before it.
 """
 import argparse
+import datetime
 import hashlib
 import json
+import math
 import os
 import signal
+import socket
 import sqlite3
 import statistics
+import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import ReportError, points_of  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -31,7 +53,9 @@ CREATE TABLE IF NOT EXISTS runs (
   date TEXT NOT NULL,               -- the records' context date (ISO 8601)
   machine TEXT NOT NULL,            -- host name and CPU count
   devices TEXT NOT NULL,            -- the context's devices (JSON): API, name, driver, compute units
-  source TEXT NOT NULL              -- the file it came from
+  source TEXT NOT NULL,             -- the file it came from
+  kind TEXT NOT NULL DEFAULT 'import',  -- import, nightly (track run) or remeasure (track check)
+  command TEXT                      -- the gpubench run arguments (JSON) that made it, when track ran it
 );
 CREATE TABLE IF NOT EXISTS benchmarks (
   id INTEGER PRIMARY KEY,
@@ -45,6 +69,12 @@ CREATE TABLE IF NOT EXISTS samples (
   repetition INTEGER NOT NULL,
   seconds REAL NOT NULL,            -- one repetition's time per iteration
   PRIMARY KEY (run_id, benchmark_id, repetition)
+);
+CREATE TABLE IF NOT EXISTS medians (  -- each run's median per benchmark, written with its samples
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  median REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (benchmark_id, run_id)
 );
 CREATE TABLE IF NOT EXISTS failures (
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -72,7 +102,7 @@ def default_history():
 
 def open_history(path, create=True):
     if not create and not os.path.exists(path):
-        raise TrackError(f"no history at {path} (gpubench track import makes one)")
+        raise TrackError(f"no history at {path} (gpubench track run or import makes one)")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
         db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit: BEGIN ... COMMIT
@@ -86,7 +116,28 @@ def open_history(path, create=True):
     return db
 
 
-def import_run(db, path):
+def quantile(sorted_values, q):
+    """Linear-interpolated quantile of a sorted list."""
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    x = q * (len(sorted_values) - 1)
+    i = int(x)
+    return sorted_values[i] + (sorted_values[min(i + 1, len(sorted_values) - 1)] - sorted_values[i]) * (x - i)
+
+
+def stamp():
+    """The test-only hook GPUBENCH_TRACK_STAMP=COMMIT@DATE: the runs written are said to come from
+    that commit and date (so that a test can build a history of nights from one binary)."""
+    text = os.environ.get("GPUBENCH_TRACK_STAMP", "")
+    if not text:
+        return None
+    commit, at, date = text.partition("@")
+    if not commit or not at or not date:
+        raise TrackError(f"GPUBENCH_TRACK_STAMP: '{text}' is not COMMIT@DATE")
+    return commit, date
+
+
+def import_run(db, path, kind="import", command=None):
     """One records file as one run, in one transaction. Returns (imported, samples)."""
     try:
         with open(path, "rb") as f:
@@ -101,15 +152,17 @@ def import_run(db, path):
     context = records.get("context", {})
     if not context.get("date") or not context.get("gpubench_commit"):
         raise TrackError(f"{path}: its context has no date or gpubench_commit: not a run gpubench wrote")
+    commit, date = stamp() or (context["gpubench_commit"], context["date"])
     machine = f"{context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)"
     devices = json.dumps([{k: d.get(k) for k in ("backend", "index", "api", "name", "driver", "compute_units")}
                           for d in context.get("devices", [])])
-    kill_after = int(os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "0") or 0)  # test hook: a killed import
+    kill_after = int(os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "0") or 0)  # test hook: a killed write
     samples = 0
     db.execute("BEGIN IMMEDIATE")
     try:
-        cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source) VALUES (?,?,?,?,?,?)",
-                         (digest, context["gpubench_commit"], context["date"], machine, devices, os.path.abspath(path)))
+        cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
+                         " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
+                                                       kind, json.dumps(command) if command else None))
         run = cur.lastrowid
         for p in points.values():
             name = f"{p.label} @ {p.device}"
@@ -119,11 +172,17 @@ def import_run(db, path):
             bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
             if p.error:
                 db.execute("INSERT INTO failures VALUES (?,?,?)", (run, bench, p.error))
-            for entry, seconds in zip(p.entries, p.times()):
+                continue
+            times = p.times()
+            for entry, seconds in zip(p.entries, times):
                 db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run, bench, int(entry.get("repetition_index", 0)), seconds))
                 samples += 1
                 if kill_after and samples >= kill_after:
                     os.kill(os.getpid(), signal.SIGKILL)
+            if times:
+                ordered = sorted(times)
+                db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run, bench, statistics.median(ordered),
+                           quantile(ordered, 0.25), quantile(ordered, 0.75), len(ordered)))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -131,22 +190,318 @@ def import_run(db, path):
     return True, samples
 
 
+# --------------------------------------------------------------------------------------------- run
+
+RUN_OPTIONS = ("--suite", "--problem", "--backend", "--device", "--variant", "--precision")
+OWN_OPTIONS = ("--repetitions", "--format", "--out")  # track sets these itself
+
+
+def load_set(path):
+    """The tracked set: {"repetitions": R, "runs": [{"name": ..., "args": [gpubench run arguments]}]}."""
+    try:
+        with open(path) as f:
+            tracked = json.load(f)
+    except (OSError, ValueError) as e:
+        raise TrackError(f"{path}: {e}")
+    problem = None
+    if not isinstance(tracked, dict) or not isinstance(tracked.get("runs"), list) or not tracked["runs"]:
+        problem = "no list of runs"
+    elif not isinstance(tracked.get("repetitions", 10), int) or tracked.get("repetitions", 10) < 2:
+        problem = "repetitions must be a whole number of at least 2 (the rank test needs them)"
+    else:
+        names = set()
+        for i, entry in enumerate(tracked["runs"]):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"] \
+                    or not isinstance(entry.get("args"), list) or not all(isinstance(a, str) for a in entry["args"]):
+                problem = f"run {i + 1} is not {{\"name\": TEXT, \"args\": [gpubench run arguments]}}"
+            elif entry["name"] in names or not entry["name"].replace("-", "").replace("_", "").isalnum():
+                problem = f"run {i + 1}: the name '{entry['name']}' is repeated or not a plain word"
+            elif any(a in OWN_OPTIONS for a in entry["args"]):
+                problem = f"run '{entry['name']}': {', '.join(OWN_OPTIONS)} are track's to set"
+            names.add(entry.get("name"))
+            if problem:
+                break
+    if problem:
+        raise TrackError(f"{path}: not a tracked set: {problem}")
+    return tracked
+
+
+def gpubench_binary():
+    binary = os.environ.get("GPUBENCH_BINARY")
+    if not binary or not os.access(binary, os.X_OK):
+        raise TrackError("this needs the gpubench program: run it as 'gpubench track ...'")
+    return binary
+
+
+def run_gpubench(args, repetitions, target):
+    """gpubench run ARGS into the records file TARGET. Returns its exit code (1: a point failed,
+    the records say which)."""
+    command = [gpubench_binary(), "run"] + args + ["--repetitions", str(repetitions), "--format", "json", "--out", target]
+    print("gpubench track: running " + " ".join(["gpubench", "run"] + args + ["--repetitions", str(repetitions)]),
+          file=sys.stderr, flush=True)
+    code = subprocess.call(command, stdout=subprocess.DEVNULL)
+    if code not in (0, 1) or not os.path.exists(target):
+        raise TrackError(f"gpubench run {' '.join(args)} exited {code} and wrote no records")
+    return code
+
+
+def track_run(db, history, set_path, records_dir, only):
+    tracked = load_set(set_path)
+    entries = [e for e in tracked["runs"] if not only or e["name"] in only]
+    if only and len(entries) != len(set(only)):
+        unknown = set(only) - {e["name"] for e in tracked["runs"]}
+        raise TrackError(f"{set_path}: no run named {', '.join(sorted(unknown))} "
+                         f"(valid: {', '.join(e['name'] for e in tracked['runs'])})")
+    records_dir = records_dir or os.path.join(os.path.dirname(os.path.abspath(history)), "records")
+    os.makedirs(records_dir, exist_ok=True)
+    night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    status, problems = 0, []
+    for entry in entries:
+        target = os.path.join(records_dir, f"{night}-{entry['name']}.json")
+        try:
+            status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
+            new, n = import_run(db, target, kind="nightly", command=entry["args"])
+            print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
+        except (TrackError, ReportError) as e:  # the other runs of the set still run
+            problems.append(f"{entry['name']}: {e}")
+    for p in problems:
+        print(f"gpubench track: {p}", file=sys.stderr)
+    return 3 if problems else status
+
+
+# ------------------------------------------------------------------------------------------ check
+
+SUSPECT_ALPHA = 0.05  # the rank test's level for a change on tonight's run alone, before its re-measure
+
+
+class Options:
+    def __init__(self, min_effect=0.02, alpha=0.01, recent=7, penalty=3.0, min_runs=5):
+        self.min_effect, self.alpha, self.recent, self.penalty, self.min_runs = min_effect, alpha, recent, penalty, min_runs
+
+
+def noise_of(logs):
+    """Night-to-night noise (sigma of the log run medians) from successive differences, which a
+    step moves only once and an outlier twice: 1.4826 * median(|diff|) / sqrt(2)."""
+    diffs = [abs(b - a) for a, b in zip(logs, logs[1:])]
+    if len(diffs) < 2:
+        return None
+    return 1.4826 * statistics.median(diffs) / math.sqrt(2)
+
+
+def segment(logs, sigma, options):
+    """Step starts (indices, 0 first) of a penalised least-squares piecewise-constant fit by binary
+    segmentation. A split must lower the squared error by more than penalty * sigma^2 * ln(n) and
+    move the level by at least min_effect. Steps last at least two runs, except the newest run's,
+    which is then a suspected step (tonight alone)."""
+    n = len(logs)
+    s1, s2 = [0.0], [0.0]
+    for v in logs:
+        s1.append(s1[-1] + v)
+        s2.append(s2[-1] + v * v)
+
+    def cost(a, b):
+        return s2[b] - s2[a] - (s1[b] - s1[a]) ** 2 / (b - a)
+
+    threshold = options.penalty * sigma * sigma * math.log(max(n, 3))
+    min_shift = math.log1p(options.min_effect)
+    starts, todo = [0], [(0, n)]
+    while todo:
+        a, b = todo.pop()
+        best, where = threshold, None
+        whole = cost(a, b)
+        for k in range(a + 2, b - 1 if b < n else b):  # each side two runs, but the newest may stand alone
+            if b - k < 2 and k != n - 1:
+                continue
+            gain = whole - cost(a, k) - cost(k, b)
+            if gain > best and abs((s1[b] - s1[k]) / (b - k) - (s1[k] - s1[a]) / (k - a)) >= min_shift:
+                best, where = gain, k
+        if where is not None:
+            starts.append(where)
+            todo += [(a, where), (where, b)]
+    return sorted(starts)
+
+
+def mann_whitney(after, before, regression):
+    """One-sided p of the rank test: the repetitions after the step slower (regression) or faster."""
+    from scipy.stats import mannwhitneyu
+    return float(mannwhitneyu(after, before, alternative="greater" if regression else "less").pvalue)
+
+
+class Assessment:
+    """One benchmark's history, its steps and tonight's verdict."""
+
+    def __init__(self, bench, name, runs):
+        self.bench, self.name, self.runs = bench, name, runs  # runs: [(run_id, date, commit, median, low, high, n)]
+        self.steps = []        # (index, change): each step's first run, and the level change
+        self.verdict = "same"  # same, regression, improvement, suspected, new, failed
+        self.change = self.p = None
+        self.index = None      # the first run of tonight's change
+        self.failure = None
+
+
+def assess(a, options, samples_of, failure=None):
+    """Fills a's steps and verdict. samples_of(run_ids) gives the repetitions of those runs."""
+    a.failure = failure
+    if failure:
+        a.verdict = "failed"
+        return a
+    n = len(a.runs)
+    if n < options.min_runs:
+        a.verdict = "new"
+        return a
+    logs = [math.log(r[3]) for r in a.runs]
+    sigma = noise_of(logs[:-1]) or 0.0  # the noise before tonight's run, which may be the step
+    spread = statistics.median(math.log(r[5] / r[4]) / 1.349 for r in a.runs if r[4] > 0) / math.sqrt(max(a.runs[-1][6], 1))
+    sigma = max(sigma, spread, 1e-4)  # never below what one run's repetitions say its median can do
+    # A run alone is an outlier, never a step: a running median of three takes it out (and keeps
+    # every edge of two runs or more); the newest run stays as it is (tonight's may be a step).
+    smooth = [statistics.median(logs[max(i - 1, 0):max(i - 1, 0) + 3]) for i in range(n - 1)] + [logs[-1]]
+    starts = segment(smooth, sigma, options)
+    level = [statistics.median(logs[s:e]) for s, e in zip(starts, starts[1:] + [n])]
+    a.steps = [(s, math.exp(level[i] - level[i - 1]) - 1) for i, s in enumerate(starts) if i]
+    if len(starts) < 2 or starts[-1] < n - options.recent:
+        return a
+    s, before = starts[-1], starts[-2]
+    change = a.steps[-1][1]
+    after_ids = [r[0] for r in a.runs[s:]][:10]
+    before_ids = [r[0] for r in a.runs[before:s]][-10:]
+    p = mann_whitney(samples_of(after_ids), samples_of(before_ids), change > 0)
+    a.change, a.p, a.index = change, p, s
+    if abs(change) < options.min_effect:
+        return a
+    if n - s >= 2 and p < options.alpha:
+        a.verdict = "regression" if change > 0 else "improvement"
+    elif n - s == 1 and p < max(options.alpha, SUSPECT_ALPHA):  # one run: its re-measure has the last word
+        a.verdict = "suspected"
+    return a
+
+
+def load_history(db, match=None):
+    """[(bench_id, name, runs)] with each benchmark's runs in date order, and {bench: failure} of the
+    benchmarks whose newest run failed them."""
+    runs = {}
+    for bench, run, date, commit, median, low, high, n in db.execute(
+            "SELECT m.benchmark_id, m.run_id, r.date, r.gpubench_commit, m.median, m.low, m.high, m.n "
+            "FROM medians m JOIN runs r ON r.id = m.run_id ORDER BY m.benchmark_id, r.date, r.id"):
+        runs.setdefault(bench, []).append((run, date, commit, median, low, high, n))
+    names = dict(db.execute("SELECT id, name FROM benchmarks"))
+    failed = {}
+    for bench, run, date, message in db.execute(
+            "SELECT f.benchmark_id, f.run_id, r.date, f.message FROM failures f JOIN runs r ON r.id = f.run_id"):
+        last = runs.get(bench, [(None, "")])[-1][1]
+        if date >= last and (bench not in failed or date > failed[bench][0]):
+            failed[bench] = (date, message)
+    for bench in failed:
+        runs.setdefault(bench, [])
+    chosen = [(b, names[b], r) for b, r in runs.items() if not match or match in names[b]]
+    return sorted(chosen, key=lambda x: x[1]), {b: m for b, (d, m) in failed.items()}
+
+
+def samples_reader(db, bench):
+    def read(run_ids):
+        marks = ",".join("?" * len(run_ids))
+        return [s for (s,) in db.execute(f"SELECT seconds FROM samples WHERE benchmark_id = ? AND run_id IN ({marks})",
+                                         [bench] + list(run_ids))]
+    return read
+
+
+def assess_all(db, options, match=None):
+    history, failed = load_history(db, match)
+    return [assess(Assessment(b, name, runs), options, samples_reader(db, b), failed.get(b)) for b, name, runs in history]
+
+
+def remeasure_args(db, a):
+    """The gpubench run arguments that measure a's benchmark alone: its run's own arguments, with
+    the point's suite, problem, backend, device, variant and precision."""
+    suite, problem, backend, index, variant, precision = db.execute(
+        "SELECT suite, problem, backend, device_index, variant, precision FROM benchmarks WHERE id = ?", (a.bench,)).fetchone()
+    row = db.execute("SELECT command FROM runs WHERE id = ?", (a.runs[-1][0],)).fetchone()
+    args, kept = json.loads(row[0]) if row and row[0] else [], []
+    i = 0
+    while i < len(args):
+        if args[i] in RUN_OPTIONS:
+            i += 2
+            continue
+        kept.append(args[i])
+        i += 1
+    return ["--suite", suite, "--problem", problem, "--backend", backend, "--device", str(index), "--variant", variant,
+            "--precision", precision] + kept
+
+
+def remeasure(db, a, workdir):
+    args = remeasure_args(db, a)
+    target = os.path.join(workdir, f"remeasure-{a.bench}.json")
+    run_gpubench(args, max(a.runs[-1][6], 2), target)
+    import_run(db, target, kind="remeasure", command=args)
+
+
+def describe(a):
+    name = a.name
+    if a.verdict == "failed":
+        return f"FAILED      {name}: {a.failure}"
+    if a.verdict == "new":
+        return f"new         {name}: {len(a.runs)} runs (a verdict needs 5)"
+    if a.index is None or a.verdict == "same":
+        return f"same        {name}"
+    first, prev = a.runs[a.index], a.runs[a.index - 1]
+    runs = len(a.runs) - a.index
+    label = {"regression": "REGRESSION", "improvement": "improvement", "suspected": "suspected"}[a.verdict]
+    return (f"{label:<11} {name}: {a.change * 100:+.1f}% (p = {a.p:.2g}, {runs} run{'s' if runs > 1 else ''}) "
+            f"since {first[2]} ({first[1][:10]}), before it {prev[2]} ({prev[1][:10]})")
+
+
+def verdict_json(a):
+    out = {"benchmark": a.name, "verdict": a.verdict, "runs": len(a.runs)}
+    if a.failure:
+        out["failure"] = a.failure
+    if a.index is not None and a.verdict not in ("same", "new", "failed"):
+        out.update(change=a.change, p=a.p, commit=a.runs[a.index][2], date=a.runs[a.index][1],
+                   previous_commit=a.runs[a.index - 1][2], runs_since=len(a.runs) - a.index)
+    return out
+
+
+def check(db, options, match, remeasure_ok, json_out):
+    assessed = assess_all(db, options, match)
+    suspected = [a for a in assessed if a.verdict == "suspected"]
+    notes = []
+    if suspected and remeasure_ok:
+        with tempfile.TemporaryDirectory(prefix="gpubench-track-") as work:
+            for a in suspected:
+                try:
+                    remeasure(db, a, work)
+                except (TrackError, ReportError) as e:
+                    notes.append(f"re-measuring {a.name}: {e}")
+        again = {a.bench: a for a in assess_all(db, options, match)}
+        assessed = [again.get(a.bench, a) for a in assessed]
+    order = {"failed": 0, "regression": 1, "suspected": 2, "improvement": 3, "new": 4, "same": 5}
+    assessed.sort(key=lambda a: (order[a.verdict], a.name))
+    counts = {k: sum(a.verdict == k for a in assessed) for k in order}
+    for a in assessed:
+        if a.verdict != "same":
+            print(describe(a))
+    print(f"gpubench track check: {len(assessed)} benchmarks: {counts['regression']} regressed, "
+          f"{counts['improvement']} improved, {counts['suspected']} suspected (one run, not re-measured), "
+          f"{counts['failed']} failing, {counts['new']} with too little history, {counts['same']} unchanged")
+    for note in notes:
+        print(f"gpubench track check: {note}", file=sys.stderr)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump({"verdicts": [verdict_json(a) for a in assessed]}, f, indent=1)
+    return 1 if counts["regression"] or counts["failed"] else 0
+
+
 def show(db, match):
-    rows = db.execute("""
-        SELECT b.name, r.date, r.gpubench_commit, s.seconds FROM samples s
-        JOIN benchmarks b ON b.id = s.benchmark_id JOIN runs r ON r.id = s.run_id
-        WHERE b.name LIKE ? ORDER BY b.name, r.date, r.id""", (f"%{match or ''}%",)).fetchall()
-    by = {}
-    for name, date, commit, seconds in rows:
-        by.setdefault(name, {}).setdefault((date, commit), []).append(seconds)
-    if not by:
+    history, failed = load_history(db, match)
+    if not history:
         return "no benchmarks" + (f" matching '{match}'" if match else "") + " in the history\n"
     lines = ["| benchmark | runs | first | last | last commit | last median (ms) | range of medians (ms) |",
              "|---|---:|---|---|---|---:|---|"]
-    for name, runs in by.items():
-        medians = [statistics.median(v) * 1e3 for v in runs.values()]
-        keys = list(runs)
-        lines.append(f"| {name} | {len(runs)} | {keys[0][0][:10]} | {keys[-1][0][:10]} | {keys[-1][1]} | "
+    for bench, name, runs in history:
+        if not runs:
+            lines.append(f"| {name} | 0 | | | | failed: {failed.get(bench, '')} | |")
+            continue
+        medians = [r[3] * 1e3 for r in runs]
+        lines.append(f"| {name} | {len(runs)} | {runs[0][1][:10]} | {runs[-1][1][:10]} | {runs[-1][2]} | "
                      f"{medians[-1]:.4g} | {min(medians):.4g} - {max(medians):.4g} |")
     return "\n".join(lines) + "\n"
 
@@ -154,16 +509,33 @@ def show(db, match):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gpubench track", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run the tracked set and add its runs to the history")
+    r.add_argument("--set", default=os.path.join(HERE, "nightly.json"), help="the tracked set (default reports/nightly.json)")
+    r.add_argument("--only", help="only these runs of the set (a comma list of their names)")
+    r.add_argument("--records", help="where the record files are kept (default: records/ beside the history)")
     i = sub.add_parser("import", help="load record files into the history (each file one run)")
     i.add_argument("records", nargs="+")
+    c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
+    c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
+    c.add_argument("--json", help="also write the verdicts to this file")
+    p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
+    p.add_argument("--out", required=True, help="the folder written")
+    p.add_argument("--title", default="gpubench: nightly performance")
+    for q in (c, p):
+        q.add_argument("--match", help="only benchmarks whose name contains this")
+        q.add_argument("--min-effect", type=float, default=2.0, help="the smallest change reported, in %% (default 2)")
+        q.add_argument("--alpha", type=float, default=0.01, help="the rank test's significance level (default 0.01)")
+        q.add_argument("--recent", type=int, default=7, help="a step is tonight's news while it is this many runs old (default 7)")
     s = sub.add_parser("show", help="each benchmark's runs in the history")
     s.add_argument("--match", help="only benchmarks whose name contains this")
-    for p in (i, s):
-        p.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
+    for q in (r, i, c, p, s):
+        q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
     args = parser.parse_args(argv)
     try:
         path = args.history or default_history()
-        db = open_history(path, create=args.command == "import")
+        db = open_history(path, create=args.command in ("import", "run"))
+        if args.command == "run":
+            return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None)
         if args.command == "import":
             added = skipped = total = 0
             for f in args.records:
@@ -171,8 +543,16 @@ def main(argv=None):
                 added, skipped, total = added + new, skipped + (not new), total + n
             print(f"gpubench track: {path}: imported {added} runs ({total} repetitions); "
                   f"{skipped} already in the history")
-        else:
-            sys.stdout.write(show(db, args.match))
+            return 0
+        if args.command in ("check", "publish"):
+            if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
+                raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
+            options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
+            if args.command == "check":
+                return check(db, options, args.match, not args.no_remeasure, args.json)
+            from dashboard import publish
+            return publish(db, assess_all(db, options, args.match), args.out, args.title, path)
+        sys.stdout.write(show(db, args.match))
         return 0
     except (TrackError, ReportError) as e:
         print(f"gpubench track: {e}", file=sys.stderr)

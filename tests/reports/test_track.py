@@ -136,5 +136,58 @@ class History(unittest.TestCase):
         self.assertIn(os.path.join(self.dir, "xdg", "gpubench", "history.sqlite"), r.stderr)
 
 
+sys.path.insert(0, os.path.join(SOURCE, "reports"))
+sys.dont_write_bytecode = True
+import track as tracking  # noqa: E402
+
+
+def assessed(levels, noise=0.005, seed=3, repetitions=10):
+    """track's verdict on a history whose night k sits at levels[k] (x 1 ms), with noise."""
+    import random
+    rng = random.Random(seed)
+    runs, reps = [], {}
+    for k, level in enumerate(levels):
+        centre = 1e-3 * level * (1 + rng.gauss(0, noise))
+        values = sorted(centre * (1 + rng.gauss(0, noise / 2)) for _ in range(repetitions))
+        reps[k] = values
+        runs.append((k, f"2026-10-{k + 1:02}T03:00:00", f"c{k:02}", values[repetitions // 2], values[2], values[-3], repetitions))
+    a = tracking.Assessment(1, "synthetic", runs)
+    return tracking.assess(a, tracking.Options(), lambda ids: [v for i in ids for v in reps[i]])
+
+
+class Detection(unittest.TestCase):
+    def test_a_step_on_tonight_alone_is_suspected_and_confirmed_by_a_second_run(self):
+        a = assessed([1.0] * 20 + [1.05])
+        self.assertEqual(a.verdict, "suspected")
+        a = assessed([1.0] * 20 + [1.05, 1.05])
+        self.assertEqual((a.verdict, a.runs[a.index][2], a.runs[a.index - 1][2]), ("regression", "c20", "c19"))
+        self.assertAlmostEqual(a.change, 0.05, delta=0.01)
+
+    def test_the_step_is_named_where_it_began(self):
+        a = assessed([1.0] * 20 + [1.1] * 4)
+        self.assertEqual((a.verdict, a.index), ("regression", 20))
+        a = assessed([1.0] * 20 + [0.9] * 3)
+        self.assertEqual((a.verdict, a.index), ("improvement", 20))
+
+    def test_a_lone_outlier_is_no_step(self):
+        for where in (0, 7, 18):
+            levels = [1.0] * 20
+            levels[where] = 1.4
+            a = assessed(levels)
+            self.assertEqual((a.verdict, a.steps), ("same", []), where)
+
+    def test_a_step_older_than_recent_is_history_not_news(self):
+        a = assessed([1.0] * 20 + [1.1] * 10)
+        self.assertEqual(a.verdict, "same")
+        self.assertEqual([s for s, _ in a.steps], [20])
+
+    def test_a_change_below_the_noise_or_the_minimum_effect_is_not_reported(self):
+        self.assertEqual(assessed([1.0] * 20 + [1.01] * 3).verdict, "same")  # under --min-effect 2%
+        self.assertEqual(assessed([1.0] * 20 + [1.04] * 2, noise=0.06, seed=5).verdict, "same")  # 6% noise
+
+    def test_too_little_history_is_said(self):
+        self.assertEqual(assessed([1.0, 1.0, 1.5]).verdict, "new")
+
+
 if __name__ == "__main__":
     unittest.main()

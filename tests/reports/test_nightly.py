@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+"""The nightly tracking end to end (gpubench track run, check, publish) on this machine's CPU.
+
+    test_nightly.py make DIR       eight nights of a small tracked set from commit aaaaaaa, then a
+                                   night of commit bbbbbbb with a planted 10% slowdown (the test
+                                   hook GPUBENCH_SLOWDOWN) in one kernel (GEMM's naive f64)
+    test_nightly.py check DIR      track check reports that slowdown, with bbbbbbb, and nothing
+                                   else; writes the dashboard to DIR/site
+    test_nightly.py chromium DIR   the dashboard in headless Chromium: it loads without script
+                                   errors and shows the planted step (exit 77 without chromium)
+
+The nights are stamped with their commit and date by the test hook GPUBENCH_TRACK_STAMP."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+GPUBENCH = os.environ.get("GPUBENCH_BINARY", "gpubench")
+PLANTED = "gemm/256/openmp:0/naive/f64"
+NIGHTS = [("aaaaaaa", f"2026-11-{d:02}T03:00:00+0000") for d in range(1, 9)] + [("bbbbbbb", "2026-11-09T03:00:00+0000")]
+SLOWDOWN = {"GPUBENCH_SLOWDOWN": "1.1@naive/f64"}
+# Kernels that take milliseconds or more: on two shared cores, shorter ones (and OpenMP's
+# reductions) swing by 20% or more for seconds at a time. The slowdown goes into GEMM's naive f64
+# kernel, whose runs keep within 1% there; EP's serial kernel runs in two modes 8-10% apart (a
+# whole run in one of them), the noise a check must not report.
+TRACKED = {"repetitions": 5, "runs": [
+    {"name": "ep", "args": ["--suite", "ep", "--backend", "openmp", "--problem", "S", "--variant", "serial"]},
+    {"name": "gemm", "args": ["--suite", "gemm", "--backend", "openmp", "--problem", "256", "--variant", "naive",
+                              "--precision", "all"]}]}
+
+
+def gpubench(args, env=None):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([GPUBENCH] + args, capture_output=True, text=True, env=e)
+
+
+def make(folder):
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    tracked = os.path.join(folder, "tracked.json")
+    with open(tracked, "w") as f:
+        json.dump(TRACKED, f)
+    env = {"GPUBENCH_TUNING_DB": os.path.join(folder, "tuning-db")}
+    for commit, date in NIGHTS:
+        night = dict(env, GPUBENCH_TRACK_STAMP=f"{commit}@{date}", **(SLOWDOWN if commit == "bbbbbbb" else {}))
+        r = gpubench(["track", "run", "--set", tracked, "--history", os.path.join(folder, "history.sqlite"),
+                      "--records", os.path.join(folder, "records")], night)
+        if r.returncode != 0:
+            sys.exit(f"track run for {commit} {date} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    print(f"test_nightly: {len(NIGHTS)} nights in {folder}/history.sqlite")
+    return 0
+
+
+class Check(unittest.TestCase):
+    folder = None
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.history = os.path.join(self.dir, "history.sqlite")
+        shutil.copy(os.path.join(self.folder, "history.sqlite"), self.history)
+        self.env = {"GPUBENCH_TUNING_DB": os.path.join(self.folder, "tuning-db")}  # the nights' ceilings
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_the_planted_slowdown_is_reported_with_its_commit_and_nothing_else(self):
+        # The night's check: the planted kernel changed on tonight's run alone, so it is re-measured
+        # (the slowdown still planted, as the commit's code would be) before it is reported.
+        verdicts = os.path.join(self.dir, "verdicts.json")
+        r = gpubench(["track", "check", "--history", self.history, "--json", verdicts],
+                     dict(self.env, GPUBENCH_TRACK_STAMP=f"bbbbbbb@{NIGHTS[-1][1]}", **SLOWDOWN))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn(f"REGRESSION  {PLANTED} @ ", r.stdout)
+        line = next(x for x in r.stdout.splitlines() if x.startswith("REGRESSION"))
+        self.assertIn("since bbbbbbb (2026-11-09), before it aaaaaaa (2026-11-08)", line)
+        self.assertIn("2 runs", line)  # tonight's and the re-measured one
+        with open(verdicts) as f:
+            reported = [v for v in json.load(f)["verdicts"] if v["verdict"] != "same"]
+        self.assertEqual(len(reported), 1, reported)
+        self.assertTrue(reported[0]["benchmark"].startswith(PLANTED))
+        self.assertEqual((reported[0]["commit"], reported[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
+        self.assertAlmostEqual(reported[0]["change"], 0.10, delta=0.05)
+        publish = gpubench(["track", "publish", "--history", self.history, "--out", os.path.join(self.folder, "site")])
+        self.assertEqual(publish.returncode, 0, publish.stderr)
+
+    def test_without_a_remeasure_it_is_only_suspected(self):
+        r = gpubench(["track", "check", "--history", self.history, "--no-remeasure"], self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"suspected   {PLANTED} @ ", r.stdout)
+        self.assertIn("1 suspected", r.stdout)
+
+    def test_the_nights_before_the_slowdown_report_nothing(self):
+        db = __import__("sqlite3").connect(self.history)
+        night = db.execute("SELECT id FROM runs WHERE gpubench_commit = 'bbbbbbb'").fetchall()
+        for (run,) in night:
+            for table in ("samples", "medians", "failures"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run,))
+            db.execute("DELETE FROM runs WHERE id = ?", (run,))
+        db.commit()
+        db.close()
+        r = gpubench(["track", "check", "--history", self.history], self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("0 regressed, 0 improved, 0 suspected", r.stdout)
+
+    def test_a_bad_tracked_set_is_named(self):
+        bad = os.path.join(self.dir, "set.json")
+        with open(bad, "w") as f:
+            json.dump({"repetitions": 5, "runs": [{"name": "x", "args": ["--suite", "ep", "--out", "y.json"]}]}, f)
+        r = gpubench(["track", "run", "--set", bad, "--history", self.history])
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("set.json: not a tracked set: run 'x'", r.stderr)
+        r = gpubench(["track", "run", "--only", "nothere", "--history", self.history])
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("no run named nothere", r.stderr)
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+class Dashboard(unittest.TestCase):
+    folder = None
+    chromium = None
+
+    def dom(self, page):
+        r = subprocess.run([self.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
+                            "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        self.assertNotIn("Uncaught", r.stderr)  # a script error reaches the console log
+        return r.stdout
+
+    def test_the_summary_loads_and_names_the_planted_step(self):
+        site = os.path.join(self.folder, "site")
+        dom = self.dom(os.path.join(site, "index.html"))
+        self.assertIn('data-ready="1"', dom)  # the page's script ran to its end
+        self.assertNotRegex(dom, "<html[^>]*data-script-errors")  # the page's error handler marks them there
+        rows = [x for x in dom.split("<tr") if 'data-verdict="regression"' in x]
+        self.assertEqual(len(rows), 1, rows)
+        self.assertIn(PLANTED, rows[0])
+        self.assertIn("bbbbbbb", rows[0])
+        self.assertIn("+", rows[0])
+        self.assertNotIn('data-verdict="improvement"', dom)
+
+    def test_the_benchmark_page_marks_the_step_and_renders(self):
+        site = os.path.join(self.folder, "site")
+        with open(os.path.join(site, "verdicts.json")) as f:
+            page = next(v["page"] for v in json.load(f) if v["benchmark"].startswith(PLANTED))
+        dom = self.dom(os.path.join(site, page))
+        self.assertIn('data-ready="1"', dom)
+        self.assertNotRegex(dom, "<html[^>]*data-script-errors")  # the page's error handler marks them there
+        self.assertIn('class="step" data-commit="bbbbbbb"', dom)
+        shot = os.path.join(self.folder, "dashboard.png")
+        if os.path.exists(shot):
+            os.remove(shot)
+        r = subprocess.run([self.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                            "--window-size=1200,800", f"--screenshot={shot}", "file://" + os.path.join(site, page)],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        self.assertEqual(png_size(shot), (1200, 800))
+        self.assertGreater(os.path.getsize(shot), 20000)  # a drawn chart, not a blank page
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("make", "check", "chromium"):
+        sys.exit(__doc__)
+    mode, folder = sys.argv[1], os.path.abspath(sys.argv[2])
+    if mode == "make":
+        return make(folder)
+    if not os.path.exists(os.path.join(folder, "history.sqlite")):
+        sys.exit(f"no history in {folder}: run test_nightly.py make {folder} first")
+    if mode == "chromium":
+        Dashboard.chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not Dashboard.chromium:
+            print("SKIPPED: the dashboard test needs chromium (Debian's chromium package; scripts/setup installs it)")
+            return 77
+        if not os.path.exists(os.path.join(folder, "site", "index.html")):
+            sys.exit(f"no dashboard in {folder}/site: run test_nightly.py check {folder} first")
+    Check.folder = Dashboard.folder = folder
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(Check if mode == "check" else Dashboard)
+    return 0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
