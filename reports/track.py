@@ -275,7 +275,7 @@ SUSPECT_ALPHA = 0.05  # the rank test's level for a change on tonight's run alon
 
 
 class Options:
-    def __init__(self, min_effect=0.02, alpha=0.01, recent=7, penalty=3.0, min_runs=5):
+    def __init__(self, min_effect=0.02, alpha=0.01, recent=3, penalty=3.0, min_runs=5):
         self.min_effect, self.alpha, self.recent, self.penalty, self.min_runs = min_effect, alpha, recent, penalty, min_runs
 
 
@@ -285,7 +285,8 @@ def noise_of(logs):
     diffs = [abs(b - a) for a, b in zip(logs, logs[1:])]
     if len(diffs) < 2:
         return None
-    return 1.4826 * statistics.median(diffs) / math.sqrt(2)
+    # A short history can only have seen its quiet nights: the estimate is widened by 1 + 1/sqrt(k).
+    return 1.4826 * statistics.median(diffs) / math.sqrt(2) * (1 + 1 / math.sqrt(len(diffs)))
 
 
 def segment(logs, sigma, options):
@@ -525,7 +526,7 @@ def main(argv=None):
         q.add_argument("--match", help="only benchmarks whose name contains this")
         q.add_argument("--min-effect", type=float, default=2.0, help="the smallest change reported, in %% (default 2)")
         q.add_argument("--alpha", type=float, default=0.01, help="the rank test's significance level (default 0.01)")
-        q.add_argument("--recent", type=int, default=7, help="a step is tonight's news while it is this many runs old (default 7)")
+        q.add_argument("--recent", type=int, default=3, help="a step is news while it began within this many newest runs (default 3)")
     s = sub.add_parser("show", help="each benchmark's runs in the history")
     s.add_argument("--match", help="only benchmarks whose name contains this")
     for q in (r, i, c, p, s):

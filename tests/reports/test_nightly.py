@@ -27,7 +27,7 @@ SLOWDOWN = {"GPUBENCH_SLOWDOWN": "1.1@naive/f64"}
 # reductions) swing by 20% or more for seconds at a time. The slowdown goes into GEMM's naive f64
 # kernel, whose runs keep within 1% there; EP's serial kernel runs in two modes 8-10% apart (a
 # whole run in one of them), the noise a check must not report.
-TRACKED = {"repetitions": 5, "runs": [
+TRACKED = {"repetitions": 11, "runs": [
     {"name": "ep", "args": ["--suite", "ep", "--backend", "openmp", "--problem", "S", "--variant", "serial"]},
     {"name": "gemm", "args": ["--suite", "gemm", "--backend", "openmp", "--problem", "256", "--variant", "naive",
                               "--precision", "all"]}]}
@@ -90,8 +90,8 @@ class Check(unittest.TestCase):
     def test_without_a_remeasure_it_is_only_suspected(self):
         r = gpubench(["track", "check", "--history", self.history, "--no-remeasure"], self.env)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn(f"suspected   {PLANTED} @ ", r.stdout)
-        self.assertIn("1 suspected", r.stdout)
+        self.assertIn(f"suspected   {PLANTED} @ ", r.stdout)  # (others may be too: one run is not enough)
+        self.assertIn("0 regressed", r.stdout)
 
     def test_the_nights_before_the_slowdown_report_nothing(self):
         db = __import__("sqlite3").connect(self.history)

@@ -164,9 +164,9 @@ class Detection(unittest.TestCase):
         self.assertAlmostEqual(a.change, 0.05, delta=0.01)
 
     def test_the_step_is_named_where_it_began(self):
-        a = assessed([1.0] * 20 + [1.1] * 4)
+        a = assessed([1.0] * 20 + [1.1] * 3)
         self.assertEqual((a.verdict, a.index), ("regression", 20))
-        a = assessed([1.0] * 20 + [0.9] * 3)
+        a = assessed([1.0] * 20 + [0.9] * 2)
         self.assertEqual((a.verdict, a.index), ("improvement", 20))
 
     def test_a_lone_outlier_is_no_step(self):
