@@ -20,8 +20,8 @@ into steps (a penalised least-squares fit of a piecewise-constant level to their
 asv's step detection, after a running median of three has taken out single-run outliers; the
 penalty scaled by the benchmark's own night-to-night noise, measured from the history). A step that began within the last --recent runs is a change when it is at least
 --min-effect and the rank test (Mann-Whitney U, as compare.py) on the repetitions after it
-against those before it gives p < --alpha. A change that rests on tonight's run alone (p < 0.05)
-is suspected: it is re-measured (the benchmark run again, the run added to the history)
+against those before it gives p < --alpha. A change that rests on tonight's run alone (a step
+the fit finds there, or tonight off its level by 2 sigmas, with p < 0.05) is suspected: it is re-measured (the benchmark run again, the run added to the history)
 and is reported only when the re-measured run stands with it (so is an improvement). Each change names the
 commit of the first run of its step and the commit before it.
 """
@@ -272,6 +272,7 @@ def track_run(db, history, set_path, records_dir, only):
 # ------------------------------------------------------------------------------------------ check
 
 SUSPECT_ALPHA = 0.05  # the rank test's level for a change on tonight's run alone, before its re-measure
+SUSPECT_Z = 2.0       # and how far (in night-to-night sigmas) tonight's run must sit off its level
 
 
 class Options:
@@ -358,6 +359,10 @@ def assess(a, options, samples_of, failure=None):
     # every edge of two runs or more); the newest run stays as it is (tonight's may be a step).
     smooth = [statistics.median(logs[max(i - 1, 0):max(i - 1, 0) + 3]) for i in range(n - 1)] + [logs[-1]]
     starts = segment(smooth, sigma, options)
+    if n - 1 - starts[-1] >= 2:  # tonight within a longer level: is it alone off it by SUSPECT_Z sigmas?
+        level = statistics.median(logs[max(starts[-1], n - 11):n - 1])
+        if abs(logs[-1] - level) > SUSPECT_Z * sigma and abs(math.expm1(logs[-1] - level)) >= options.min_effect:
+            starts.append(n - 1)  # a suspected step: its re-measure, a second run, must pass the fit's penalty
     level = [statistics.median(logs[s:e]) for s, e in zip(starts, starts[1:] + [n])]
     a.steps = [(s, math.exp(level[i] - level[i - 1]) - 1) for i, s in enumerate(starts) if i]
     if len(starts) < 2 or starts[-1] < n - options.recent:
