@@ -276,7 +276,7 @@ SUSPECT_Z = 2.0       # and how far (in night-to-night sigmas) tonight's run mus
 
 
 class Options:
-    def __init__(self, min_effect=0.02, alpha=0.01, recent=3, penalty=3.0, min_runs=5):
+    def __init__(self, min_effect=0.02, alpha=0.01, recent=3, penalty=2.0, min_runs=5):
         self.min_effect, self.alpha, self.recent, self.penalty, self.min_runs = min_effect, alpha, recent, penalty, min_runs
 
 
@@ -486,7 +486,7 @@ def check(db, options, match, remeasure_ok, json_out):
         if a.verdict != "same":
             print(describe(a))
     print(f"gpubench track check: {len(assessed)} benchmarks: {counts['regression']} regressed, "
-          f"{counts['improvement']} improved, {counts['suspected']} suspected (one run, not re-measured), "
+          f"{counts['improvement']} improved, {counts['suspected']} suspected (one run), "
           f"{counts['failed']} failing, {counts['new']} with too little history, {counts['same']} unchanged")
     for note in notes:
         print(f"gpubench track check: {note}", file=sys.stderr)
