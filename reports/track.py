@@ -241,7 +241,8 @@ def run_gpubench(args, repetitions, target):
           file=sys.stderr, flush=True)
     code = subprocess.call(command, stdout=subprocess.DEVNULL)
     if code not in (0, 1) or not os.path.exists(target):
-        raise TrackError(f"gpubench run {' '.join(args)} exited {code} and wrote no records")
+        raise TrackError(f"gpubench run {' '.join(args)} exited {code}"
+                         + ("" if os.path.exists(target) else " and wrote no records"))
     return code
 
 
@@ -258,6 +259,10 @@ def track_run(db, history, set_path, records_dir, only):
     status, problems = 0, []
     for entry in entries:
         target = os.path.join(records_dir, f"{night}-{entry['name']}.json")
+        k = 1
+        while os.path.exists(target):  # two runs in one second keep both files
+            k += 1
+            target = os.path.join(records_dir, f"{night}-{entry['name']}-{k}.json")
         try:
             status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
             new, n = import_run(db, target, kind="nightly", command=entry["args"])
