@@ -55,7 +55,7 @@ template <typename T>
 class CudaOperations final : public Operations {
  public:
   CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
-      : info_(cuda::open_device(device.index)), rows_(a.rows), nnz_(a.nnz()) {
+      : info_(cuda::open_device(device.index)), rows_(a.rows), cols_(std::max(a.cols, a.rows)), nnz_(a.nnz()) {
     // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
     // of the block size).
     largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
@@ -77,7 +77,7 @@ class CudaOperations final : public Operations {
     std::vector<T> values(a.values.size());
     std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
     values_ = upload_array(std::span<const T>(values));
-    staging_ = cuda::PinnedBuffer<T>(static_cast<std::size_t>(rows_));
+    staging_ = cuda::PinnedBuffer<T>(static_cast<std::size_t>(std::max(rows_, cols_ - rows_)));
     stream_.synchronize();  // the uploads read `values`, which goes out of scope
   }
 
@@ -93,8 +93,9 @@ class CudaOperations final : public Operations {
     stream_.synchronize();
     vectors_.clear();
     for (int i = 0; i < count; ++i) {
-      vectors_.emplace_back(static_cast<std::size_t>(rows_));
-      cuda::check(cudaMemsetAsync(vectors_.back().data(), 0, vector_bytes(), stream_.get()), "cudaMemsetAsync");
+      vectors_.emplace_back(static_cast<std::size_t>(cols_));  // a band's halo after its rows
+      cuda::check(cudaMemsetAsync(vectors_.back().data(), 0, static_cast<std::size_t>(cols_) * sizeof(T), stream_.get()),
+                  "cudaMemsetAsync");
     }
     stream_.synchronize();
   }
@@ -112,7 +113,32 @@ class CudaOperations final : public Operations {
     cuda::check(cudaMemcpyAsync(staging_.data(), vector(v), vector_bytes(), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(download from slot " + std::to_string(v) + ")");
     stream_.synchronize();
-    std::transform(staging_.data(), staging_.data() + staging_.size(), values.begin(), [](T x) { return static_cast<double>(x); });
+    std::transform(staging_.data(), staging_.data() + rows_, values.begin(), [](T x) { return static_cast<double>(x); });
+  }
+
+  void upload_halo(Slot v, std::span<const double> values) override {
+    check_halo_length(values.size(), rows_, cols_);
+    if (values.empty()) return;
+    std::transform(values.begin(), values.end(), staging_.data(), [](double x) { return static_cast<T>(x); });
+    cuda::check(cudaMemcpyAsync(vector(v) + rows_, staging_.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(halo upload to slot " + std::to_string(v) + ")");
+    stream_.synchronize();  // staging_ may be reused at once
+  }
+
+  // Reads the own rows from the lowest entry to the highest in one transfer (a band's sends to a
+  // neighbour are near its edge) and picks the entries from it.
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    check_entries(rows, values.size(), rows_);
+    if (rows.empty()) return;
+    const auto [lo, hi] = std::minmax_element(rows.begin(), rows.end());
+    const auto first = static_cast<std::size_t>(*lo), count = static_cast<std::size_t>(*hi - *lo) + 1;
+    cuda::check(cudaMemcpyAsync(staging_.data(), vector(v) + first, count * sizeof(T), cudaMemcpyDeviceToHost,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(entries of slot " + std::to_string(v) + ")");
+    stream_.synchronize();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      values[i] = static_cast<double>(staging_.data()[static_cast<std::size_t>(rows[i]) - first]);
   }
 
   void fill_zero(Slot v) override {
@@ -260,6 +286,7 @@ class CudaOperations final : public Operations {
   }
 
   int rows() const override { return rows_; }
+  int cols() const override { return cols_; }
 
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
     check_set_launch(kernel, launch, largest_block_, info_);
@@ -465,6 +492,7 @@ class CudaOperations final : public Operations {
   // the stream they were used on.
   DeviceInfo info_;
   int rows_;
+  int cols_;  // a band's vectors hold its halo after its rows; kernels and transfers use rows_
   std::int64_t nnz_;
   cuda::Stream stream_;
   cuda::Event timer_start_, timer_end_;

@@ -24,7 +24,7 @@ template <typename T>
 class OpenclOperations final : public Operations {
  public:
   OpenclOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
-      : context_(device.index), rows_(a.rows) {
+      : context_(device.index), rows_(a.rows), cols_(std::max(a.cols, a.rows)) {
     if (std::is_same_v<T, double> && !context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: use --precision f32");
     const auto& program =
@@ -67,9 +67,9 @@ class OpenclOperations final : public Operations {
   void allocate_vectors(int count) override {
     vectors_.clear();
     for (int i = 0; i < count; ++i) {
-      vectors_.push_back(context_.create_buffer(vector_bytes()));
+      vectors_.push_back(context_.create_buffer(static_cast<std::size_t>(cols_) * sizeof(T)));
       const T zero = 0;
-      context_.fill(vectors_.back(), &zero, sizeof zero, vector_bytes());
+      context_.fill(vectors_.back(), &zero, sizeof zero, static_cast<std::size_t>(cols_) * sizeof(T));
     }
     context_.finish();
   }
@@ -84,6 +84,25 @@ class OpenclOperations final : public Operations {
     check_vector_length(values.size(), rows_, "download");
     context_.read(vector(v), staging_.data(), vector_bytes());
     std::transform(staging_.begin(), staging_.end(), values.begin(), [](T x) { return static_cast<double>(x); });
+  }
+
+  void upload_halo(Slot v, std::span<const double> values) override {
+    check_halo_length(values.size(), rows_, cols_);
+    std::vector<T> halo(values.size());
+    std::transform(values.begin(), values.end(), halo.begin(), [](double x) { return static_cast<T>(x); });
+    if (!halo.empty()) context_.write(vector(v), halo.data(), halo.size() * sizeof(T), vector_bytes());
+  }
+
+  // Reads the span of own rows from the lowest entry to the highest (one transfer: a band's sends
+  // to a neighbour are near its edge) and picks the entries from it.
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    check_entries(rows, values.size(), rows_);
+    if (rows.empty()) return;
+    const auto [lo, hi] = std::minmax_element(rows.begin(), rows.end());
+    const auto first = static_cast<std::size_t>(*lo), count = static_cast<std::size_t>(*hi - *lo) + 1;
+    context_.read(vector(v), staging_.data(), count * sizeof(T), first * sizeof(T));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      values[i] = static_cast<double>(staging_[static_cast<std::size_t>(rows[i]) - first]);
   }
 
   void fill_zero(Slot v) override {
@@ -179,6 +198,7 @@ class OpenclOperations final : public Operations {
   }
 
   int rows() const override { return rows_; }
+  int cols() const override { return cols_; }
 
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
     check_set_launch(kernel, launch, largest_group_, context_.info());
@@ -198,7 +218,7 @@ class OpenclOperations final : public Operations {
     std::size_t local = 0, groups = 0;
   };
 
-  std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
+  std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }  // the own rows
   cl_uint n() const { return static_cast<cl_uint>(rows_); }
   static T real(double x) { return static_cast<T>(x); }
 
@@ -232,6 +252,7 @@ class OpenclOperations final : public Operations {
 
   opencl::Context context_;
   int rows_;
+  int cols_;  // a band's vectors hold its halo after its rows; the kernels and transfers above use rows_
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
   opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;

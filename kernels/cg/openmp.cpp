@@ -48,6 +48,7 @@ class OpenmpOperations final : public Operations {
  public:
   explicit OpenmpOperations(const CsrMatrix& a)
       : rows_(a.rows),
+        cols_(std::max(a.cols, a.rows)),
         row_ptr_(static_cast<std::size_t>(a.rows) + 1),
         col_idx_(static_cast<std::size_t>(a.nnz())),
         values_(static_cast<std::size_t>(a.nnz())) {
@@ -72,8 +73,9 @@ class OpenmpOperations final : public Operations {
   void allocate_vectors(int count) override {
     vectors_.clear();
     for (int i = 0; i < count; ++i) {
-      vectors_.emplace_back(static_cast<std::size_t>(rows_));
+      vectors_.emplace_back(static_cast<std::size_t>(cols_));
       zero(vectors_.back().data());
+      std::fill(vectors_.back().data() + rows_, vectors_.back().data() + cols_, T(0));  // the halo
     }
   }
 
@@ -93,6 +95,17 @@ class OpenmpOperations final : public Operations {
     const int n = rows_;
 #pragma omp parallel for simd schedule(static)
     for (int i = 0; i < n; ++i) y[i] = static_cast<double>(x[i]);
+  }
+
+  void upload_halo(Slot v, std::span<const double> values) override {
+    check_halo_length(values.size(), rows_, cols_);
+    std::transform(values.begin(), values.end(), vec(v) + rows_, [](double x) { return static_cast<T>(x); });
+  }
+
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    check_entries(rows, values.size(), rows_);
+    const T* x = vec(v);
+    for (std::size_t i = 0; i < rows.size(); ++i) values[i] = static_cast<double>(x[rows[i]]);
   }
 
   void fill_zero(Slot v) override {
@@ -250,6 +263,7 @@ class OpenmpOperations final : public Operations {
   std::vector<KernelProfile> take_profile() override { return profile_.take(); }
 
   int rows() const override { return rows_; }
+  int cols() const override { return cols_; }
 
  private:
   T* vec(Slot v) {
@@ -279,6 +293,7 @@ class OpenmpOperations final : public Operations {
   }
 
   int rows_;
+  int cols_;  // a band's vectors hold its halo after its rows
   HostArray<std::int32_t> row_ptr_;
   HostArray<std::int32_t> col_idx_;
   HostArray<T> values_;

@@ -20,7 +20,9 @@ std::string gigabytes(std::uint64_t bytes) {
 void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision) {
   if (precision == Precision::f64 && !device.fp64)
     throw DeviceError("device " + device.label() + " has no fp64 support: use --precision f32");
-  const std::uint64_t needed = device_bytes_needed(a, precision, max_cg_vectors);
+  const std::uint64_t real_bytes = bytes_of(precision);
+  const std::uint64_t halo = static_cast<std::uint64_t>(std::max(a.cols - a.rows, 0));  // a band's vectors are longer
+  const std::uint64_t needed = device_bytes_needed(a, precision, max_cg_vectors) + max_cg_vectors * halo * real_bytes;
   if (needed > device.global_mem_bytes)
     throw DeviceError("problem needs " + gigabytes(needed) + " of device memory (matrix and " +
                       std::to_string(max_cg_vectors) + " vectors in " + to_string(precision) + ") but device " +
@@ -31,7 +33,7 @@ void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precisio
   const std::pair<const char*, std::uint64_t> arrays[] = {{"matrix values", nnz * real},
                                                           {"column indices", nnz * 4},
                                                           {"row pointers", (rows + 1) * 4},
-                                                          {"a vector", rows * real}};
+                                                          {"a vector", (rows + halo) * real}};
   for (const auto& [what, bytes] : arrays)
     if (bytes > device.max_alloc_bytes)
       throw DeviceError("the problem's " + std::string(what) + " need one buffer of " + gigabytes(bytes) +
@@ -64,6 +66,22 @@ void check_vector_length(std::size_t length, int rows, const char* what) {
   if (length != static_cast<std::size_t>(rows))
     throw Error(ExitCode::internal, std::string(what) + " of " + std::to_string(length) +
                                         " values into a CG vector of " + std::to_string(rows));
+}
+
+void check_halo_length(std::size_t length, int rows, int cols) {
+  if (length != static_cast<std::size_t>(cols - rows))
+    throw Error(ExitCode::internal, "upload_halo of " + std::to_string(length) + " values into a halo of " +
+                                        std::to_string(cols - rows));
+}
+
+void check_entries(std::span<const std::int32_t> entries, std::size_t values, int rows) {
+  if (entries.size() != values)
+    throw Error(ExitCode::internal, "download_entries of " + std::to_string(entries.size()) + " entries into " +
+                                        std::to_string(values) + " values");
+  for (const std::int32_t e : entries)
+    if (e < 0 || e >= rows)
+      throw Error(ExitCode::internal, "download_entries: entry " + std::to_string(e) + " is not one of the " +
+                                          std::to_string(rows) + " own rows");
 }
 
 std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }

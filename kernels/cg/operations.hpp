@@ -67,6 +67,15 @@ class Operations {
 
   virtual int rows() const = 0;
 
+  // Several devices (distributed.hpp): a band of a partitioned matrix has more columns than rows
+  // (its halo, partition.hpp), and its vectors hold cols() entries: its own rows(), then the halo
+  // that the SpMV reads. Kernels other than spmv work on the first rows() entries only; upload and
+  // download move those. upload_halo writes the halo entries (cols() - rows() values);
+  // download_entries reads own entries by index (rows < rows()), blocking until done.
+  virtual int cols() const = 0;
+  virtual void upload_halo(Slot v, std::span<const double> values) = 0;
+  virtual void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) = 0;
+
   // Launch parameters per kernel: the factory's LaunchConfig applies to every kernel until this
   // replaces it for `kernel` (a name from tunable_kernels()). Throws DeviceError when the device
   // cannot launch `kernel` with it (the sweeper records that and goes on). Backends that pick
@@ -98,6 +107,9 @@ void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision prec
 // `length` values moved by `what` (upload, download) fit a vector of `rows`.
 void check_slot(Slot v, std::size_t allocated);
 void check_vector_length(std::size_t length, int rows, const char* what);
+// upload_halo's values fill the halo (cols - rows); download_entries' entries are own rows, one per value.
+void check_halo_length(std::size_t length, int rows, int cols);
+void check_entries(std::span<const std::int32_t> entries, std::size_t values, int rows);
 // What every set_launch checks first: `kernel` is tunable (else Error, internal), the values are
 // at least 1 (UsageError), and the work-group size is at most `largest` (DeviceError naming the
 // kernel, the size and the device).

@@ -127,6 +127,16 @@ class ViennaclOperations final : public Operations {
     });
   }
 
+  // A whole matrix (check_problem): no halo, and own entries are read through a whole download.
+  void upload_halo(Slot, std::span<const double> values) override { check_halo_length(values.size(), rows_, rows_); }
+
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    check_entries(rows, values.size(), rows_);
+    std::vector<double> whole(static_cast<std::size_t>(rows_));
+    download(v, whole);
+    for (std::size_t i = 0; i < rows.size(); ++i) values[i] = whole[static_cast<std::size_t>(rows[i])];
+  }
+
   void fill_zero(Slot v) override {
     Vector& y = vec(v);
     timed("fill", [&] { y.clear(); });
@@ -240,6 +250,7 @@ class ViennaclOperations final : public Operations {
   std::vector<KernelProfile> take_profile() override { return profile_.take(); }
 
   int rows() const override { return rows_; }
+  int cols() const override { return rows_; }
 
   std::unique_ptr<Solver> make_vendor_solver() override;
 
@@ -379,6 +390,9 @@ std::unique_ptr<Operations> make_in(Domain domain, const CsrMatrix& a) {
 
 void check_problem(const CsrMatrix& a) {
   if (a.nnz() < 1) throw InputError("the CG matrix has no nonzero entries (ViennaCL's compressed_matrix needs one)");
+  if (a.cols != a.rows)  // a band of a partitioned matrix (partition.hpp)
+    throw DeviceError("ViennaCL's CG runs a whole matrix on one device, not a band of " + std::to_string(a.rows) +
+                      " rows across several");
 }
 
 std::unique_ptr<Operations> make_viennacl_operations(const DeviceInfo& device, const CsrMatrix& a,

@@ -62,6 +62,11 @@ class Wrong final : public Operations {
   void set_profiling(bool on) override { in_->set_profiling(on); }
   std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
   int rows() const override { return in_->rows(); }
+  int cols() const override { return in_->cols(); }
+  void upload_halo(Slot v, std::span<const double> values) override { in_->upload_halo(v, values); }
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    in_->download_entries(v, rows, values);
+  }
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
     check_set_launch(kernel, launch, 128, DeviceInfo{});
     ++launches_set;

@@ -1,0 +1,178 @@
+// CG on several devices in one process (kernels/cg/distributed.hpp): the unchanged algorithm on
+// 1, 2 and 3 bands gives the one-device result within rounding, for each variant, on a Poisson
+// grid, a real Matrix Market file and NAS CG class S; on the host's OpenMP device, on PoCL's
+// OpenCL device, and on the two together (bands of one solve on different kinds of device).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "common/errors.hpp"
+#include "kernels/cg/distributed.hpp"
+#include "kernels/cg/npb.hpp"
+#include "kernels/cg/problems.hpp"
+#include "kernels/cg/reference.hpp"
+#include "kernels/cg/solver.hpp"
+#include "tests/test_paths.hpp"
+
+namespace gpubench::cg {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Outcome {
+  SolveResult result;
+  std::vector<double> x;
+};
+
+Outcome run(Operations& ops, const Problem& p, Variant v, int iterations) {
+  auto solver = make_solver(v);
+  ops.allocate_vectors(solver->vectors());
+  ops.upload(rhs_slot, p.b);
+  Outcome o;
+  o.result = solve(ops, *solver, StopRule{iterations, 0}, std::sqrt(host_dot(p.b, p.b)));
+  o.x.resize(p.b.size());
+  ops.download(solver->solution(), o.x);
+  return o;
+}
+
+std::unique_ptr<Operations> one_device(const DeviceInfo& d, const CsrMatrix& a) {
+  return (*find_operations(d.backend))(d, a, Precision::f64, LaunchConfig{});
+}
+
+// The solution of `bands` devices against one device's, entry by entry, relative to its largest entry.
+void expect_same_solve(const std::vector<DeviceInfo>& devices, const Problem& p, int iterations) {
+  for (Variant v : all_variants) {
+    SCOPED_TRACE(std::string(to_string(v)) + ", " + std::to_string(devices.size()) + " bands");
+    auto single = one_device(devices.front(), p.a);
+    const Outcome want = run(*single, p, v, iterations);
+    auto several = make_distributed_operations(devices, p.a, Precision::f64, LaunchConfig{});
+    const Outcome got = run(*several, p, v, iterations);
+    EXPECT_EQ(got.result.iterations, want.result.iterations);
+    EXPECT_NEAR(got.result.relative_residual, want.result.relative_residual, 1e-9 * want.result.relative_residual + 1e-14);
+    const double scale = std::max(1.0, *std::max_element(want.x.begin(), want.x.end(), [](double a, double b) {
+      return std::abs(a) < std::abs(b);
+    }));
+    double worst = 0;
+    for (std::size_t i = 0; i < want.x.size(); ++i) worst = std::max(worst, std::abs(got.x[i] - want.x[i]) / scale);
+    EXPECT_LT(worst, 1e-10);
+    EXPECT_LT(true_relative_residual(p.a, p.b, got.x), 10 * want.result.relative_residual + 1e-12);
+  }
+}
+
+std::vector<DeviceInfo> repeated(const std::string& backend, int n) {
+  return std::vector<DeviceInfo>(static_cast<std::size_t>(n), find_device(backend, -1));
+}
+
+TEST(Distributed, SeveralBandsOnTheHostEqualOneDevice) {
+  const Problem poisson = make_problem("poisson2d:48");
+  for (int n : {1, 2, 3}) expect_same_solve(repeated("openmp", n), poisson, 60);
+}
+
+// 1138_bus is ill-conditioned (about 1e6): after a fixed count of iterations, rounding alone (the
+// sums in another order) moves CG's iterates far from each other on one device already. Solved to
+// a tolerance, both reach the same solution.
+TEST(Distributed, RealMatrixMarketFileSolvedToATolerance) {
+  const Problem p = make_problem("mtx:" + test::matrix_dir() + "/1138_bus.mtx");
+  for (Variant v : all_variants) {
+    SCOPED_TRACE(to_string(v));
+    const StopRule rule{20000, 1e-10};
+    auto single = one_device(find_device("openmp", -1), p.a);
+    auto s1 = make_solver(v);
+    single->allocate_vectors(s1->vectors());
+    single->upload(rhs_slot, p.b);
+    const SolveResult want = solve(*single, *s1, rule, std::sqrt(host_dot(p.b, p.b)));
+    std::vector<double> x1(p.b.size()), x2(p.b.size());
+    single->download(s1->solution(), x1);
+    auto several = make_distributed_operations(repeated("openmp", 3), p.a, Precision::f64, LaunchConfig{});
+    auto s2 = make_solver(v);
+    several->allocate_vectors(s2->vectors());
+    several->upload(rhs_slot, p.b);
+    const SolveResult got = solve(*several, *s2, rule, std::sqrt(host_dot(p.b, p.b)));
+    several->download(s2->solution(), x2);
+    ASSERT_TRUE(want.converged && got.converged);
+    EXPECT_NEAR(got.iterations, want.iterations, 0.1 * want.iterations);
+    EXPECT_LT(true_relative_residual(p.a, p.b, x2), 1e-8);
+    double worst = 0, largest = 0;
+    for (std::size_t i = 0; i < x1.size(); ++i) {
+      worst = std::max(worst, std::abs(x1[i] - x2[i]));
+      largest = std::max(largest, std::abs(x1[i]));
+    }
+    EXPECT_LT(worst, 1e-4 * largest);  // both within cond x tolerance of the one solution
+  }
+}
+
+TEST(Distributed, OpenclBandsAndMixedDevicesEqualOneDevice) {
+  if (!find_operations("opencl") || find_backend("opencl").devices().empty())
+    GTEST_SKIP() << "no OpenCL device on this machine";
+  const DeviceInfo cl = find_device("opencl", -1);
+  if (!cl.fp64) GTEST_SKIP() << cl.label() << " has no fp64 support";
+  const Problem poisson = make_problem("poisson2d:40");
+  expect_same_solve(repeated("opencl", 2), poisson, 50);
+  expect_same_solve({find_device("openmp", -1), cl}, poisson, 50);  // one solve, two kinds of device
+  expect_same_solve({cl, find_device("openmp", -1), cl}, poisson, 50);
+}
+
+TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
+  const NpbClass& s = npb_class("S");
+  const CsrMatrix a = npb_makea(s);
+  for (Variant v : all_variants) {
+    SCOPED_TRACE(to_string(v));
+    auto single = one_device(find_device("openmp", -1), a);
+    auto solver = make_solver(v);
+    const std::vector<double> ones(static_cast<std::size_t>(a.rows), 1.0);  // NAS's x before the timed loop
+    single->allocate_vectors(solver->vectors() + 1);
+    single->upload(rhs_slot, ones);
+    const NpbResult want = npb_benchmark(*single, *solver, s);
+    auto several = make_distributed_operations(repeated("openmp", 3), a, Precision::f64, LaunchConfig{});
+    auto solver3 = make_solver(v);
+    several->allocate_vectors(solver3->vectors() + 1);
+    several->upload(rhs_slot, ones);
+    const NpbResult got = npb_benchmark(*several, *solver3, s);
+    EXPECT_NEAR(got.zeta, want.zeta, 1e-10 * std::abs(want.zeta));
+    EXPECT_NEAR(got.zeta, s.zeta_verify, 1e-10 * std::abs(s.zeta_verify));  // NAS's own verification value
+  }
+}
+
+TEST(Distributed, TheExchangeMovesOnlyTheHaloAndIsProfiled) {
+  const Problem p = make_problem("poisson2d:32");
+  auto ops = make_distributed_operations(repeated("openmp", 2), p.a, Precision::f64, LaunchConfig{});
+  EXPECT_EQ(ops->partition().halo_entries(), 64);  // one grid line each way, not the 1024-entry vector
+  auto solver = make_solver(Variant::classic);
+  ops->allocate_vectors(solver->vectors());
+  ops->upload(rhs_slot, p.b);
+  solve(*ops, *solver, StopRule{10, 0}, std::sqrt(host_dot(p.b, p.b)), true);
+  const auto profile = ops->take_profile();
+  const auto find = [&](const std::string& name) {
+    return std::find_if(profile.begin(), profile.end(), [&](const KernelProfile& k) { return k.kernel == name; });
+  };
+  ASSERT_NE(find("exchange"), profile.end());
+  EXPECT_EQ(find("exchange")->calls, find("spmv")->calls);  // one exchange before each SpMV
+  EXPECT_GT(find("exchange")->seconds, 0);
+}
+
+TEST(Distributed, ImpossibleSetupsAreNamed) {
+  const Problem p = make_problem("poisson2d:4");  // 16 rows
+  try {
+    make_distributed_operations(repeated("openmp", 17), p.a, Precision::f64, LaunchConfig{});
+    FAIL() << "17 bands of 16 rows";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot split 16 rows into 17 bands"));
+  }
+  if (find_operations("viennacl_host") && !find_backend("viennacl_host").devices().empty()) {
+    try {
+      make_distributed_operations(repeated("viennacl_host", 2), p.a, Precision::f64, LaunchConfig{});
+      FAIL() << "ViennaCL on a band";
+    } catch (const DeviceError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("band 0"));
+      EXPECT_THAT(e.what(), HasSubstr("ViennaCL's CG runs a whole matrix on one device"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::cg
