@@ -5,7 +5,6 @@ step marked with its commit)."""
 import datetime
 import html
 import json
-import math
 import os
 
 STYLE = """
@@ -103,10 +102,8 @@ def chart(a, width=1100, height=420):
     ticks = max(1, n // 10)
     for i in range(0, n, ticks):
         out.append(f'<text x="{x(i):.1f}" y="{top + h + 16}" text-anchor="middle">{E(runs[i][1][:10])}</text>')
-    starts = [0] + [s for s, _ in a.steps] + [n]
     out.append('<g clip-path="url(#plot)">')
-    for s, e in zip(starts, starts[1:]):  # the fitted levels
-        level = math.exp(sorted(math.log(r[3]) for r in runs[s:e])[(e - s) // 2])
+    for s, e, level in a.levels:  # the fitted levels
         out.append(f'<line class="level" x1="{x(s) - w / n / 2:.1f}" x2="{x(e - 1) + w / n / 2:.1f}" y1="{y(level):.1f}" '
                    f'y2="{y(level):.1f}" stroke="#888" stroke-width="2" opacity="0.7"/>')
     bar = max(1.0, min(6.0, w / n * 0.6))

@@ -340,6 +340,7 @@ class Assessment:
     def __init__(self, bench, name, runs):
         self.bench, self.name, self.runs = bench, name, runs  # runs: [(run_id, date, commit, median, low, high, n)]
         self.steps = []        # (index, change): each step's first run, and the level change
+        self.levels = []       # (first, end, seconds): the fitted level of each stretch of runs
         self.verdict = "same"  # same, regression, improvement, suspected, new, failed
         self.change = self.p = None
         self.index = None      # the first run of tonight's change
@@ -353,10 +354,11 @@ def assess(a, options, samples_of, failure=None):
         a.verdict = "failed"
         return a
     n = len(a.runs)
+    logs = [math.log(r[3]) for r in a.runs]
     if n < options.min_runs:
         a.verdict = "new"
+        a.levels = [(0, n, math.exp(statistics.median(logs)))] if n else []
         return a
-    logs = [math.log(r[3]) for r in a.runs]
     sigma = noise_of(logs[:-1]) or 0.0  # the noise before tonight's run, which may be the step
     spread = statistics.median(math.log(r[5] / r[4]) / 1.349 for r in a.runs if r[4] > 0) / math.sqrt(max(a.runs[-1][6], 1))
     sigma = max(sigma, spread, 1e-4)  # never below what one run's repetitions say its median can do
@@ -369,6 +371,7 @@ def assess(a, options, samples_of, failure=None):
         if abs(logs[-1] - level) > SUSPECT_Z * sigma and abs(math.expm1(logs[-1] - level)) >= options.min_effect:
             starts.append(n - 1)  # a suspected step: its re-measure, a second run, must pass the fit's penalty
     level = [statistics.median(logs[s:e]) for s, e in zip(starts, starts[1:] + [n])]
+    a.levels = [(s, e, math.exp(v)) for s, e, v in zip(starts, starts[1:] + [n], level)]
     a.steps = [(s, math.exp(level[i] - level[i - 1]) - 1) for i, s in enumerate(starts) if i]
     if len(starts) < 2 or starts[-1] < n - options.recent:
         return a

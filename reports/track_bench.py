@@ -41,10 +41,10 @@ def noise(args):
         if len(runs) < 3:
             continue
         logs = [math.log(r[3]) for r in runs]
-        residuals = []
-        for run in runs:
-            for (s,) in db.execute("SELECT seconds FROM samples WHERE benchmark_id = ? AND run_id = ?", (bench, run[0])):
-                residuals.append(math.log(s / run[3]))
+        of_run = {}  # one query per benchmark; the residuals in the runs' (date) order
+        for run, seconds in db.execute("SELECT run_id, seconds FROM samples WHERE benchmark_id = ?", (bench,)):
+            of_run.setdefault(run, []).append(seconds)
+        residuals = [math.log(s / r[3]) for r in runs for s in of_run.get(r[0], [])]
         centre = statistics.median(logs)
         # sigma from the median absolute deviation: a run made by different code (a real change
         # among the repeated runs) moves it little, where it would dominate the standard deviation

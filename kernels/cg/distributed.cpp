@@ -62,11 +62,7 @@ void DistributedOperations::exchange(Slot v) {
       for (const HaloLink& send : partition_.bands[k].sends) {
         buffer_.resize(send.entries.size());
         parts_[k]->download_entries(v, send.entries, buffer_);
-        const Band& to = partition_.bands[static_cast<std::size_t>(send.band)];
-        const auto receive = std::find_if(to.receives.begin(), to.receives.end(),
-                                          [&](const HaloLink& r) { return r.band == static_cast<int>(k); });
-        std::copy(buffer_.begin(), buffer_.end(),
-                  halo_[static_cast<std::size_t>(send.band)].begin() + receive->offset);
+        std::copy(buffer_.begin(), buffer_.end(), halo_[static_cast<std::size_t>(send.band)].begin() + send.offset);
       }
     for (std::size_t k = 0; k < parts_.size(); ++k) parts_[k]->upload_halo(v, halo_[k]);
   });

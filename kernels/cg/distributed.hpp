@@ -6,8 +6,9 @@
 // from each band's partial. Each band's kernels run on its device; the calls are issued band by
 // band from this thread.
 //
-// The exchange and the reductions are timed on the host and appear in the profile as their own
-// rows ("exchange", "reduce"), beside the kernels' device times summed over the bands.
+// The exchange is timed on the host and appears in the profile as its own row ("exchange"),
+// beside the kernels' device times summed over the bands (the dot partials' host sum is part of
+// the dot kernels' calls).
 #pragma once
 
 #include <chrono>

@@ -88,9 +88,10 @@ class OpenclOperations final : public Operations {
 
   void upload_halo(Slot v, std::span<const double> values) override {
     check_halo_length(values.size(), rows_, cols_);
-    std::vector<T> halo(values.size());
-    std::transform(values.begin(), values.end(), halo.begin(), [](double x) { return static_cast<T>(x); });
-    if (!halo.empty()) context_.write(vector(v), halo.data(), halo.size() * sizeof(T), vector_bytes());
+    if (values.empty()) return;
+    halo_staging_.resize(values.size());
+    std::transform(values.begin(), values.end(), halo_staging_.begin(), [](double x) { return static_cast<T>(x); });
+    context_.write(vector(v), halo_staging_.data(), values.size() * sizeof(T), vector_bytes());
   }
 
   // Reads the span of own rows from the lowest entry to the highest (one transfer: a band's sends
@@ -262,6 +263,7 @@ class OpenclOperations final : public Operations {
   std::vector<opencl::Buffer> vectors_;
   std::vector<T> host_partials_;
   std::vector<T> staging_;
+  std::vector<T> halo_staging_;  // upload_halo's, sized on first use
 
   bool timing_ = false;
   opencl::Event timer_first_, timer_last_;

@@ -20,9 +20,7 @@ std::string gigabytes(std::uint64_t bytes) {
 void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precision precision) {
   if (precision == Precision::f64 && !device.fp64)
     throw DeviceError("device " + device.label() + " has no fp64 support: use --precision f32");
-  const std::uint64_t real_bytes = bytes_of(precision);
-  const std::uint64_t halo = static_cast<std::uint64_t>(std::max(a.cols - a.rows, 0));  // a band's vectors are longer
-  const std::uint64_t needed = device_bytes_needed(a, precision, max_cg_vectors) + max_cg_vectors * halo * real_bytes;
+  const std::uint64_t needed = device_bytes_needed(a, precision, max_cg_vectors);
   if (needed > device.global_mem_bytes)
     throw DeviceError("problem needs " + gigabytes(needed) + " of device memory (matrix and " +
                       std::to_string(max_cg_vectors) + " vectors in " + to_string(precision) + ") but device " +
@@ -30,10 +28,11 @@ void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precisio
   const std::uint64_t real = bytes_of(precision);
   const auto nnz = static_cast<std::uint64_t>(a.nnz());
   const auto rows = static_cast<std::uint64_t>(a.rows);
+  const auto length = static_cast<std::uint64_t>(std::max(a.rows, a.cols));  // a band's vectors hold its halo
   const std::pair<const char*, std::uint64_t> arrays[] = {{"matrix values", nnz * real},
                                                           {"column indices", nnz * 4},
                                                           {"row pointers", (rows + 1) * 4},
-                                                          {"a vector", (rows + halo) * real}};
+                                                          {"a vector", length * real}};
   for (const auto& [what, bytes] : arrays)
     if (bytes > device.max_alloc_bytes)
       throw DeviceError("the problem's " + std::string(what) + " need one buffer of " + gigabytes(bytes) +
@@ -86,10 +85,11 @@ void check_entries(std::span<const std::int32_t> entries, std::size_t values, in
 
 std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }
 
-std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors) {
+std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors, std::int64_t length) {
   const std::uint64_t real = bytes_of(p);
   const auto n = static_cast<std::uint64_t>(rows);
-  return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * n * real;
+  const auto v = static_cast<std::uint64_t>(length < 0 ? rows : length);
+  return (n + 1) * 4 + static_cast<std::uint64_t>(nnz) * (4 + real) + static_cast<std::uint64_t>(vectors) * v * real;
 }
 
 OperationsRegistry& operations_registry() {

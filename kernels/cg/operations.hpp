@@ -4,6 +4,7 @@
 // implementation's precision inside. Every kernel's work (FLOPs, bytes) is declared in work.hpp.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -87,10 +88,11 @@ class Operations {
   virtual std::unique_ptr<Solver> make_vendor_solver();
 };
 
-// Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors.
-std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors);
+// Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors of
+// `length` entries (rows; a band's vectors hold its halo too, a.cols).
+std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors, std::int64_t length = -1);
 inline std::uint64_t device_bytes_needed(const CsrMatrix& a, Precision p, int vectors) {
-  return device_bytes_needed(a.rows, a.nnz(), p, vectors);
+  return device_bytes_needed(a.rows, a.nnz(), p, vectors, std::max(a.rows, a.cols));
 }
 // The vectors the widest CG variant needs, plus one for NAS CG's residual: what a factory plans for.
 inline constexpr int max_cg_vectors = 8;

@@ -102,7 +102,7 @@ Partition partition_rows(const CsrMatrix& a, int parts) {
   for (int k = 0; k < parts; ++k)
     for (const HaloLink& r : p.bands[static_cast<std::size_t>(k)].receives) {
       Band& from = p.bands[static_cast<std::size_t>(r.band)];
-      HaloLink send{k, {}, 0};
+      HaloLink send{k, {}, r.offset};
       send.entries.reserve(r.entries.size());
       for (std::int32_t c : r.entries) send.entries.push_back(c - from.first_row);
       from.sends.push_back(std::move(send));
@@ -118,15 +118,13 @@ std::span<const double> band_slice(const Partition& p, int band, std::span<const
 }
 
 std::vector<double> gather_halo(const Partition& p, int band, std::span<const double> x) {
-  const Band& b = p.bands.at(static_cast<std::size_t>(band));
-  std::vector<double> halo(b.halo.size());
-  for (const HaloLink& r : b.receives) {
-    const Band& from = p.bands.at(static_cast<std::size_t>(r.band));
-    const HaloLink& send = *std::find_if(from.sends.begin(), from.sends.end(), [&](const HaloLink& s) { return s.band == band; });
-    for (std::size_t i = 0; i < send.entries.size(); ++i)  // what `from` sends, from its own rows
-      halo[static_cast<std::size_t>(r.offset) + i] =
-          band_slice(p, r.band, x)[static_cast<std::size_t>(send.entries[i])];
-  }
+  std::vector<double> halo(p.bands.at(static_cast<std::size_t>(band)).halo.size());
+  for (std::size_t from = 0; from < p.bands.size(); ++from)
+    for (const HaloLink& send : p.bands[from].sends)  // what `from` sends, from its own rows
+      if (send.band == band)
+        for (std::size_t i = 0; i < send.entries.size(); ++i)
+          halo[static_cast<std::size_t>(send.offset) + i] =
+              band_slice(p, static_cast<int>(from), x)[static_cast<std::size_t>(send.entries[i])];
   return halo;
 }
 

@@ -19,7 +19,7 @@ namespace gpubench::cg {
 struct HaloLink {
   int band = 0;                       // the other band
   std::vector<std::int32_t> entries;  // send: own local rows it needs; receive: global columns, ascending
-  std::int32_t offset = 0;            // receive: where they land in the band's halo (from 0)
+  std::int32_t offset = 0;            // where they land in the receiving band's halo (from 0)
 };
 
 struct Band {
