@@ -99,7 +99,8 @@ void device_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--backend", "B[,B..]", join(names) + ", a comma list, or all (default all)");
   text(app, raw, "--device", "N",
        "device index within the backend, as --list-devices numbers them (default: the backend's first GPU, else "
-       "its first device)");
+       "its first device); for a cg run, N,N,.. or all splits one solve across those devices (under mpirun, "
+       "rank r takes the r-th of this host's)");
   text(app, raw, "--tuning-db", "DIR",
        "the tuning database written (default $GPUBENCH_TUNING_DB, else $XDG_CACHE_HOME/gpubench, else "
        "~/.cache/gpubench); the source tree's tuning-db/ is read beneath it (write it with --tuning-db tuning-db)");
@@ -339,7 +340,13 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (const auto v = raw.one("--suite")) o.run.suite = *v;
   if (const auto v = raw.one("--device")) {
     if (o.command == Command::tuning_show) o.device_filter = *v;
+    else if (*v == "all") o.run.all_devices = true;
+    else if (v->find(',') != std::string::npos)
+      for (const auto& n : split(*v)) o.run.device_group.push_back(parse_number<int>("--device", n, 0));
     else o.run.device = parse_number<int>("--device", *v, 0);
+    if ((o.run.all_devices || !o.run.device_group.empty()) && o.command != Command::run)
+      throw UsageError("--device " + *v + " splits one CG run across devices; " + command_name +
+                       " takes one device: --device N");
   }
   if (const auto v = raw.one("--problem")) o.run.problem = *v;
   if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1);
@@ -394,7 +401,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     }
   }
   if (o.run.backends.empty()) throw UsageError("--backend needs at least one backend");
-  if (o.run.device >= 0 && o.run.backends.size() > 1)
+  if ((o.run.device >= 0 || !o.run.device_group.empty()) && o.run.backends.size() > 1)
     throw UsageError("--device N needs a single --backend (device numbers are per backend)");
   for (const auto& p : split(precision)) {
     if (p == "all") o.run.precisions.insert(o.run.precisions.end(), {Precision::f32, Precision::f64});

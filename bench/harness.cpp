@@ -174,6 +174,8 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
   }
 }
 
+nlohmann::json band_fields(const PointId& id);
+
 // The record fields every entry of a point carries.
 nlohmann::json point_fields(const PointResult& p) {
   const PointId& id = p.id;
@@ -188,7 +190,7 @@ nlohmann::json point_fields(const PointResult& p) {
     if (p.ceilings && k.bytes_per_iteration > 0) kj.update(p.roofline(k).to_json());
     kernels.push_back(kj);
   }
-  return {{"profiled_ms_per_iteration", p.profiled_seconds_per_iteration * 1e3},
+  nlohmann::json fields = {{"profiled_ms_per_iteration", p.profiled_seconds_per_iteration * 1e3},
           {"suite", id.suite},
           {"problem", id.problem},
           {"backend", id.backend},
@@ -202,6 +204,22 @@ nlohmann::json point_fields(const PointResult& p) {
           {"flops_per_iteration", p.flops_per_iteration},
           {"bytes_per_iteration", p.bytes_per_iteration},
           {"time_includes", p.time_includes}};
+  fields.update(band_fields(id));
+  return fields;
+}
+
+// A point across several devices also names each band's device (and, across ranks, its host).
+nlohmann::json band_fields(const PointId& id) {
+  if (id.devices.size() < 2) return nlohmann::json::object();
+  nlohmann::json bands = nlohmann::json::array();
+  for (std::size_t k = 0; k < id.devices.size(); ++k) {
+    const DeviceInfo& d = id.devices[k];
+    nlohmann::json b = {{"band", k}, {"backend", d.backend}, {"index", d.index}, {"name", d.name}, {"platform", d.platform}};
+    if (k < id.hosts.size()) b["host"] = id.hosts[k];
+    if (id.ranks > 0) b["rank"] = k;
+    bands.push_back(b);
+  }
+  return {{"devices", id.where()}, {"device_count", id.devices.size()}, {"ranks", id.ranks}, {"bands", bands}};
 }
 
 nlohmann::json roofline_fields(const PointResult& p) {
@@ -396,7 +414,10 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     base.flops_per_iteration = point.flops_per_iteration();
     base.bytes_per_iteration = point.bytes_per_iteration();
     base.time_includes = point.time_includes();
-    if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end()) base.ceilings = c->second;
+    // One device's ceilings; a point across several has none (no roofline): the sum of theirs
+    // would not say where an exchange through the host sits.
+    if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end() && base.id.devices.size() < 2)
+      base.ceilings = c->second;
 
     bool replayed = false;
     const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(points.size()) + "] ";
@@ -434,7 +455,17 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
   nlohmann::json devices = nlohmann::json::array();
   std::set<std::string> seen;
   for (const auto& p : report.points) {
-    if (!seen.insert(device_key(p.id.device)).second) continue;
+    if (p.id.devices.size() > 1) {
+      for (std::size_t k = 0; k < p.id.devices.size(); ++k) {
+        const std::string host = k < p.id.hosts.size() ? p.id.hosts[k] : std::string();
+        if (!seen.insert(device_key(p.id.devices[k]) + "@" + host).second) continue;
+        nlohmann::json d = p.id.devices[k];
+        if (!host.empty()) d["host"] = host;
+        devices.push_back(d);
+      }
+      continue;
+    }
+    if (!seen.insert(device_key(p.id.device) + "@").second) continue;
     nlohmann::json d = p.id.device;
     if (p.ceilings) d["ceilings"] = *p.ceilings;
     devices.push_back(d);

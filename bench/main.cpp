@@ -10,6 +10,7 @@
 #include "bench/harness.hpp"
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
+#include "bench/mpi.hpp"
 #include "bench/records.hpp"
 #include "bench/report.hpp"
 #include "bench/result_json.hpp"
@@ -132,11 +133,23 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   return all_tuned ? 0 : static_cast<int>(ExitCode::point_failed);
 }
 
-int run(const std::vector<std::string>& args) {
+// A null stream buffer: what the ranks other than rank 0 would print.
+struct Discard final : std::streambuf {
+  int overflow(int c) override { return c; }
+};
+
+int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Comm>& comm) {
   using namespace gpubench;
   if (!args.empty() && args[0] == "report") exec_reports_program("report.py", {args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "track") exec_reports_program("track.py", {args.begin() + 1, args.end()});
-  const CliOptions options = parse_cli(args);
+  CliOptions options = parse_cli(args);
+  // Across ranks, rank 0 prints and writes; the others only measure (a failure is said by rank 0).
+  static Discard discard;
+  if (comm && comm->rank() != 0) {
+    std::cout.rdbuf(&discard);
+    std::cerr.rdbuf(&discard);
+    options.out.clear();
+  }
   if (options.help) {
     std::cout << options.help_text;
     return 0;
@@ -152,7 +165,8 @@ int run(const std::vector<std::string>& args) {
     if (options.format == Format::csv && options.command == Command::run) check_writable(kernel_csv_path(options.out));
   }
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
-  if (measures && options.isolate)
+  // Under mpirun the ranks are MPI's processes: none forks a worker (a crash ends the run).
+  if (measures && options.isolate && !comm)
     if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
 
   if (options.list_devices) {
@@ -173,6 +187,7 @@ int run(const std::vector<std::string>& args) {
   if (options.command == Command::sweep) return sweep(options, db);
 
   RunOptions run_options = options.run;
+  run_options.comm = comm;
   if (options.tuning) run_options.tuning = db;
   auto suite = make_suite(options.run.suite);
   Plan plan = suite->plan(run_options);
@@ -187,7 +202,7 @@ int run(const std::vector<std::string>& args) {
   CeilingsByDevice ceilings;
   for (const auto& p : plan.points) {
     const DeviceInfo& d = p->id().device;
-    if (ceilings.count(device_key(d))) continue;
+    if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;  // no roofline across devices
     if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c;
   }
   const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr);
@@ -210,20 +225,30 @@ int run(const std::vector<std::string>& args) {
 
 }  // namespace
 
+namespace {
+
+// A run that ends in an error: said, with its exit code. Across ranks, the whole run ends (rank 0
+// says which rank failed and why).
+int ended(const std::shared_ptr<gpubench::Comm>& comm, const std::string& message, gpubench::ExitCode code) {
+  if (comm && comm->size() > 1) comm->fail(message, static_cast<int>(code));
+  std::cerr << "gpubench: " << message << "\n";
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::shared_ptr<gpubench::Comm> comm;
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    comm = gpubench::start_mpi(&argc, &argv);
+    return run(std::vector<std::string>(argv + 1, argv + argc), comm);
   } catch (const gpubench::UsageError& e) {
-    std::cerr << "gpubench: " << e.what() << "\n(gpubench --help lists the options)\n";
-    return static_cast<int>(e.code());
+    return ended(comm, std::string(e.what()) + "\n(gpubench --help lists the options)", e.code());
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return ended(comm, e.what(), e.code());
   } catch (const std::bad_alloc&) {
-    std::cerr << "gpubench: " << gpubench::OutOfMemoryError("host", "").what() << "\n";
-    return static_cast<int>(gpubench::ExitCode::device);
+    return ended(comm, gpubench::OutOfMemoryError("host", "").what(), gpubench::ExitCode::device);
   } catch (const std::exception& e) {
-    std::cerr << "gpubench: internal error: " << e.what() << "\n";
-    return static_cast<int>(gpubench::ExitCode::internal);
+    return ended(comm, std::string("internal error: ") + e.what(), gpubench::ExitCode::internal);
   }
 }

@@ -161,13 +161,15 @@ void write_json(const RunReport& report, std::ostream& out) {
 namespace {
 
 // The columns that say where and when a row was measured, first in both CSV tables.
-std::string provenance_header() { return "date,commit,host,suite,problem,backend,device_index,device,variant,precision"; }
+std::string provenance_header() {
+  return "date,commit,host,suite,problem,backend,device_index,device,variant,precision,devices,ranks";
+}
 std::string provenance(const RunReport& report, const PointResult& p) {
   const auto text = [&](const char* key) { return report.context.value(key, std::string()); };
   return csv_quote(text("date")) + "," + csv_quote(text("gpubench_commit")) + "," + csv_quote(text("host_name")) + "," +
          csv_quote(p.id.suite) + "," + csv_quote(p.id.problem) + "," + csv_quote(p.id.backend) + "," +
          std::to_string(p.id.device.index) + "," + csv_quote(p.id.device.name) + "," + csv_quote(p.id.variant) + "," +
-         to_string(p.id.precision);
+         to_string(p.id.precision) + "," + csv_quote(p.id.where()) + "," + std::to_string(p.id.ranks);
 }
 // Full precision, without the trailing digits of a fixed format: a CSV is read by programs.
 std::string number(double v) {
@@ -312,7 +314,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   TextTable summary(header, right);
   bool above_roof = false;
   for (const auto& p : report.points) {
-    std::vector<std::string> row = {p.id.backend + ":" + std::to_string(p.id.device.index), p.id.device.name,
+    std::vector<std::string> row = {p.id.where() + (p.id.ranks > 0 ? " (" + std::to_string(p.id.ranks) + " ranks)" : std::string()), p.id.device.name,
                                     p.id.variant, to_string(p.id.precision)};
     if (p.failed || p.median_seconds_per_iteration <= 0) {
       row.insert(row.end(), to_solution ? 7 : 5, "-");
@@ -369,7 +371,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   for (const auto& p : report.points) {
     if (!breakdown || p.failed || p.kernels.empty()) continue;
     const double pass = p.profiled_seconds_per_iteration;
-    out << "\n" << p.id.backend << ":" << p.id.device.index << " " << p.id.variant << " " << to_string(p.id.precision)
+    out << "\n" << p.id.where() << " " << p.id.variant << " " << to_string(p.id.precision)
         << " per kernel: a profiled pass, each kernel timed alone between waits (" << fixed(pass * 1e3, 4)
         << " ms/iter; the timed iterations " << fixed(p.median_seconds_per_iteration * 1e3, 4)
         << "); overhead = the pass's time outside its kernels\n";

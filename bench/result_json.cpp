@@ -26,6 +26,9 @@ void to_json(nlohmann::json& j, const PointId& id) {
   j = {{"suite", id.suite},     {"problem", id.problem}, {"backend", id.backend},
        {"variant", id.variant}, {"device", id.device},   {"precision", to_string(id.precision)},
        {"params", id.params}};
+  if (!id.devices.empty()) j["devices"] = id.devices;
+  if (!id.hosts.empty()) j["hosts"] = id.hosts;
+  if (id.ranks > 0) j["ranks"] = id.ranks;
 }
 
 void from_json(const nlohmann::json& j, PointId& id) {
@@ -36,6 +39,11 @@ void from_json(const nlohmann::json& j, PointId& id) {
   j.at("device").get_to(id.device);
   id.precision = parse_precision(j.at("precision").get<std::string>());
   id.params = j.at("params");
+  id.devices.clear();
+  if (j.contains("devices")) j.at("devices").get_to(id.devices);
+  id.hosts.clear();
+  if (j.contains("hosts")) j.at("hosts").get_to(id.hosts);
+  id.ranks = j.value("ranks", 0);
 }
 
 void to_json(nlohmann::json& j, const PointResult& p) {

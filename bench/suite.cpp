@@ -15,9 +15,19 @@ std::vector<std::function<std::unique_ptr<Suite>()>>& factories() {
 }
 }  // namespace
 
+std::string PointId::where() const {
+  if (devices.size() < 2) return backend + ":" + std::to_string(device.index);
+  std::string text;
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    const bool same_backend = k > 0 && devices[k].backend == devices[k - 1].backend;
+    text += (k ? "+" : "") + (same_backend ? std::string() : devices[k].backend + ":") + std::to_string(devices[k].index);
+  }
+  return text;
+}
+
 std::string PointId::name() const {
-  return suite + "/" + problem + "/" + backend + ":" + std::to_string(device.index) + "/" + variant + "/" +
-         to_string(precision);
+  return suite + "/" + problem + "/" + where() + "/" + variant + "/" + to_string(precision) +
+         (ranks > 0 ? "/ranks:" + std::to_string(ranks) : "");
 }
 
 std::vector<SweepTarget> Suite::sweep_targets(const RunOptions&, const std::string&) {
@@ -39,6 +49,12 @@ std::optional<double> real_option(const RunOptions& options, const std::string& 
 std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::string& suite,
                                       const std::function<bool(const std::string& backend)>& implemented,
                                       std::vector<std::string>& skipped) {
+  if (options.comm && options.comm->size() > 1)
+    throw UsageError("suite " + suite + " runs in one process; across MPI ranks only suite cg runs (one band of its "
+                     "matrix per rank)");
+  if (options.all_devices || !options.device_group.empty())
+    throw UsageError("--device with several devices splits one CG solve across them; suite " + suite +
+                     " runs on one device: give --device N");
   std::string runs_on;
   for (const auto& b : backends())
     if (implemented(b.name)) runs_on += (runs_on.empty() ? "" : ", ") + b.name;

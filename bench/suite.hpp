@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/device.hpp"
+#include "common/comm.hpp"
 #include "common/precision.hpp"
 #include "bench/tunable.hpp"
 #include "bench/tuning_db.hpp"
@@ -23,6 +24,12 @@ struct RunOptions {
   std::string suite;
   std::vector<std::string> backends;  // expanded: never "all"
   int device = -1;                    // -1: each backend's default device
+  // --device 0,1 or --device all: one solve split across these devices of each backend (only
+  // CG's); empty and false for one device. Under mpirun, rank r takes the (local rank r)-th.
+  std::vector<int> device_group;
+  bool all_devices = false;
+  // The ranks when started by mpirun (bench/mpi.hpp); null in one process.
+  std::shared_ptr<Comm> comm;
   std::string problem;                // empty: the suite's default
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
@@ -53,9 +60,17 @@ struct PointId {
   DeviceInfo device;
   Precision precision = Precision::f64;
   nlohmann::json params = nlohmann::json::object();  // launch parameters
+  // A point solved across several devices: every band's device, in band order (`device` is band
+  // 0's); empty for one device. Across MPI ranks (ranks > 0) band k is rank k's, on hosts[k].
+  std::vector<DeviceInfo> devices;
+  std::vector<std::string> hosts;
+  int ranks = 0;
 
-  // "cg/poisson2d:64/opencl:0/classic/f64": the benchmark name in records.
+  // "cg/poisson2d:64/opencl:0/classic/f64": the benchmark name in records; across devices
+  // "cg/poisson2d:64/opencl:0+1/classic/f64", across ranks ".../classic/f64/ranks:2".
   std::string name() const;
+  // "opencl:0", "opencl:0+1", "openmp:0+opencl:0": where it runs.
+  std::string where() const;
 };
 
 // One kernel's share of an iteration, from the profiled pass.
@@ -131,7 +146,8 @@ class Suite {
 };
 
 // The one device-finding policy of every suite: the --device (or default) device of each
-// --backend that `implemented` says the suite runs on. A backend without the suite, or (when
+// --backend that `implemented` says the suite runs on. UsageError for a --device list or all, or
+// a run under mpirun across ranks: those split one CG solve, and `suite` runs on one device. A backend without the suite, or (when
 // several are asked for) without the device, is listed in `skipped` ("cuda: ...") and said on
 // stderr; with one backend asked for, that is an error: UsageError without the suite,
 // DeviceError without the device.

@@ -1,6 +1,9 @@
 #include "kernels/cg/distributed.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -8,19 +11,55 @@
 
 namespace gpubench::cg {
 
-DistributedOperations::DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts)
-    : partition_(std::move(partition)), parts_(std::move(parts)) {
-  if (parts_.size() != partition_.bands.size() || parts_.empty())
-    throw Error(ExitCode::internal, std::to_string(parts_.size()) + " operations for " +
-                                        std::to_string(partition_.bands.size()) + " bands");
-  for (std::size_t k = 0; k < parts_.size(); ++k) {
+namespace {
+
+// The test-only hook GPUBENCH_RANK_FAULT=RANK[@CALL]: rank RANK of a run across ranks fails (a
+// DeviceError) in its CALL-th SpMV (default 1). Unset: never.
+long long planted_fault(const Comm* comm) {
+  const char* spec = std::getenv("GPUBENCH_RANK_FAULT");
+  if (!spec || !*spec || !comm || comm->size() < 2) return 0;
+  const std::string text = spec;
+  const auto at = text.find('@');
+  char* end = nullptr;
+  const long rank = std::strtol(text.c_str(), &end, 10);
+  const long long call = at == std::string::npos ? 1 : std::strtoll(text.c_str() + at + 1, nullptr, 10);
+  if (end == text.c_str() || call < 1)
+    throw UsageError("GPUBENCH_RANK_FAULT: '" + text + "' is not RANK[@CALL] with CALL >= 1");
+  return rank == comm->rank() ? call : 0;
+}
+
+}  // namespace
+
+DistributedOperations::DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts,
+                                             std::shared_ptr<Comm> comm)
+    : partition_(std::move(partition)), parts_(std::move(parts)), comm_(std::move(comm)) {
+  const std::size_t bands = partition_.bands.size();
+  if (parts_.size() != bands || parts_.empty())
+    throw Error(ExitCode::internal, std::to_string(parts_.size()) + " operations for " + std::to_string(bands) + " bands");
+  if (ranks() && static_cast<std::size_t>(comm_->size()) != bands)
+    throw Error(ExitCode::internal, std::to_string(bands) + " bands on " + std::to_string(comm_->size()) + " ranks");
+  halo_.resize(bands);
+  sent_.resize(bands);
+  for (std::size_t k = 0; k < bands; ++k) {
+    const bool here = ranks() ? static_cast<int>(k) == comm_->rank() : true;
+    if (here != (parts_[k] != nullptr))
+      throw Error(ExitCode::internal, "band " + std::to_string(k) + (here ? " has no operations" : " is on another rank"));
+    if (!here) continue;
     const Band& b = partition_.bands[k];
     if (parts_[k]->rows() != b.rows() || parts_[k]->cols() != b.a.cols)
       throw Error(ExitCode::internal, "band " + std::to_string(k) + "'s operations have " +
                                           std::to_string(parts_[k]->rows()) + " x " + std::to_string(parts_[k]->cols()) +
                                           ", its matrix " + std::to_string(b.rows()) + " x " + std::to_string(b.a.cols));
-    halo_.emplace_back(static_cast<std::size_t>(b.halo_size()));
+    halo_[k].resize(static_cast<std::size_t>(b.halo_size()));
+    for (const HaloLink& send : b.sends) sent_[k].emplace_back(send.entries.size());
   }
+  fault_at_ = planted_fault(comm_.get());
+}
+
+template <typename F>
+void DistributedOperations::each(F&& f) {
+  for (std::size_t k = 0; k < parts_.size(); ++k)
+    if (parts_[k]) f(k, *parts_[k]);
 }
 
 template <typename F>
@@ -31,107 +70,127 @@ void DistributedOperations::host_timed(const char* name, F&& f) {
 }
 
 void DistributedOperations::allocate_vectors(int count) {
-  for (auto& p : parts_) p->allocate_vectors(count);
+  each([&](std::size_t, Operations& p) { p.allocate_vectors(count); });
 }
 
 void DistributedOperations::upload(Slot v, std::span<const double> values) {
   check_vector_length(values.size(), rows(), "upload");
-  for (std::size_t k = 0; k < parts_.size(); ++k) parts_[k]->upload(v, band_slice(partition_, static_cast<int>(k), values));
+  each([&](std::size_t k, Operations& p) { p.upload(v, band_slice(partition_, static_cast<int>(k), values)); });
 }
 
 void DistributedOperations::download(Slot v, std::span<double> values) {
   check_vector_length(values.size(), rows(), "download");
-  for (std::size_t k = 0; k < parts_.size(); ++k) {
+  if (ranks()) std::fill(values.begin(), values.end(), 0.0);
+  each([&](std::size_t k, Operations& p) {
     const Band& b = partition_.bands[k];
-    parts_[k]->download(v, values.subspan(static_cast<std::size_t>(b.first_row), static_cast<std::size_t>(b.rows())));
-  }
+    p.download(v, values.subspan(static_cast<std::size_t>(b.first_row), static_cast<std::size_t>(b.rows())));
+  });
+  if (ranks()) comm_->sum(values);  // each entry is one rank's, the others' zeros: exact
 }
 
 void DistributedOperations::fill_zero(Slot v) {
-  for (auto& p : parts_) p->fill_zero(v);
+  each([&](std::size_t, Operations& p) { p.fill_zero(v); });
 }
 
 void DistributedOperations::copy(Slot src, Slot dst) {
-  for (auto& p : parts_) p->copy(src, dst);
+  each([&](std::size_t, Operations& p) { p.copy(src, dst); });
 }
 
 void DistributedOperations::exchange(Slot v) {
   if (partition_.bands.size() < 2) return;
   host_timed("exchange", [&] {
-    for (std::size_t k = 0; k < parts_.size(); ++k)
-      for (const HaloLink& send : partition_.bands[k].sends) {
-        buffer_.resize(send.entries.size());
-        parts_[k]->download_entries(v, send.entries, buffer_);
-        std::copy(buffer_.begin(), buffer_.end(), halo_[static_cast<std::size_t>(send.band)].begin() + send.offset);
+    std::vector<Comm::Message> sends, receives;
+    each([&](std::size_t k, Operations& p) {
+      const Band& b = partition_.bands[k];
+      for (std::size_t i = 0; i < b.sends.size(); ++i) {
+        const HaloLink& send = b.sends[i];
+        std::vector<double>& entries = sent_[k][i];
+        p.download_entries(v, send.entries, entries);
+        if (parts_[static_cast<std::size_t>(send.band)])
+          std::copy(entries.begin(), entries.end(), halo_[static_cast<std::size_t>(send.band)].begin() + send.offset);
+        else
+          sends.push_back({send.band, entries});
       }
-    for (std::size_t k = 0; k < parts_.size(); ++k) parts_[k]->upload_halo(v, halo_[k]);
+      for (const HaloLink& receive : b.receives)
+        if (!parts_[static_cast<std::size_t>(receive.band)])
+          receives.push_back({receive.band, std::span<double>(halo_[k]).subspan(static_cast<std::size_t>(receive.offset),
+                                                                                 receive.entries.size())});
+    });
+    if (ranks()) comm_->exchange(sends, receives);
+    each([&](std::size_t k, Operations& p) { p.upload_halo(v, halo_[k]); });
   });
 }
 
 void DistributedOperations::spmv(Slot in, Slot out) {
+  if (fault_at_ > 0 && ++spmv_calls_ == fault_at_)
+    throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
   exchange(in);
-  for (auto& p : parts_) p->spmv(in, out);
+  each([&](std::size_t, Operations& p) { p.spmv(in, out); });
 }
 
 double DistributedOperations::dot(Slot a, Slot b) {
   double sum = 0;
-  for (auto& p : parts_) sum += p->dot(a, b);  // each band's partial, summed in double on the host
+  each([&](std::size_t, Operations& p) { sum += p.dot(a, b); });  // each band's partial, summed in double
+  if (ranks()) comm_->sum({&sum, 1});
   return sum;
 }
 
 std::array<double, 2> DistributedOperations::dot2(Slot r, Slot w) {
   std::array<double, 2> sum{0, 0};
-  for (auto& p : parts_) {
-    const auto part = p->dot2(r, w);
+  each([&](std::size_t, Operations& p) {
+    const auto part = p.dot2(r, w);
     sum[0] += part[0];
     sum[1] += part[1];
-  }
+  });
+  if (ranks()) comm_->sum(sum);
   return sum;
 }
 
 void DistributedOperations::axpy(double alpha, Slot x, Slot y) {
-  for (auto& p : parts_) p->axpy(alpha, x, y);
+  each([&](std::size_t, Operations& p) { p.axpy(alpha, x, y); });
 }
 
 void DistributedOperations::xpay(Slot x, double beta, Slot y) {
-  for (auto& p : parts_) p->xpay(x, beta, y);
+  each([&](std::size_t, Operations& p) { p.xpay(x, beta, y); });
 }
 
 void DistributedOperations::scale(double alpha, Slot x, Slot y) {
-  for (auto& p : parts_) p->scale(alpha, x, y);
+  each([&](std::size_t, Operations& p) { p.scale(alpha, x, y); });
 }
 
 void DistributedOperations::three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev,
                                               Slot w) {
-  for (auto& p : parts_) p->three_term_update(rho, gamma, x, x_prev, r, r_prev, w);
+  each([&](std::size_t, Operations& p) { p.three_term_update(rho, gamma, x, x_prev, r, r_prev, w); });
 }
 
 void DistributedOperations::cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) {
-  for (auto& part : parts_) part->cg_update(alpha, beta, r, w, p, s, x);
+  each([&](std::size_t, Operations& part) { part.cg_update(alpha, beta, r, w, p, s, x); });
 }
 
 void DistributedOperations::start_timer() {
-  for (auto& p : parts_) p->start_timer();
+  if (ranks()) comm_->max(0);  // the ranks start together
+  each([&](std::size_t, Operations& p) { p.start_timer(); });
   timing_ = true;
   timer_start_ = Clock::now();
 }
 
 double DistributedOperations::stop_timer() {
   if (!timing_) return 0;
-  for (auto& p : parts_) p->stop_timer();  // waits for each band's device
+  each([&](std::size_t, Operations& p) { p.stop_timer(); });  // waits for each band's device
   timing_ = false;
-  return std::chrono::duration<double>(Clock::now() - timer_start_).count();
+  const double seconds = std::chrono::duration<double>(Clock::now() - timer_start_).count();
+  return ranks() ? comm_->max(seconds) : seconds;  // the slowest rank's
 }
 
 void DistributedOperations::set_profiling(bool on) {
   profiling_ = on;
-  for (auto& p : parts_) p->set_profiling(on);
+  each([&](std::size_t, Operations& p) { p.set_profiling(on); });
 }
 
 std::vector<KernelProfile> DistributedOperations::take_profile() {
   std::vector<KernelProfile> all;
-  for (auto& p : parts_) {
-    for (KernelProfile& k : p->take_profile()) {
+  each([&](std::size_t, Operations& p) {
+    for (KernelProfile& k : p.take_profile()) {
       auto it = std::find_if(all.begin(), all.end(), [&](const KernelProfile& x) { return x.kernel == k.kernel; });
       if (it == all.end()) {
         all.push_back(std::move(k));
@@ -140,9 +199,28 @@ std::vector<KernelProfile> DistributedOperations::take_profile() {
         it->calls = std::max(it->calls, k.calls);
       }
     }
-  }
+  });
   for (KernelProfile& k : host_profile_.take()) all.push_back(std::move(k));
-  return all;
+  if (!ranks()) return all;
+  // Across ranks: each kernel's time on the slowest rank (they run side by side), in rank 0's order.
+  std::ostringstream mine;
+  mine.precision(17);
+  for (const auto& k : all) mine << k.kernel << ' ' << k.calls << ' ' << k.seconds << '\n';
+  std::vector<KernelProfile> merged;
+  for (const std::string& text : comm_->all_gather(mine.str())) {
+    std::istringstream in(text);
+    KernelProfile k;
+    while (in >> k.kernel >> k.calls >> k.seconds) {
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const KernelProfile& x) { return x.kernel == k.kernel; });
+      if (it == merged.end()) {
+        merged.push_back(k);
+      } else {
+        it->seconds = std::max(it->seconds, k.seconds);
+        it->calls = std::max(it->calls, k.calls);
+      }
+    }
+  }
+  return merged;
 }
 
 void DistributedOperations::upload_halo(Slot, std::span<const double> values) {
@@ -157,27 +235,33 @@ void DistributedOperations::download_entries(Slot v, std::span<const std::int32_
 }
 
 void DistributedOperations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
-  for (auto& p : parts_) p->set_launch(kernel, launch);
+  each([&](std::size_t, Operations& p) { p.set_launch(kernel, launch); });
 }
 
 std::unique_ptr<DistributedOperations> make_distributed_operations(const std::vector<DeviceInfo>& devices,
                                                                    const CsrMatrix& a, Precision precision,
-                                                                   const LaunchConfig& launch) {
+                                                                   const LaunchConfig& launch,
+                                                                   std::shared_ptr<Comm> comm) {
   if (devices.empty()) throw UsageError("CG on several devices needs at least one device");
+  const bool ranks = comm && comm->size() > 1;
+  if (ranks && static_cast<int>(devices.size()) != comm->size())
+    throw UsageError(std::to_string(devices.size()) + " devices for " + std::to_string(comm->size()) +
+                     " ranks: across ranks, each rank runs one band on one device");
   Partition partition = partition_rows(a, static_cast<int>(devices.size()));
-  std::vector<std::unique_ptr<Operations>> parts;
+  std::vector<std::unique_ptr<Operations>> parts(devices.size());
   for (std::size_t k = 0; k < devices.size(); ++k) {
+    if (ranks && static_cast<int>(k) != comm->rank()) continue;
     const DeviceInfo& d = devices[k];
     const OperationsFactory* factory = find_operations(d.backend);
     if (!factory) throw DeviceError("backend '" + d.backend + "' has no CG operations in this build");
     try {
-      parts.push_back((*factory)(d, partition.bands[k].a, precision, launch));
+      parts[k] = (*factory)(d, partition.bands[k].a, precision, launch);
     } catch (const DeviceError& e) {
       throw DeviceError("band " + std::to_string(k) + " (" + std::to_string(partition.bands[k].rows()) + " rows) on " +
                         d.label() + ": " + e.what());
     }
   }
-  return std::make_unique<DistributedOperations>(std::move(partition), std::move(parts));
+  return std::make_unique<DistributedOperations>(std::move(partition), std::move(parts), std::move(comm));
 }
 
 }  // namespace gpubench::cg

@@ -1,20 +1,24 @@
-// CG on several devices in one process (issue 18): the Operations interface over a partition's
-// bands (partition.hpp), each band on its own device's Operations, so that the algorithm
-// (solver.hpp) runs unchanged. A vector is the concatenation of the bands' own entries. Before
-// each SpMV the bands exchange only their halo entries of its input (through the host: each
-// sender's entries are read, each receiver's halo written); dot products are reduced on the host
-// from each band's partial. Each band's kernels run on its device; the calls are issued band by
-// band from this thread.
+// CG on several devices (issue 18): the Operations interface over a partition's bands
+// (partition.hpp), each band on its own device's Operations, so that the algorithm (solver.hpp)
+// runs unchanged. A vector is the concatenation of the bands' own entries. Before each SpMV the
+// bands exchange only their halo entries of its input (through the host: each sender's entries
+// are read, each receiver's halo written); dot products are reduced on the host from each band's
+// partial.
+//
+// The bands are in this process (several devices of one host: the calls are issued band by band
+// from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
+// entries sent between ranks, the partials summed across them). Every rank runs the same calls.
 //
 // The exchange is timed on the host and appears in the profile as its own row ("exchange"),
-// beside the kernels' device times summed over the bands (the dot partials' host sum is part of
-// the dot kernels' calls).
+// beside the kernels' device times: summed over the bands of this process (the profiled pass waits
+// for each kernel), the largest over the ranks. The dot partials' sum is part of the dot rows.
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <vector>
 
+#include "common/comm.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/partition.hpp"
 
@@ -22,8 +26,11 @@ namespace gpubench::cg {
 
 class DistributedOperations final : public Operations {
  public:
-  // parts[k] runs partition.bands[k] (made from its band's matrix, band.a).
-  DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts);
+  // parts[k] runs partition.bands[k] (made from its band's matrix, band.a). Without `comm` (or
+  // with one rank) every band is here; with several ranks, parts has one entry per band and only
+  // this rank's (band comm->rank()) is set.
+  DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts,
+                        std::shared_ptr<Comm> comm = nullptr);
 
   void allocate_vectors(int count) override;
   void upload(Slot v, std::span<const double> values) override;
@@ -52,17 +59,25 @@ class DistributedOperations final : public Operations {
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override;
 
   const Partition& partition() const { return partition_; }
+  // Band k's own operations; null for a band on another rank.
+  Operations* band(int k) { return parts_.at(static_cast<std::size_t>(k)).get(); }
 
  private:
   using Clock = std::chrono::steady_clock;
   void exchange(Slot v);  // every band's halo of v from the bands that own it
   template <typename F>
   void host_timed(const char* name, F&& f);
+  template <typename F>
+  void each(F&& f);  // f(k, band k's operations) for the bands here
+  bool ranks() const { return comm_ && comm_->size() > 1; }
 
   Partition partition_;
   std::vector<std::unique_ptr<Operations>> parts_;
-  std::vector<std::vector<double>> halo_;  // per band, the halo being assembled
-  std::vector<double> buffer_;
+  std::shared_ptr<Comm> comm_;
+  std::vector<std::vector<double>> halo_;  // per band here, the halo being assembled
+  std::vector<std::vector<std::vector<double>>> sent_;  // per band here and send, its entries
+  long long fault_at_ = 0;  // the test-only GPUBENCH_RANK_FAULT: the SpMV call this rank fails in
+  long long spmv_calls_ = 0;
   bool timing_ = false;
   Clock::time_point timer_start_;
   bool profiling_ = false;
@@ -70,10 +85,12 @@ class DistributedOperations final : public Operations {
 };
 
 // One band per device: partitions `a` into devices.size() bands and makes band k's Operations
-// with devices[k]'s backend (its registered factory). DeviceError, naming the device, when a
-// backend has no CG or refuses its band.
+// with devices[k]'s backend (its registered factory): every band here, or with `comm` of several
+// ranks (one per device) only this rank's. DeviceError, naming the device, when a backend has no
+// CG or refuses its band.
 std::unique_ptr<DistributedOperations> make_distributed_operations(const std::vector<DeviceInfo>& devices,
                                                                    const CsrMatrix& a, Precision precision,
-                                                                   const LaunchConfig& launch);
+                                                                   const LaunchConfig& launch,
+                                                                   std::shared_ptr<Comm> comm = nullptr);
 
 }  // namespace gpubench::cg

@@ -14,7 +14,9 @@
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
 #include "bench/parse_number.hpp"
+#include "bench/result_json.hpp"
 #include "bench/suite.hpp"
+#include "kernels/cg/distributed.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"
@@ -50,15 +52,48 @@ std::string sci(double v) {
 
 class CgPoint final : public Point {
  public:
+  // launch: per band (one for one device), each kernel's launch parameters.
   CgPoint(PointId id, std::shared_ptr<SharedProblem> problem, Variant variant, StopRule rule,
-          std::vector<std::pair<std::string, LaunchConfig>> launch)
-      : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(std::move(launch)) {}
+          std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launch, std::shared_ptr<Comm> comm)
+      : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(std::move(launch)),
+        comm_(std::move(comm)) {}
 
-  void prepare() override {
-    const OperationsFactory* factory = find_operations(id().backend);
-    if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
-    ops_ = (*factory)(id().device, problem_->problem.a, id().precision, LaunchConfig{});
-    for (const auto& [kernel, launch] : launch_) ops_->set_launch(kernel, launch);
+  void prepare() override { across_ranks([&] { prepare_here(); }); }
+  Outcome run() override {
+    return across_ranks([&] { return problem_->npb ? run_npb(false) : run_solve(false); });
+  }
+  Profile profile() override { return across_ranks([&] { return profile_here(); }); }
+
+ private:
+  // Across ranks, a rank that fails ends the run (the others would wait for it): said on rank 0.
+  template <typename F>
+  auto across_ranks(F&& f) -> decltype(f()) {
+    if (!comm_ || comm_->size() < 2) return f();
+    try {
+      return f();
+    } catch (const Error& e) {
+      comm_->fail(e.what(), static_cast<int>(e.code()));
+      throw;  // (fail never returns)
+    } catch (const std::exception& e) {
+      comm_->fail(e.what(), static_cast<int>(ExitCode::point_failed));
+      throw;
+    }
+  }
+
+  void prepare_here() {
+    const auto& a = problem_->problem.a;
+    if (id().devices.size() > 1) {
+      auto several = make_distributed_operations(id().devices, a, id().precision, LaunchConfig{}, comm_);
+      for (std::size_t k = 0; k < launch_.size(); ++k)
+        if (Operations* band = several->band(static_cast<int>(k)))
+          for (const auto& [kernel, launch] : launch_[k]) band->set_launch(kernel, launch);
+      ops_ = std::move(several);
+    } else {
+      const OperationsFactory* factory = find_operations(id().backend);
+      if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
+      ops_ = (*factory)(id().device, a, id().precision, LaunchConfig{});
+      for (const auto& [kernel, launch] : launch_.at(0)) ops_->set_launch(kernel, launch);
+    }
     solver_ = variant_ == Variant::vendor ? ops_->make_vendor_solver() : make_solver(variant_);
     if (!solver_) throw DeviceError("backend '" + id().backend + "' has no vendor CG");
     ops_->allocate_vectors(solver_->vectors() + (problem_->npb ? 1 : 0));
@@ -67,9 +102,7 @@ class CgPoint final : public Point {
     solve(*ops_, *solver_, StopRule{std::min(rule_.iterations, 3), 0}, problem_->b_norm);
   }
 
-  Outcome run() override { return problem_->npb ? run_npb(false) : run_solve(false); }
-
-  Profile profile() override {
+  Profile profile_here() {
     Outcome pass;
     if (problem_->npb) {
       ops_->set_profiling(true);
@@ -96,6 +129,7 @@ class CgPoint final : public Point {
     return {rows, pass.seconds / std::max(pass.iterations, 1)};
   }
 
+ public:
   double flops_per_iteration() const override {
     const auto shape = problem_->shape(id().precision);
     if (const NpbClass* c = problem_->npb)  // NAS's own operation count, so Mop/s match NAS's
@@ -115,6 +149,13 @@ class CgPoint final : public Point {
   }
 
   std::string time_includes() const override {
+    if (id().devices.size() > 1)
+      return std::string(problem_->npb ? "one of NAS CG's inner iterations (NAS's timed loop / niter x 25)"
+                                       : "one CG iteration of the timed solve") +
+             " across " + std::to_string(id().devices.size()) + (id().ranks > 0 ? " ranks" : " devices") +
+             ": every band's kernels, the halo exchange before each SpMV (through the host" +
+             (id().ranks > 0 ? ", between ranks by MPI" : "") +
+             ") and the dot partials' sums, by the host's clock (the slowest rank's); no matrix upload";
     if (problem_->npb)
       return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
              "norms) divided by niter x 25; no matrix upload";
@@ -171,7 +212,8 @@ class CgPoint final : public Point {
   std::shared_ptr<SharedProblem> problem_;
   Variant variant_;
   StopRule rule_;
-  std::vector<std::pair<std::string, LaunchConfig>> launch_;  // per kernel, from the tuning database
+  std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launch_;  // per band, per kernel
+  std::shared_ptr<Comm> comm_;
   std::unique_ptr<Solver> solver_;
   std::unique_ptr<Operations> ops_;
   int profiled_iterations_ = 1;
@@ -204,7 +246,7 @@ SharedHostCopies cpu_device_copies(const std::vector<DeviceInfo>& devices, const
 // generating anything, so an impossible size is an error, never an allocation failure.
 // (mtx: and npb: problems are checked by make_problem once their size is read.)
 void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>& devices,
-                          const std::vector<Precision>& precisions) {
+                          const std::vector<Precision>& precisions, std::int64_t bands) {
   const auto colon = spec.find(':');
   if (colon == std::string::npos) return;
   const std::string kind = spec.substr(0, colon);
@@ -226,8 +268,8 @@ void check_generated_size(const std::string& spec, const std::vector<DeviceInfo>
   check_run_fits_host(rows_i, nnz_i, cpu_device_copies(devices, precisions),
                       "problem " + spec + " (" + std::to_string(rows_i) + " rows, " + std::to_string(nnz_i) + " nonzeros");
   for (const auto& d : devices) {
-    for (Precision p : precisions) {
-      const auto need = device_bytes_needed(rows_i, nnz_i, p, max_cg_vectors);
+    for (Precision p : precisions) {  // a band: its share of the rows and nonzeros (its halo is small)
+      const auto need = device_bytes_needed((rows_i + bands - 1) / bands, (nnz_i + bands - 1) / bands, p, max_cg_vectors);
       if (d.global_mem_bytes > 0 && need > d.global_mem_bytes)
         throw DeviceError("problem " + spec + " in " + to_string(p) + " needs " + gigabytes(static_cast<double>(need)) +
                           " of device memory; " + d.label() + " has " +
@@ -299,15 +341,28 @@ class CgSuite final : public Suite {
     }
     check_option_values(options);
     std::vector<std::string> skipped;
-    const std::vector<DeviceInfo> devices = find_devices(options, skipped);
-    auto shared = load_problem(options, devices);
+    const std::vector<DeviceGroup> groups = find_groups(options, skipped);
+    std::vector<DeviceInfo> devices;
+    std::size_t fewest_bands = groups.empty() ? 1 : groups.front().devices.size();
+    for (const auto& g : groups) {
+      devices.insert(devices.end(), g.devices.begin(), g.devices.end());
+      fewest_bands = std::min(fewest_bands, g.devices.size());
+    }
+    auto shared = load_problem(options, devices, fewest_bands);
     const StopRule rule = stop_rule(options);
     Plan plan;
     plan.unavailable = std::move(skipped);
-    for (const DeviceInfo& device : devices) {
+    for (const DeviceGroup& group : groups) {
+      const DeviceInfo& device = group.devices.front();
+      const bool several = group.devices.size() > 1;
       for (Variant v : variants) {
         if (v == Variant::vendor && vendor_library(device.backend).empty()) {
           plan.unavailable.push_back("vendor on " + device.backend + ": this backend has no vendor CG library");
+          continue;
+        }
+        if (v == Variant::vendor && several) {
+          plan.unavailable.push_back("vendor on " + std::to_string(group.devices.size()) +
+                                     " devices: the vendor libraries' CG solves on one device");
           continue;
         }
         for (Precision p : options.precisions) {
@@ -318,12 +373,27 @@ class CgSuite final : public Suite {
           id.variant = to_string(v);
           id.device = device;
           id.precision = p;
-          LaunchChoices launch = choose_launch(options, device, shared->problem.a, v, p);
-          id.params = launch.params;
+          if (several) {
+            id.devices = group.devices;
+            id.hosts = group.hosts;
+            id.ranks = group.ranks;
+          }
+          std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launches;
+          nlohmann::json band_launch = nlohmann::json::array();
+          for (const DeviceInfo& d : group.devices) {
+            LaunchChoices launch = choose_launch(options, d, shared->problem.a, v, p);
+            if (launches.empty()) id.params = launch.params;
+            band_launch.push_back(launch.params.value("launch", nlohmann::json::object()));
+            launches.push_back(std::move(launch.kernels));
+          }
+          if (several && std::any_of(band_launch.begin(), band_launch.end(),
+                                     [&](const nlohmann::json& l) { return l != band_launch.front(); }))
+            id.params["band_launch"] = band_launch;  // bands on different devices launch differently
           if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
           if (!shared->npb) id.params["max_iterations"] = rule.iterations;
           if (v == Variant::vendor) id.params["library"] = vendor_library(device.backend);
-          plan.points.push_back(std::make_unique<CgPoint>(std::move(id), shared, v, rule, std::move(launch.kernels)));
+          plan.points.push_back(
+              std::make_unique<CgPoint>(std::move(id), shared, v, rule, std::move(launches), several ? options.comm : nullptr));
         }
       }
     }
@@ -348,10 +418,62 @@ class CgSuite final : public Suite {
     return suite_devices(options, "cg", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
   }
 
+  // The devices one solve runs on: per backend, one device, the --device list or all of them in
+  // this process, or across MPI ranks each rank's own device (gathered, so that every rank plans
+  // the same points).
+  struct DeviceGroup {
+    std::vector<DeviceInfo> devices;  // by band
+    std::vector<std::string> hosts;   // by band, across ranks
+    int ranks = 0;
+  };
+
+  static std::vector<DeviceGroup> find_groups(const RunOptions& options, std::vector<std::string>& skipped) {
+    const bool ranks = options.comm && options.comm->size() > 1;
+    std::vector<DeviceGroup> groups;
+    if (!ranks && !options.all_devices && options.device_group.empty()) {
+      for (DeviceInfo& d : find_devices(options, skipped)) groups.push_back({{std::move(d)}, {}, 0});
+      return groups;
+    }
+    for (const std::string& backend : options.backends) {
+      if (!find_operations(backend)) {
+        const std::string why = "backend '" + backend + "' has no cg implementation in this build";
+        if (options.backends.size() == 1) throw UsageError(why);
+        skipped.push_back(backend + ": " + why);
+        continue;
+      }
+      const auto count = static_cast<int>(find_backend(backend).devices().size());
+      DeviceGroup group;
+      if (ranks) {
+        const int local = options.comm->local_rank();
+        int index = options.device;
+        if (options.all_devices && count > 0) index = local % count;
+        if (!options.device_group.empty())
+          index = options.device_group[static_cast<std::size_t>(local) % options.device_group.size()];
+        const nlohmann::json mine = {{"device", find_device(backend, index)}, {"host", options.comm->host()}};
+        for (const std::string& text : options.comm->all_gather(mine.dump())) {
+          const nlohmann::json theirs = nlohmann::json::parse(text);
+          group.devices.push_back(theirs.at("device").get<DeviceInfo>());
+          group.hosts.push_back(theirs.at("host").get<std::string>());
+        }
+        group.ranks = options.comm->size();
+      } else {
+        std::vector<int> indices = options.device_group;
+        if (options.all_devices)
+          for (int i = 0; i < count; ++i) indices.push_back(i);
+        for (int i : indices) group.devices.push_back(find_device(backend, i));
+      }
+      if (group.devices.empty()) throw DeviceError("backend " + backend + " has no device");
+      groups.push_back(std::move(group));
+    }
+    return groups;
+  }
+
   // The problem, after checking that a generated one fits the host and every device.
-  std::shared_ptr<SharedProblem> load_problem(const RunOptions& options, const std::vector<DeviceInfo>& devices) const {
+  // `bands`: the devices one solve is split across (each holds about 1/bands of it).
+  std::shared_ptr<SharedProblem> load_problem(const RunOptions& options, const std::vector<DeviceInfo>& devices,
+                                              std::size_t bands = 1) const {
     const std::string spec = options.problem.empty() ? default_problem() : options.problem;
-    check_generated_size(spec, devices, options.precisions);
+    check_generated_size(spec, devices, options.precisions, static_cast<std::int64_t>(bands));
     auto shared = std::make_shared<SharedProblem>();
     try {
       shared->problem = make_problem(spec, cpu_device_copies(devices, options.precisions));

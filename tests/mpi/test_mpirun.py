@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""gpubench under mpirun (issue 18): `mpirun -np N gpubench --suite cg ...` splits one solve across
+N ranks. Checks, on the host's OpenMP device (CI has no GPU):
+- 2 and 3 ranks give verified records, named and described per rank (host, device), whose
+  residuals equal one device's within rounding: poisson2d, a Matrix Market file and NAS CG class S;
+- two devices in one process (--device 0,0: two bands on one device) likewise, with the exchange
+  as its own per-kernel row;
+- a rank that fails (the test-only GPUBENCH_RANK_FAULT) ends the whole run quickly with its error
+  said on rank 0 and the device's exit code, and no records file;
+- suites other than cg refuse to run across ranks or devices, naming why.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BINARY = os.environ.get("GPUBENCH_BINARY", "gpubench")
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+MATRICES = os.environ.get("GPUBENCH_MATRIX_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                                              "data", "matrices"))
+
+
+def run(args, ranks=None, env=None, timeout=600):
+    command = ([MPIEXEC, "-np", str(ranks), "--oversubscribe"] if ranks else []) + [BINARY] + args
+    start = time.monotonic()
+    p = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    return p.returncode, p.stdout + p.stderr, time.monotonic() - start
+
+
+class GpubenchUnderMpirun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory(prefix="gpubench-mpi-")
+        os.environ["GPUBENCH_TUNING_DB"] = os.path.join(cls.dir.name, "tuning-db")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def records(self, name, args, ranks=None):
+        out = os.path.join(self.dir.name, name + ".json")
+        code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--repetitions", "2", "--format", "json",
+                             "--out", out] + args, ranks)
+        self.assertEqual(code, 0, text)
+        with open(out) as f:
+            records = json.load(f)
+        return {b["name"]: b for b in records["benchmarks"] if b["run_type"] == "iteration"}, records
+
+    def same_as_one_device(self, problem, extra, field, tolerance):
+        one, _ = self.records(problem.replace(":", "-").replace("/", "-") + "-one", ["--problem", problem] + extra)
+        for ranks in (2, 3):
+            several, records = self.records(f"{problem.replace(':', '-').replace('/', '-')}-{ranks}",
+                                            ["--problem", problem] + extra, ranks)
+            self.assertEqual(len(several), len(one))
+            for name, b in several.items():
+                with self.subTest(name=name):
+                    self.assertTrue(name.endswith(f"/ranks:{ranks}"), name)
+                    self.assertIn("/openmp:" + "+".join(["0"] * ranks) + "/", name)
+                    self.assertTrue(b["verified"], b.get("verification"))
+                    self.assertEqual(b["ranks"], ranks)
+                    self.assertEqual([x["rank"] for x in b["bands"]], list(range(ranks)))
+                    self.assertTrue(all(x["host"] for x in b["bands"]))
+                    self.assertIn(f"across {ranks} ranks", b["time_includes"])
+                    mine = name[: -len(f"/ranks:{ranks}")].replace("+".join(["0"] * ranks), "0")
+                    want = one[mine][field]
+                    self.assertLessEqual(abs(b[field] - want), tolerance * abs(want), (b[field], want))
+                    self.assertIn("exchange", [k["kernel"] for k in b["kernels"]])
+            self.assertEqual(records["context"]["devices"][0]["backend"], "openmp")
+
+    def test_poisson_equals_one_device(self):
+        self.same_as_one_device("poisson2d:64", ["--iterations", "80"], "true_residual", 1e-8)
+
+    def test_matrix_market_file_equals_one_device(self):
+        # Ill-conditioned: solved to a tolerance, both reach the one solution.
+        self.same_as_one_device("mtx:" + os.path.join(MATRICES, "1138_bus.mtx"), ["--tolerance", "1e-10"],
+                                "true_residual", 1.0)
+
+    def test_nas_class_s_verifies(self):
+        self.same_as_one_device("npb:S", [], "zeta", 1e-12)
+
+    def test_two_devices_in_one_process(self):
+        one, _ = self.records("inproc-one", ["--problem", "poisson2d:64"])
+        two, records = self.records("inproc-two", ["--problem", "poisson2d:64", "--device", "0,0"])
+        for name, b in two.items():
+            self.assertIn("/openmp:0+0/", name)
+            self.assertEqual(b["ranks"], 0)
+            self.assertEqual(b["device_count"], 2)
+            self.assertIn("across 2 devices", b["time_includes"])
+            self.assertIsNone(b["roofline"])  # no one device's roofline for a solve across two
+            self.assertIn("exchange", [k["kernel"] for k in b["kernels"]])
+            want = one[name.replace("0+0", "0")]["true_residual"]
+            self.assertLessEqual(abs(b["true_residual"] - want), 1e-8 * want)
+        self.assertTrue(any("vendor on 2 devices" in u for u in records["context"]["unavailable"])
+                        or not any("/vendor/" in n for n in one))
+
+    def test_a_failing_rank_ends_the_run_with_its_error(self):
+        out = os.path.join(self.dir.name, "fault.json")
+        code, text, seconds = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
+                                   "--variant", "classic", "--repetitions", "2", "--format", "json", "--out", out],
+                                  ranks=3, env={"GPUBENCH_RANK_FAULT": "1@5"}, timeout=120)
+        self.assertEqual(code, 4, text)
+        self.assertIn("rank 1 of 3", text)
+        self.assertIn("a fault planted by GPUBENCH_RANK_FAULT in SpMV call 5", text)
+        self.assertIn("ending the run on every rank", text)
+        self.assertLess(seconds, 60)  # not a hang
+        self.assertFalse(os.path.exists(out))
+        # A rank that cannot find its device fails the same way.
+        code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--device", "3", "--problem", "poisson2d:16"],
+                            ranks=2, timeout=120)
+        self.assertEqual(code, 4, text)
+        self.assertIn("rank 0 of 2", text)
+
+    def test_other_suites_refuse_ranks_and_device_lists(self):
+        code, text, _ = run(["--suite", "ep", "--backend", "openmp", "--problem", "S"], ranks=2, timeout=120)
+        self.assertEqual(code, 2, text)
+        self.assertIn("only suite cg runs", text)
+        code, text, _ = run(["--suite", "gemm", "--backend", "openmp", "--device", "0,0"])
+        self.assertEqual(code, 2, text)
+        self.assertIn("suite gemm runs on one device", text)
+        code, text, _ = run(["sweep", "--suite", "cg", "--backend", "openmp", "--device", "all"])
+        self.assertEqual(code, 2, text)
+        self.assertIn("takes one device", text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
