@@ -350,9 +350,14 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
                      {false, true, false, true, true, false});
   std::vector<std::string> shown;
   for (const auto& p : report.points) {
-    const std::string key = device_key(p.id.device);
+    const bool several = p.id.devices.size() > 1;
+    const std::string key = several ? p.id.where() : device_key(p.id.device);
     if (std::find(shown.begin(), shown.end(), key) != shown.end()) continue;
     shown.push_back(key);
+    if (several) {
+      ceilings.add({key, "-", "none: a solve across devices has no one device's roofline"});
+      continue;
+    }
     if (!p.ceilings) {
       ceilings.add({key, "-", "none: this backend has no ceiling probe"});
       continue;

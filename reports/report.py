@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gpubench report: tables and figures from gpubench result records.
 
-    gpubench report table RECORDS.json ... [--kind points|kernels|pairs|sweep|sweep-grid|lu-study]
+    gpubench report table RECORDS.json ... [--kind points|kernels|pairs|scaling|sweep|sweep-grid|lu-study]
                           [selection] [--baseline B[:D]:V] [--ci] [--format markdown|latex|csv] [--out FILE]
     gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep [selection]
                            [--baseline B[:D]:V] [--y gflops|time] --out FILE.png|.svg|.pdf
@@ -48,16 +48,20 @@ class Point:
         self.device = first.get("device", "?")
         self.variant = first.get("variant", "?")
         self.precision = first.get("precision", "?")
+        # A solve across several devices (CG, issue 18): "cuda:0+1", and the MPI ranks (0: one process).
+        self.devices = first.get("devices") or f"{self.backend}:{self.device_index}"
+        self.device_count = int(first.get("device_count", 1))
+        self.ranks = int(first.get("ranks", 0))
         self.entries = []
         self.error = None
 
     @property
     def key(self):
-        return (self.suite, self.problem, self.backend, self.device_index, self.variant, self.precision)
+        return (self.suite, self.problem, self.backend, self.devices, self.ranks, self.variant, self.precision)
 
     @property
     def where(self):
-        return f"{self.backend}:{self.device_index}"
+        return self.devices + (f" ({self.ranks} ranks)" if self.ranks else "")
 
     @property
     def label(self):
@@ -356,6 +360,60 @@ def column_name(p, points):
         if differ(f):
             parts.append(f(p))
     return " ".join(parts) or p.label
+
+
+def scaling_table(points, args):
+    """Strong and weak scaling across devices: per backend, variant and precision, a row per point in
+    device-count order; speedup and efficiency against the same series' one-device point. Strong
+    (same problem): speedup = t1 / tN, efficiency = t1 / (N tN). Weak (the problem grows with N):
+    efficiency = (work_N / tN) / (N work_1 / t1), with the work an iteration's declared FLOPs."""
+    series = {}
+    for p in points:
+        series.setdefault((p.suite, p.backend, p.variant, p.precision), []).append(p)
+    header = ["series", "devices", "problem", "scaling", "ms/iter", "speedup", "efficiency", "exchange ms",
+              "exchange %", "verified"]
+    t = Table(header, ["l", "l", "l", "l"] + ["r"] * 5 + ["l"])
+    found = False
+    for (suite, backend, variant, precision), ps in series.items():
+        ps.sort(key=lambda p: (p.device_count, size_of(p.problem), p.ranks))
+        ones = [p for p in ps if p.device_count == 1 and p.seconds() is not None]
+        if len(ps) < 2 or not any(p.device_count > 1 for p in ps):
+            continue
+        found = True
+        for p in ps:
+            name = f"{suite} {backend} {variant} {precision}"
+            s = p.seconds()
+            if s is None:
+                t.rows.append([name, p.where, p.problem, "-", "-", "-", "-", "-", "-",
+                               "FAILED: " + (p.error or "no repetitions")])
+                continue
+            same = next((q for q in ones if q.problem == p.problem), None)
+            smallest = ones[0] if ones else None
+            speedup = efficiency = "-"
+            if p.device_count == 1:
+                kind = "1 device"
+            elif same:
+                kind = "strong"
+                speedup = f"{same.seconds() / s:.2f}x"
+                efficiency = f"{100 * same.seconds() / (p.device_count * s):.1f} %"
+            elif smallest and p.first("flops_per_iteration") and smallest.first("flops_per_iteration"):
+                kind = "weak"
+                rate = p.first("flops_per_iteration") / s
+                base = smallest.first("flops_per_iteration") / smallest.seconds()
+                efficiency = f"{100 * rate / (p.device_count * base):.1f} %"
+            exchange = next((k.get("ms_per_iteration") for k in p.kernel_rows() if k["kernel"] == "exchange"), None)
+            profiled = p.first("profiled_ms_per_iteration")
+            t.rows.append([name, p.where, p.problem, kind, num(s * 1e3), speedup, efficiency,
+                           num(exchange) if exchange is not None else "-",
+                           f"{100 * exchange / profiled:.1f} %" if exchange is not None and profiled else "-", "yes"])
+    if not found:
+        raise ReportError("no series with a point across several devices (gpubench run --suite cg --device 0,1, or "
+                          "under mpirun) beside its one-device point")
+    t.notes.append("ms/iter: the median of each point's repetitions. strong (same problem as the series' one-device "
+                   "point): speedup = t1 / tN, efficiency = t1 / (N tN); weak (a larger problem): efficiency = "
+                   "(FLOP_N / tN) / (N FLOP_1 / t1) against the smallest one-device point. exchange: the halo "
+                   "exchange's share of an iteration of the profiled pass (the slowest rank's).")
+    return t
 
 
 def pairs_table(points, args):
@@ -815,10 +873,12 @@ def main(argv=None):
         p.add_argument("--baseline", help="B[:D]:V: speedups against this backend (device) and variant")
         p.add_argument("--out", help="the file written (a table goes to stdout without it)")
     t = sub.choices["table"]
-    t.add_argument("--kind", choices=("points", "kernels", "pairs", "sweep", "sweep-grid", "lu-study"), default="points",
+    t.add_argument("--kind", choices=("points", "kernels", "pairs", "scaling", "sweep", "sweep-grid", "lu-study"),
+                   default="points",
                    help="points: a row per point; kernels: a row per kernel, a column per point; pairs: speedups "
-                        "X -> Y per problem; sweep: the WG/CU reduction per swept kernel; sweep-grid: GFLOP/s per "
-                        "swept configuration; lu-study: the LU study's table")
+                        "X -> Y per problem; scaling: CG across devices, a row per device count (time, speedup, "
+                        "efficiency, the exchange); sweep: the WG/CU reduction per swept kernel; sweep-grid: "
+                        "GFLOP/s per swept configuration; lu-study: the LU study's table")
     t.add_argument("--kernel", help="sweep-grid: only these kernels")
     t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     t.add_argument("--ci", action="store_true", help="mean, its 95%% confidence interval and relative error")
@@ -858,7 +918,7 @@ def main(argv=None):
         else:
             points = select(everything(args), args)
             table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
-                     "lu-study": lu_study_table}[args.kind](points, args)
+                     "scaling": scaling_table, "lu-study": lu_study_table}[args.kind](points, args)
         shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid") else set()
         table.notes += [r for r in getattr(args, "replaced", []) if r.split(": from ")[0] in shown]
         text = table.write(args.format)

@@ -7,7 +7,8 @@ N ranks. Checks, on the host's OpenMP device (CI has no GPU):
   as its own per-kernel row;
 - a rank that fails (the test-only GPUBENCH_RANK_FAULT) ends the whole run quickly with its error
   said on rank 0 and the device's exit code, and no records file;
-- suites other than cg refuse to run across ranks or devices, naming why.
+- suites other than cg refuse to run across ranks or devices, naming why;
+- `gpubench report table --kind scaling` reads them: strong and weak rows, with the exchange's share.
 """
 import json
 import os
@@ -112,6 +113,34 @@ class GpubenchUnderMpirun(unittest.TestCase):
                             ranks=2, timeout=120)
         self.assertEqual(code, 4, text)
         self.assertIn("rank 0 of 2", text)
+
+    def test_scaling_table(self):
+        args = ["--variant", "form1", "--iterations", "40"]
+        files = [os.path.join(self.dir.name, f"scaling-{n}.json") for n in ("one", "two", "ranks", "weak")]
+        self.records("scaling-one", ["--problem", "poisson2d:64"] + args)
+        self.records("scaling-two", ["--problem", "poisson2d:64", "--device", "0,0"] + args)
+        self.records("scaling-ranks", ["--problem", "poisson2d:64"] + args, ranks=2)
+        self.records("scaling-weak", ["--problem", "poisson2d:90"] + args, ranks=2)
+        report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports", "report.py")
+        p = subprocess.run(["/usr/bin/python3", report, "table", "--kind", "scaling", "--format", "csv"] + files,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [line.split(",") for line in p.stdout.strip().splitlines()]
+        self.assertEqual(rows[0][:7], ["series", "devices", "problem", "scaling", "ms/iter", "speedup", "efficiency"])
+        by = {(r[1], r[2]): r for r in rows[1:]}
+        self.assertEqual(by[("openmp:0", "poisson2d:64")][3], "1 device")
+        for where, problem, kind in (("openmp:0+0", "poisson2d:64", "strong"),
+                                     ("openmp:0+0 (2 ranks)", "poisson2d:64", "strong"),
+                                     ("openmp:0+0 (2 ranks)", "poisson2d:90", "weak")):
+            row = by[(where, problem)]
+            self.assertEqual(row[3], kind)
+            self.assertTrue(row[6].endswith("%") and float(row[6][:-1]) > 0, row)
+            self.assertTrue(row[8].endswith("%"), row)  # the exchange's share
+        # Nothing across devices: said, not an empty table.
+        p = subprocess.run(["/usr/bin/python3", report, "table", "--kind", "scaling", files[0]],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("no series with a point across several devices", p.stderr)
 
     def test_other_suites_refuse_ranks_and_device_lists(self):
         code, text, _ = run(["--suite", "ep", "--backend", "openmp", "--problem", "S"], ranks=2, timeout=120)

@@ -117,6 +117,19 @@ TEST(Distributed, OpenclBandsAndMixedDevicesEqualOneDevice) {
   expect_same_solve({cl, find_device("openmp", -1), cl}, poisson, 50);
 }
 
+// CUDA bands (each band's halo after its rows, the ranged read of its sent entries): two and three
+// bands on one GPU, and beside the host's OpenMP device.
+TEST(Distributed, CudaBandsEqualOneDevice) {
+  if (!find_operations("cuda") || find_backend("cuda").devices().empty()) GTEST_SKIP() << "no CUDA device on this machine";
+  const DeviceInfo gpu = find_device("cuda", -1);
+  const Problem poisson = make_problem("poisson2d:64");
+  expect_same_solve(repeated("cuda", 2), poisson, 60);
+  expect_same_solve(repeated("cuda", 3), poisson, 60);
+  expect_same_solve({gpu, find_device("openmp", -1)}, poisson, 60);
+  const Problem p3 = make_problem("poisson3d:24");
+  expect_same_solve(repeated("cuda", 2), p3, 40);
+}
+
 TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
   const NpbClass& s = npb_class("S");
   const CsrMatrix a = npb_makea(s);
