@@ -5,7 +5,7 @@
                           [selection] [--baseline B[:D]:V] [--ci] [--format markdown|latex|csv] [--out FILE]
     gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep [selection]
                            [--baseline B[:D]:V] [--y gflops|time] --out FILE.png|.svg|.pdf
-    gpubench report study cg-thesis|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
+    gpubench report study cg-thesis|cg-multi-gpu|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
 
 Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` tables and
 figures read `gpubench sweep --format json` files. Selection: --suite, --problem, --backend,
@@ -896,7 +896,7 @@ def main(argv=None):
     f.add_argument("--height", type=float, default=5.0)
     f.add_argument("--dpi", type=int, default=100)
     s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
-    s.add_argument("name", help="the recipe: cg-thesis, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
+    s.add_argument("name", help="the recipe: cg-thesis, cg-multi-gpu, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
     s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
     s.add_argument("--out", help="the folder written (default ./gpubench-report-NAME)")
     s.add_argument("--run", action="store_true", help="run what the data lacks on this machine's devices")

@@ -181,7 +181,7 @@ class Synthetic(unittest.TestCase):
         self.assertIn("'cuda' (in --baseline, --rows or --pairs): expected BACKEND[:DEVICE]:VARIANT", err)
         code, _, err = run_report(["study", "no-such-study"])
         self.assertEqual(code, 3)
-        self.assertIn("valid: cg-thesis, fused-cg, gemm, lu, nas", err)
+        self.assertIn("valid: cg-multi-gpu, cg-thesis, fused-cg, gemm, lu, nas", err)
 
     def test_a_malformed_recipe_is_named(self):
         recipe = os.path.join(self.dir, "recipe.json")
