@@ -272,6 +272,7 @@ class CudaOperations final : public Operations {
   }
 
   void set_profiling(bool on) override { profiling_ = on; }
+  void finish() override { stream_.synchronize(); }
 
   std::vector<KernelProfile> take_profile() override {
     stream_.synchronize();

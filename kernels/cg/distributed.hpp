@@ -9,9 +9,10 @@
 // from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
 // entries sent between ranks, the partials summed across them). Every rank runs the same calls.
 //
-// The exchange is timed on the host and appears in the profile as its own row ("exchange"),
-// beside the kernels' device times: summed over the bands of this process (the profiled pass waits
-// for each kernel), the largest over the ranks. The dot partials' sum is part of the dot rows.
+// The exchange is timed on the host and appears in the profile as its own row ("exchange"; in the
+// profiled pass the bands' earlier kernels finish before it starts), beside the kernels' device
+// times: each kernel's the slowest band's, here and across ranks (the bands run side by side).
+// The dot partials' sum is part of the dot rows.
 #pragma once
 
 #include <chrono>
@@ -50,6 +51,7 @@ class DistributedOperations final : public Operations {
   void start_timer() override;
   double stop_timer() override;
   void set_profiling(bool on) override;
+  void finish() override;
   std::vector<KernelProfile> take_profile() override;
   int rows() const override { return partition_.rows; }
   // The whole vector has no halo; these are a band's operations, not the whole's.

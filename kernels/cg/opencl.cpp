@@ -177,6 +177,8 @@ class OpenclOperations final : public Operations {
     timer_last_ = {};
   }
 
+  void finish() override { context_.finish(); }
+
   double stop_timer() override {
     timing_ = false;
     context_.finish();

@@ -64,6 +64,8 @@ class Operations {
   virtual double stop_timer() = 0;
   // While on, every launch keeps its event; take_profile() sums them per kernel and clears.
   virtual void set_profiling(bool on) = 0;
+  // Waits until everything issued so far has finished on the device.
+  virtual void finish() = 0;
   virtual std::vector<KernelProfile> take_profile() = 0;
 
   virtual int rows() const = 0;

@@ -246,6 +246,9 @@ class ViennaclOperations final : public Operations {
   }
 
   void set_profiling(bool on) override { profiling_ = on; }
+  void finish() override {
+    guarded("finish", [&] { domain_.finish(); });
+  }
 
   std::vector<KernelProfile> take_profile() override { return profile_.take(); }
 

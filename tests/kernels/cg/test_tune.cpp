@@ -60,6 +60,7 @@ class Wrong final : public Operations {
   void start_timer() override { in_->start_timer(); }
   double stop_timer() override { return in_->stop_timer() + 1e-9; }  // never zero
   void set_profiling(bool on) override { in_->set_profiling(on); }
+  void finish() override { in_->finish(); }
   std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
   int rows() const override { return in_->rows(); }
   int cols() const override { return in_->cols(); }
