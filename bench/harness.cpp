@@ -389,9 +389,36 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, cons
   return {{"point", result}, {"benchmarks", entries}};
 }
 
+// The context's fields that sum up the points: gpubench's version and commit, every device.
+void complete_context(RunReport& report) {
+  report.context["gpubench_version"] = GPUBENCH_VERSION;
+  report.context["gpubench_commit"] = build_commit;
+  nlohmann::json devices = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& p : report.points) {
+    if (p.id.devices.size() > 1) {
+      for (std::size_t k = 0; k < p.id.devices.size(); ++k) {
+        const std::string host = k < p.id.hosts.size() ? p.id.hosts[k] : std::string();
+        if (!seen.insert(device_key(p.id.devices[k]) + "@" + host).second) continue;
+        nlohmann::json d = p.id.devices[k];
+        if (!host.empty()) d["host"] = host;
+        devices.push_back(d);
+      }
+      continue;
+    }
+    if (!seen.insert(device_key(p.id.device) + "@").second) continue;
+    nlohmann::json d = p.id.device;
+    if (p.ceilings) d["ceilings"] = *p.ceilings;
+    devices.push_back(d);
+  }
+  report.context["devices"] = devices;
+  report.context["unavailable"] = report.unavailable;
+}
+
 }  // namespace
 
-RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log) {
+RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log,
+                   const std::function<void(const RunReport&)>& after_each) {
   auto& points = plan.points;
   RunReport report;
   report.unavailable = plan.unavailable;
@@ -448,30 +475,13 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
       log << std::endl;
     }
     report.points.push_back(std::move(result));
-  }
-
-  report.context["gpubench_version"] = GPUBENCH_VERSION;
-  report.context["gpubench_commit"] = build_commit;
-  nlohmann::json devices = nlohmann::json::array();
-  std::set<std::string> seen;
-  for (const auto& p : report.points) {
-    if (p.id.devices.size() > 1) {
-      for (std::size_t k = 0; k < p.id.devices.size(); ++k) {
-        const std::string host = k < p.id.hosts.size() ? p.id.hosts[k] : std::string();
-        if (!seen.insert(device_key(p.id.devices[k]) + "@" + host).second) continue;
-        nlohmann::json d = p.id.devices[k];
-        if (!host.empty()) d["host"] = host;
-        devices.push_back(d);
-      }
-      continue;
+    if (after_each) {
+      RunReport so_far = report;
+      complete_context(so_far);
+      after_each(so_far);
     }
-    if (!seen.insert(device_key(p.id.device) + "@").second) continue;
-    nlohmann::json d = p.id.device;
-    if (p.ceilings) d["ceilings"] = *p.ceilings;
-    devices.push_back(d);
   }
-  report.context["devices"] = devices;
-  report.context["unavailable"] = report.unavailable;
+  complete_context(report);
   return report;
 }
 

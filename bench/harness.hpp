@@ -2,6 +2,7 @@
 // repetitions and their aggregates), after a warm-up and one per-kernel profiled pass each.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,9 @@ struct RunReport {
 // Progress goes to `log` (stderr in the CLI). Never throws for a point's failure: it is recorded.
 // Each point is one unit of crash isolation (bench/isolation.hpp), named by PointId::name(): in
 // a worker process, a point that crashed an earlier worker is reported FAILED with the reason.
-RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log);
+// `after_each`, when given, gets the report of the points measured so far after each point (what a
+// run ended early still has to write).
+RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log,
+                   const std::function<void(const RunReport&)>& after_each = {});
 
 }  // namespace gpubench

@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <functional>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -205,21 +207,36 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;  // no roofline across devices
     if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c;
   }
-  const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr);
-
-  std::ostringstream formatted;
-  if (options.format == Format::json) write_json(report, formatted);
-  if (options.format == Format::csv) write_csv(report, formatted);
-  if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
-  if (!options.out.empty() && options.format != Format::table)
-    write_table(report, std::cout, options.baseline, options.breakdown);
-  write_out(options, formatted.str());
-  if (options.format == Format::csv && !options.out.empty()) {
-    std::ostringstream kernels;
-    write_kernel_csv(report, kernels);
-    write_file_atomically(kernel_csv_path(options.out), kernels.str());
-    std::cerr << "gpubench: wrote " << kernel_csv_path(options.out) << " (the per-kernel table)\n";
+  const auto emit = [&](const RunReport& report) {
+    std::ostringstream formatted;
+    if (options.format == Format::json) write_json(report, formatted);
+    if (options.format == Format::csv) write_csv(report, formatted);
+    if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
+    if (!options.out.empty() && options.format != Format::table)
+      write_table(report, std::cout, options.baseline, options.breakdown);
+    write_out(options, formatted.str());
+    if (options.format == Format::csv && !options.out.empty()) {
+      std::ostringstream kernels;
+      write_kernel_csv(report, kernels);
+      write_file_atomically(kernel_csv_path(options.out), kernels.str());
+      std::cerr << "gpubench: wrote " << kernel_csv_path(options.out) << " (the per-kernel table)\n";
+    }
+  };
+  // Across ranks, a rank's failure ends the run from inside a point: rank 0 first writes the points
+  // measured before it, the failure said in the context ("ended_early").
+  std::optional<RunReport> so_far;
+  std::function<void(const RunReport&)> keep;
+  if (comm && comm->size() > 1) {
+    keep = [&](const RunReport& r) { so_far = r; };
+    comm->set_last_words([&](const std::string& failure) {
+      if (!so_far || so_far->points.empty()) return;
+      so_far->context["ended_early"] = failure;
+      std::cerr << "gpubench: the " << so_far->points.size() << " point(s) measured before it:" << std::endl;
+      emit(*so_far);
+    });
   }
+  const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr, keep);
+  emit(report);
   return report.exit_code();
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -104,6 +105,8 @@ class MpiComm final : public Comm {
     wait(requests);
   }
 
+  void set_last_words(std::function<void(const std::string&)> last_words) override { last_words_ = std::move(last_words); }
+
   [[noreturn]] void fail(const std::string& what, int exit_code) override {
     const std::string said = "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ +
                              ") failed: " + what;
@@ -116,10 +119,18 @@ class MpiComm final : public Comm {
   }
 
  private:
-  [[noreturn]] static void end_run(const std::string& said, int exit_code) {
+  [[noreturn]] void end_run(const std::string& said, int exit_code) {
     // stdio, not std::cerr: the ranks other than rank 0 discard what they print through the streams.
     std::fprintf(stderr, "gpubench: %s\ngpubench: ending the run on every rank\n", said.c_str());
     std::fflush(stderr);
+    if (rank_ == 0 && last_words_) {
+      auto last_words = std::move(last_words_);  // once, even if they fail themselves
+      try {
+        last_words(said);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpubench: while saving what was measured: %s\n", e.what());
+      }
+    }
     MPI_Abort(MPI_COMM_WORLD, exit_code);
     std::_Exit(exit_code);
   }
@@ -154,6 +165,7 @@ class MpiComm final : public Comm {
 
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
+  std::function<void(const std::string&)> last_words_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 // waiting for it.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ class Comm {
   // This rank failed with `what`: rank 0 says so (naming this rank, its host and `what`) and
   // ends every rank's process with `exit_code`. Never returns.
   [[noreturn]] virtual void fail(const std::string& what, int exit_code) = 0;
+  // What rank 0 does, with the failure in words, just before it ends the run for a failure (its
+  // own or another rank's): write what was measured so far.
+  virtual void set_last_words(std::function<void(const std::string& failure)> last_words) = 0;
 };
 
 }  // namespace gpubench

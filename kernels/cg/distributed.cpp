@@ -14,7 +14,7 @@ namespace gpubench::cg {
 namespace {
 
 // The test-only hook GPUBENCH_RANK_FAULT=RANK[@CALL]: rank RANK of a run across ranks fails (a
-// DeviceError) in its CALL-th SpMV (default 1). Unset: never.
+// DeviceError) in its CALL-th SpMV of the run, counted over every point (default 1). Unset: never.
 long long planted_fault(const Comm* comm) {
   const char* spec = std::getenv("GPUBENCH_RANK_FAULT");
   if (!spec || !*spec || !comm || comm->size() < 2) return 0;
@@ -125,7 +125,8 @@ void DistributedOperations::exchange(Slot v) {
 }
 
 void DistributedOperations::spmv(Slot in, Slot out) {
-  if (fault_at_ > 0 && ++spmv_calls_ == fault_at_)
+  static long long spmv_calls = 0;  // over the run's points (the hook's count)
+  if (fault_at_ > 0 && ++spmv_calls == fault_at_)
     throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
   exchange(in);
   each([&](std::size_t, Operations& p) { p.spmv(in, out); });

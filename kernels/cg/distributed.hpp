@@ -79,7 +79,6 @@ class DistributedOperations final : public Operations {
   std::vector<std::vector<double>> halo_;  // per band here, the halo being assembled
   std::vector<std::vector<std::vector<double>>> sent_;  // per band here and send, its entries
   long long fault_at_ = 0;  // the test-only GPUBENCH_RANK_FAULT: the SpMV call this rank fails in
-  long long spmv_calls_ = 0;
   bool timing_ = false;
   Clock::time_point timer_start_;
   bool profiling_ = false;

@@ -6,7 +6,7 @@ N ranks. Checks, on the host's OpenMP device (CI has no GPU):
 - two devices in one process (--device 0,0: two bands on one device) likewise, with the exchange
   as its own per-kernel row;
 - a rank that fails (the test-only GPUBENCH_RANK_FAULT) ends the whole run quickly with its error
-  said on rank 0 and the device's exit code, and no records file;
+  said on rank 0 and the device's exit code; rank 0 first writes the points measured before it;
 - suites other than cg refuse to run across ranks or devices, naming why;
 - `gpubench report table --kind scaling` reads them: strong and weak rows, with the exchange's share.
 """
@@ -107,7 +107,20 @@ class GpubenchUnderMpirun(unittest.TestCase):
         self.assertIn("a fault planted by GPUBENCH_RANK_FAULT in SpMV call 5", text)
         self.assertIn("ending the run on every rank", text)
         self.assertLess(seconds, 60)  # not a hang
-        self.assertFalse(os.path.exists(out))
+        self.assertFalse(os.path.exists(out))  # nothing was measured before it
+        # A failure in the second point: the first point's records are written before the run ends.
+        code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
+                             "--variant", "classic,form1", "--repetitions", "2", "--format", "json", "--out", out],
+                            ranks=2, env={"GPUBENCH_RANK_FAULT": "1@450"}, timeout=120)
+        self.assertEqual(code, 4, text)
+        self.assertIn("rank 1 of 2", text)
+        self.assertIn("the 1 point(s) measured before it", text)
+        with open(out) as f:
+            records = json.load(f)
+        self.assertEqual({b["name"] for b in records["benchmarks"]},
+                         {"cg/poisson2d:64/openmp:0+0/classic/f64/ranks:2" + s for s in ("", "_mean", "_median", "_stddev", "_cv")})
+        self.assertIn("rank 1 of 2", records["context"]["ended_early"])
+        self.assertIn("SpMV call 450", records["context"]["ended_early"])
         # A rank that cannot find its device fails the same way.
         code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--device", "3", "--problem", "poisson2d:16"],
                             ranks=2, timeout=120)
