@@ -82,7 +82,8 @@ class CudaOperations final : public Operations {
   }
 
   ~CudaOperations() override {
-    // Let queued work finish before its buffers go; an error here cannot be reported.
+    // Let queued work finish before its buffers go (freed on its device); an error here cannot be reported.
+    static_cast<void>(cudaSetDevice(info_.index));
     static_cast<void>(cudaStreamSynchronize(stream_.get()));
   }
 
@@ -273,6 +274,7 @@ class CudaOperations final : public Operations {
 
   void set_profiling(bool on) override { profiling_ = on; }
   void finish() override { stream_.synchronize(); }
+  void make_current() override { cuda::check(cudaSetDevice(info_.index), "cudaSetDevice", "for " + info_.label()); }
 
   std::vector<KernelProfile> take_profile() override {
     stream_.synchronize();

@@ -59,7 +59,10 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
 template <typename F>
 void DistributedOperations::each(F&& f) {
   for (std::size_t k = 0; k < parts_.size(); ++k)
-    if (parts_[k]) f(k, *parts_[k]);
+    if (parts_[k]) {
+      parts_[k]->make_current();  // one thread drives every band's device
+      f(k, *parts_[k]);
+    }
 }
 
 template <typename F>

@@ -66,6 +66,9 @@ class Operations {
   virtual void set_profiling(bool on) = 0;
   // Waits until everything issued so far has finished on the device.
   virtual void finish() = 0;
+  // Where the API has a current device per thread (CUDA), makes this one's current: a thread that
+  // drives several devices (distributed.hpp) calls it before each one's calls.
+  virtual void make_current() {}
   virtual std::vector<KernelProfile> take_profile() = 0;
 
   virtual int rows() const = 0;

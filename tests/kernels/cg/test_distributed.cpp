@@ -128,6 +128,9 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   expect_same_solve({gpu, find_device("openmp", -1)}, poisson, 60);
   const Problem p3 = make_problem("poisson3d:24");
   expect_same_solve(repeated("cuda", 2), p3, 40);
+  if (find_backend("cuda").devices().size() < 2) GTEST_SKIP() << "one CUDA device: bands on two GPUs not checked";
+  expect_same_solve({find_device("cuda", 0), find_device("cuda", 1)}, poisson, 60);  // each call on its band's GPU
+  expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, p3, 40);
 }
 
 TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
