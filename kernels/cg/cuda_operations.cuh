@@ -292,6 +292,7 @@ class CudaOperations final : public Operations {
   int cols() const override { return cols_; }
 
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+    make_current();  // it may allocate (the dot partials) on this device
     check_set_launch(kernel, launch, largest_block_, info_);
     const Launch l{static_cast<std::size_t>(launch.work_group_size),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *

@@ -245,6 +245,13 @@ void DistributedOperations::download_entries(Slot v, std::span<const std::int32_
   for (std::size_t i = 0; i < entries.size(); ++i) values[i] = whole[static_cast<std::size_t>(entries[i])];
 }
 
+void DistributedOperations::set_launch(int band, const std::string& kernel, const LaunchConfig& launch) {
+  Operations* part = parts_.at(static_cast<std::size_t>(band)).get();
+  if (!part) return;
+  part->make_current();  // its buffers (the dot partials, sized by the launch) belong on its device
+  part->set_launch(kernel, launch);
+}
+
 void DistributedOperations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
   each([&](std::size_t, Operations& p) { p.set_launch(kernel, launch); });
 }

@@ -61,8 +61,9 @@ class DistributedOperations final : public Operations {
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override;
 
   const Partition& partition() const { return partition_; }
-  // Band k's own operations; null for a band on another rank.
-  Operations* band(int k) { return parts_.at(static_cast<std::size_t>(k)).get(); }
+  // Band k's launch parameters of `kernel` (bands on different devices launch differently); nothing
+  // for a band on another rank.
+  void set_launch(int band, const std::string& kernel, const LaunchConfig& launch);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -85,8 +85,7 @@ class CgPoint final : public Point {
     if (id().devices.size() > 1) {
       auto several = make_distributed_operations(id().devices, a, id().precision, LaunchConfig{}, comm_);
       for (std::size_t k = 0; k < launch_.size(); ++k)
-        if (Operations* band = several->band(static_cast<int>(k)))
-          for (const auto& [kernel, launch] : launch_[k]) band->set_launch(kernel, launch);
+        for (const auto& [kernel, launch] : launch_[k]) several->set_launch(static_cast<int>(k), kernel, launch);
       ops_ = std::move(several);
     } else {
       const OperationsFactory* factory = find_operations(id().backend);
