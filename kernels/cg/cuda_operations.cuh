@@ -197,28 +197,39 @@ class CudaOperations final : public Operations {
   }
 
   double dot(Slot a, Slot b) override {
+    start_dot(a, b);
+    return finish_reduction()[0];
+  }
+
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    start_dot2(r, w);
+    return finish_reduction();
+  }
+
+  void start_dot(Slot a, Slot b) override {
     const T* x = vector(a);
     const T* y = vector(b);
     const Launch& l = launches_.dot;
     run("dot", l, "dot_partials", kernels::dot_partials<T>, l.block * sizeof(T), n(), x, y, partials_.data());
-    read_partials(l.blocks);
-    double sum = 0;
-    for (std::size_t g = 0; g < l.blocks; ++g) sum += static_cast<double>(host_partials_[g]);
-    return sum;
+    start_reading_partials(l.blocks, 1);
   }
 
-  std::array<double, 2> dot2(Slot r, Slot w) override {
+  void start_dot2(Slot r, Slot w) override {
     const T* rv = vector(r);
     const T* wv = vector(w);
     const Launch& l = launches_.dot2;
     run("dot2", l, "dot2_partials", kernels::dot2_partials<T>, 2 * l.block * sizeof(T), n(), rv, wv,
         partials_.data());
-    read_partials(2 * l.blocks);
+    start_reading_partials(l.blocks, 2);
+  }
+
+  // Each sum over the blocks' partials in block order, in double.
+  std::array<double, 2> finish_reduction() override {
+    stream_.synchronize();
     std::array<double, 2> sums{0, 0};
-    for (std::size_t g = 0; g < l.blocks; ++g) {
-      sums[0] += static_cast<double>(host_partials_[g]);
-      sums[1] += static_cast<double>(host_partials_[l.blocks + g]);
-    }
+    for (std::size_t k = 0; k < reading_sums_; ++k)
+      for (std::size_t g = 0; g < reading_blocks_; ++g)
+        sums[k] += static_cast<double>(host_partials_[k * reading_blocks_ + g]);
     return sums;
   }
 
@@ -371,11 +382,13 @@ class CudaOperations final : public Operations {
     return vectors_[static_cast<std::size_t>(v)].data();
   }
 
-  void read_partials(std::size_t count) {
-    cuda::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(), count * sizeof(T), cudaMemcpyDeviceToHost,
-                                stream_.get()),
+  // `sums` sums of `blocks` partials each, read back without waiting (finish_reduction waits).
+  void start_reading_partials(std::size_t blocks, std::size_t sums) {
+    cuda::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(), sums * blocks * sizeof(T),
+                                cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(dot partials)");
-    stream_.synchronize();
+    reading_blocks_ = blocks;
+    reading_sums_ = sums;
   }
 
   // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
@@ -512,6 +525,7 @@ class CudaOperations final : public Operations {
   cuda::DeviceBuffer<T> slab_values_;
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
+  std::size_t reading_blocks_ = 0, reading_sums_ = 0;  // what the last start_dot(2) reads back
   std::vector<cuda::DeviceBuffer<T>> vectors_;
   cuda::PinnedBuffer<T> staging_;  // page-locked: uploads and downloads at the link's speed
   std::unique_ptr<Library> library_;

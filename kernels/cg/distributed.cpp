@@ -135,22 +135,28 @@ void DistributedOperations::spmv(Slot in, Slot out) {
   each([&](std::size_t, Operations& p) { p.spmv(in, out); });
 }
 
-double DistributedOperations::dot(Slot a, Slot b) {
-  double sum = 0;
-  each([&](std::size_t, Operations& p) { sum += p.dot(a, b); });  // each band's partial, summed in double
-  if (ranks()) comm_->sum({&sum, 1});
-  return sum;
-}
-
-std::array<double, 2> DistributedOperations::dot2(Slot r, Slot w) {
+// Every band's reduction is started before any is waited for (its kernel queued behind the band's
+// earlier work), so that the bands' reductions run side by side; their partials are summed in
+// double, in band order.
+std::array<double, 2> DistributedOperations::reduce() {
   std::array<double, 2> sum{0, 0};
   each([&](std::size_t, Operations& p) {
-    const auto part = p.dot2(r, w);
+    const auto part = p.finish_reduction();
     sum[0] += part[0];
     sum[1] += part[1];
   });
   if (ranks()) comm_->sum(sum);
   return sum;
+}
+
+double DistributedOperations::dot(Slot a, Slot b) {
+  each([&](std::size_t, Operations& p) { p.start_dot(a, b); });
+  return reduce()[0];
+}
+
+std::array<double, 2> DistributedOperations::dot2(Slot r, Slot w) {
+  each([&](std::size_t, Operations& p) { p.start_dot2(r, w); });
+  return reduce();
 }
 
 void DistributedOperations::axpy(double alpha, Slot x, Slot y) {

@@ -68,6 +68,7 @@ class DistributedOperations final : public Operations {
  private:
   using Clock = std::chrono::steady_clock;
   void exchange(Slot v);  // every band's halo of v from the bands that own it
+  std::array<double, 2> reduce();  // the started reductions' sums over the bands (and ranks)
   template <typename F>
   void host_timed(const char* name, F&& f);
   template <typename F>

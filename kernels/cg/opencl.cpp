@@ -129,24 +129,35 @@ class OpenclOperations final : public Operations {
   }
 
   double dot(Slot a, Slot b) override {
-    const Launch& l = launches_.dot;
-    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
-    context_.read(partials_, host_partials_.data(), l.groups * sizeof(T));
-    double sum = 0;
-    for (std::size_t g = 0; g < l.groups; ++g) sum += static_cast<double>(host_partials_[g]);
-    return sum;
+    start_dot(a, b);
+    return finish_reduction()[0];
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
+    start_dot2(r, w);
+    return finish_reduction();
+  }
+
+  void start_dot(Slot a, Slot b) override {
+    const Launch& l = launches_.dot;
+    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
+    start_reading_partials(l.groups, 1);
+  }
+
+  void start_dot2(Slot r, Slot w) override {
     const Launch& l = launches_.dot2;
     const opencl::LocalMemory scratch{l.local * sizeof(T)};
     run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
-    context_.read(partials_, host_partials_.data(), 2 * l.groups * sizeof(T));
+    start_reading_partials(l.groups, 2);
+  }
+
+  // Each sum over the groups' partials in group order, in double.
+  std::array<double, 2> finish_reduction() override {
+    context_.finish();
     std::array<double, 2> sums{0, 0};
-    for (std::size_t g = 0; g < l.groups; ++g) {
-      sums[0] += static_cast<double>(host_partials_[g]);
-      sums[1] += static_cast<double>(host_partials_[l.groups + g]);
-    }
+    for (std::size_t k = 0; k < reading_sums_; ++k)
+      for (std::size_t g = 0; g < reading_groups_; ++g)
+        sums[k] += static_cast<double>(host_partials_[k * reading_groups_ + g]);
     return sums;
   }
 
@@ -238,6 +249,13 @@ class OpenclOperations final : public Operations {
     return vectors_[static_cast<std::size_t>(v)];
   }
 
+  // `sums` sums of `groups` partials each, read back without waiting (finish_reduction waits).
+  void start_reading_partials(std::size_t groups, std::size_t sums) {
+    context_.read(partials_, host_partials_.data(), sums * groups * sizeof(T), 0, false);
+    reading_groups_ = groups;
+    reading_sums_ = sums;
+  }
+
   // A grid-stride kernel on compute units x work-groups per CU work-groups.
   template <typename... Args>
   void run(const char* name, const Launch& l, const opencl::Kernel& kernel, const Args&... args) {
@@ -264,6 +282,7 @@ class OpenclOperations final : public Operations {
   opencl::Buffer row_ptr_, col_idx_, values_, partials_;
   std::vector<opencl::Buffer> vectors_;
   std::vector<T> host_partials_;
+  std::size_t reading_groups_ = 0, reading_sums_ = 0;  // what the last start_dot(2) reads back
   std::vector<T> staging_;
   std::vector<T> halo_staging_;  // upload_halo's, sized on first use
 

@@ -48,6 +48,13 @@ class Operations {
   virtual void xpay(Slot x, double beta, Slot y) = 0;        // y = x + beta y
   virtual void scale(double alpha, Slot x, Slot y) = 0;      // y = alpha x
   virtual std::array<double, 2> dot2(Slot r, Slot w) = 0;   // {r.r, w.r} in one kernel
+  // The reductions in two steps, so that one thread driving several devices (distributed.hpp)
+  // starts every device's before it waits for any: start_dot / start_dot2 issue the kernel and
+  // the read-back of its partials; finish_reduction() waits and returns the sums ({a.b, 0} after
+  // start_dot). By default the start computes at once.
+  virtual void start_dot(Slot a, Slot b) { started_ = {dot(a, b), 0.0}; }
+  virtual void start_dot2(Slot r, Slot w) { started_ = dot2(r, w); }
+  virtual std::array<double, 2> finish_reduction() { return started_; }
   // Saad's three-term CG update, one kernel:
   //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
   //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
@@ -91,6 +98,9 @@ class Operations {
   // The backend's library CG ("vendor" variant) working on these vectors, or nullptr when the
   // backend has none. Its solution and b use the same slots as the other solvers.
   virtual std::unique_ptr<Solver> make_vendor_solver();
+
+ private:
+  std::array<double, 2> started_{0, 0};  // the default start's result
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors of
