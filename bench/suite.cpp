@@ -20,7 +20,9 @@ std::string PointId::where() const {
   std::string text;
   for (std::size_t k = 0; k < devices.size(); ++k) {
     const bool same_backend = k > 0 && devices[k].backend == devices[k - 1].backend;
-    text += (k ? "+" : "") + (same_backend ? std::string() : devices[k].backend + ":") + std::to_string(devices[k].index);
+    if (k > 0) text += '+';
+    if (!same_backend) text += devices[k].backend + ':';
+    text += std::to_string(devices[k].index);
   }
   return text;
 }
