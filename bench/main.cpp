@@ -240,10 +240,6 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   return report.exit_code();
 }
 
-}  // namespace
-
-namespace {
-
 // A run that ends in an error: said, with its exit code. Across ranks, the whole run ends (rank 0
 // says which rank failed and why).
 int ended(const std::shared_ptr<gpubench::Comm>& comm, const std::string& message, gpubench::ExitCode code) {
