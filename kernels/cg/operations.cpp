@@ -106,6 +106,11 @@ std::string vendor_library(const std::string& backend) {
   return entry ? entry->extra.vendor : std::string();
 }
 
+bool runs_bands(const std::string& backend) {
+  const auto* entry = operations_registry().find(backend);
+  return entry && entry->extra.bands;
+}
+
 bool takes_launch_parameters(const std::string& backend) {
   const auto* entry = operations_registry().find(backend);
   return entry && entry->extra.launch_parameters;

@@ -159,10 +159,12 @@ using OperationsFactory = std::function<std::unique_ptr<Operations>(
 
 // What a backend records beside its factory. `vendor`: what its vendor variant is built from
 // ("cuSPARSE SpMV + cuBLAS"), empty when it has none. `launch_parameters`: whether its kernels
-// honour LaunchConfig (and are swept).
+// honour LaunchConfig (and are swept). `bands`: whether it runs a band of a matrix split across
+// devices (distributed.hpp: a halo after its rows).
 struct BackendTraits {
   std::string vendor;
   bool launch_parameters = false;
+  bool bands = true;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
@@ -172,6 +174,7 @@ const OperationsFactory* find_operations(const std::string& backend);
 // Empty when `backend` has no vendor CG.
 std::string vendor_library(const std::string& backend);
 bool takes_launch_parameters(const std::string& backend);
+bool runs_bands(const std::string& backend);
 
 }  // namespace gpubench::cg
 

@@ -434,34 +434,58 @@ class CgSuite final : public Suite {
       return groups;
     }
     for (const std::string& backend : options.backends) {
-      if (!find_operations(backend)) {
-        const std::string why = "backend '" + backend + "' has no cg implementation in this build";
+      if (!find_operations(backend) || !runs_bands(backend)) {
+        const std::string why = find_operations(backend)
+                                    ? "backend '" + backend + "' solves a whole matrix on one device (no bands across devices)"
+                                    : "backend '" + backend + "' has no cg implementation in this build";
         if (options.backends.size() == 1) throw UsageError(why);
         skipped.push_back(backend + ": " + why);
         continue;
       }
-      const auto count = static_cast<int>(find_backend(backend).devices().size());
       DeviceGroup group;
-      if (ranks) {
-        const int local = options.comm->local_rank();
-        int index = options.device;
-        if (options.all_devices && count > 0) index = local % count;
-        if (!options.device_group.empty())
-          index = options.device_group[static_cast<std::size_t>(local) % options.device_group.size()];
-        const nlohmann::json mine = {{"device", find_device(backend, index)}, {"host", options.comm->host()}};
-        for (const std::string& text : options.comm->all_gather(mine.dump())) {
-          const nlohmann::json theirs = nlohmann::json::parse(text);
-          group.devices.push_back(theirs.at("device").get<DeviceInfo>());
-          group.hosts.push_back(theirs.at("host").get<std::string>());
+      std::string missing;  // why a device is not there (on which rank)
+      try {
+        const auto count = static_cast<int>(find_backend(backend).devices().size());
+        if (ranks) {
+          const int local = options.comm->local_rank();
+          int index = options.device;
+          if (options.all_devices && count > 0) index = local % count;
+          if (!options.device_group.empty())
+            index = options.device_group[static_cast<std::size_t>(local) % options.device_group.size()];
+          // Every rank says what it found, so that all of them plan the same points.
+          nlohmann::json mine = {{"host", options.comm->host()}};
+          try {
+            mine["device"] = find_device(backend, index);
+          } catch (const DeviceError& e) {
+            mine["error"] = e.what();
+          }
+          const auto all = options.comm->all_gather(mine.dump());
+          for (std::size_t r = 0; r < all.size(); ++r) {
+            const nlohmann::json theirs = nlohmann::json::parse(all[r]);
+            if (theirs.contains("error") && missing.empty())
+              missing = "rank " + std::to_string(r) + " (host " + theirs.at("host").get<std::string>() +
+                        "): " + theirs.at("error").get<std::string>();
+            if (!theirs.contains("device")) continue;
+            group.devices.push_back(theirs.at("device").get<DeviceInfo>());
+            group.hosts.push_back(theirs.at("host").get<std::string>());
+          }
+          group.ranks = options.comm->size();
+        } else {
+          std::vector<int> indices = options.device_group;
+          if (options.all_devices)
+            for (int i = 0; i < count; ++i) indices.push_back(i);
+          for (int i : indices) group.devices.push_back(find_device(backend, i));
+          if (group.devices.empty()) missing = "backend '" + backend + "' found no devices on this machine";
         }
-        group.ranks = options.comm->size();
-      } else {
-        std::vector<int> indices = options.device_group;
-        if (options.all_devices)
-          for (int i = 0; i < count; ++i) indices.push_back(i);
-        for (int i : indices) group.devices.push_back(find_device(backend, i));
+      } catch (const DeviceError& e) {
+        missing = e.what();
       }
-      if (group.devices.empty()) throw DeviceError("backend " + backend + " has no device");
+      if (!missing.empty()) {
+        if (options.backends.size() == 1) throw DeviceError(missing);
+        std::cerr << "gpubench: skipping backend " << backend << ": " << missing << std::endl;
+        skipped.push_back(backend + ": " + missing);
+        continue;
+      }
       groups.push_back(std::move(group));
     }
     return groups;

@@ -419,5 +419,7 @@ std::unique_ptr<Operations> make_viennacl_host_operations(const DeviceInfo& devi
 
 }  // namespace gpubench::cg
 
-GPUBENCH_REGISTER_CG_OPERATIONS("viennacl", gpubench::cg::make_viennacl_operations, "viennacl::linalg::cg");
-GPUBENCH_REGISTER_CG_OPERATIONS("viennacl_host", gpubench::cg::make_viennacl_host_operations, "viennacl::linalg::cg");
+// ViennaCL's CG runs a whole matrix on one device: no bands.
+GPUBENCH_REGISTER_CG_OPERATIONS("viennacl", gpubench::cg::make_viennacl_operations, "viennacl::linalg::cg", false, false);
+GPUBENCH_REGISTER_CG_OPERATIONS("viennacl_host", gpubench::cg::make_viennacl_host_operations, "viennacl::linalg::cg",
+                                false, false);

@@ -162,6 +162,11 @@ class GpubenchUnderMpirun(unittest.TestCase):
         code, text, _ = run(["--suite", "gemm", "--backend", "openmp", "--device", "0,0"])
         self.assertEqual(code, 2, text)
         self.assertIn("suite gemm runs on one device", text)
+        # ViennaCL's CG solves a whole matrix on one device: refused across devices, skipped beside others.
+        code, text, _ = run(["--suite", "cg", "--backend", "viennacl_host", "--device", "0,0"])
+        if "not in this build" not in text:
+            self.assertEqual(code, 2, text)
+            self.assertIn("solves a whole matrix on one device", text)
         code, text, _ = run(["sweep", "--suite", "cg", "--backend", "openmp", "--device", "all"])
         self.assertEqual(code, 2, text)
         self.assertIn("takes one device", text)
