@@ -341,8 +341,13 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (const auto v = raw.one("--device")) {
     if (o.command == Command::tuning_show) o.device_filter = *v;
     else if (*v == "all") o.run.all_devices = true;
-    else if (v->find(',') != std::string::npos)
-      for (const auto& n : split(*v)) o.run.device_group.push_back(parse_number<int>("--device", n, 0));
+    else if (v->find(',') != std::string::npos) {
+      std::stringstream in(*v + ",");
+      for (std::string n; std::getline(in, n, ',');) {
+        if (n.empty()) throw UsageError("--device " + *v + ": an empty device index (give N,N,.. or all)");
+        o.run.device_group.push_back(parse_number<int>("--device", n, 0));
+      }
+    }
     else o.run.device = parse_number<int>("--device", *v, 0);
     if ((o.run.all_devices || !o.run.device_group.empty()) && o.command != Command::run)
       throw UsageError("--device " + *v + " splits one CG run across devices; " + command_name +

@@ -226,6 +226,12 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   // measured before it, the failure said in the context ("ended_early").
   std::optional<RunReport> so_far;
   std::function<void(const RunReport&)> keep;
+  struct Forget {  // the last words use this scope's variables: gone with them (a throw included)
+    const std::shared_ptr<Comm>& comm;
+    ~Forget() {
+      if (comm) comm->set_last_words(nullptr);
+    }
+  } forget{comm};
   if (comm && comm->size() > 1) {
     keep = [&](const RunReport& r) { so_far = r; };
     comm->set_last_words([&](const std::string& failure) {
