@@ -124,7 +124,8 @@ void problem_options(CLI::App* app, Raw& raw) {
        "or kernel fails that point only (default on)");
   text(app, raw, "--point-timeout", "S",
        "a point or sweep configuration that makes no progress for S seconds (its setup, profiled pass, one "
-       "repetition) is killed and FAILED as a hang (default 600)");
+       "repetition) is killed and FAILED as a hang (default 600); under mpirun, a rank waiting S seconds for the "
+       "others ends the run");
   // Every suite's own options (--iterations, --tolerance, ...), each once: check_suite_options
   // later refuses one that the chosen suite does not declare.
   std::set<std::string> seen;

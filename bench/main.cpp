@@ -233,6 +233,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     }
   } forget{comm};
   if (comm && comm->size() > 1) {
+    comm->set_hang_timeout(options.point_timeout_s);
     keep = [&](const RunReport& r) { so_far = r; };
     comm->set_last_words([&](const std::string& failure) {
       if (!so_far || so_far->points.empty()) return;

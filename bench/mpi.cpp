@@ -106,6 +106,7 @@ class MpiComm final : public Comm {
   }
 
   void set_last_words(std::function<void(const std::string&)> last_words) override { last_words_ = std::move(last_words); }
+  void set_hang_timeout(double seconds) override { hang_timeout_s_ = seconds; }
 
   [[noreturn]] void fail(const std::string& what, int exit_code) override {
     const std::string said = "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ +
@@ -153,11 +154,20 @@ class MpiComm final : public Comm {
   // Polls (rank 0 also for a failure); after the first thousand polls it sleeps between them, so
   // that ranks sharing cores (more ranks than cores, or a rank's OpenMP threads) are not starved.
   void wait(std::span<MPI_Request> requests) {
+    const auto start = std::chrono::steady_clock::now();
     for (long polls = 0;; ++polls) {
       int done = 0;
       MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
       if (done) return;
       if (rank_ == 0) poll_failure();
+      if (hang_timeout_s_ > 0 && polls % 1024 == 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > hang_timeout_s_) {
+        char text[160];
+        std::snprintf(text, sizeof text, "waited %.0f s for the other ranks (--point-timeout): a rank hangs or died",
+                      hang_timeout_s_);
+        end_run("rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ + ") " + text,
+                static_cast<int>(ExitCode::device));
+      }
       if (polls < 1000) std::this_thread::yield();
       else std::this_thread::sleep_for(std::chrono::microseconds(polls < 100000 ? 5 : 200));
     }
@@ -166,6 +176,7 @@ class MpiComm final : public Comm {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
   std::function<void(const std::string&)> last_words_;
+  double hang_timeout_s_ = 0;
 };
 
 }  // namespace

@@ -42,6 +42,9 @@ class Comm {
   // What rank 0 does, with the failure in words, just before it ends the run for a failure (its
   // own or another rank's): write what was measured so far.
   virtual void set_last_words(std::function<void(const std::string& failure)> last_words) = 0;
+  // A wait for the other ranks longer than this ends the run as a hang (a rank stuck in a driver,
+  // or gone without a word): said, the last words said, every rank ended. 0: no limit.
+  virtual void set_hang_timeout(double seconds) = 0;
 };
 
 }  // namespace gpubench

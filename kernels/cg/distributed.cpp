@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "common/errors.hpp"
@@ -13,19 +14,27 @@ namespace gpubench::cg {
 
 namespace {
 
-// The test-only hook GPUBENCH_RANK_FAULT=RANK[@CALL]: rank RANK of a run across ranks fails (a
-// DeviceError) in its CALL-th SpMV of the run, counted over every point (default 1). Unset: never.
-long long planted_fault(const Comm* comm) {
+// The test-only hook GPUBENCH_RANK_FAULT=RANK[@CALL][:hang]: rank RANK of a run across ranks fails
+// (a DeviceError) in its CALL-th SpMV of the run, counted over every point (default 1); with
+// ":hang" it stops there instead, saying nothing, as a rank stuck in a driver would. Unset: never.
+struct PlantedFault {
+  long long call = 0;  // 0: none on this rank
+  bool hang = false;
+};
+
+PlantedFault planted_fault(const Comm* comm) {
   const char* spec = std::getenv("GPUBENCH_RANK_FAULT");
-  if (!spec || !*spec || !comm || comm->size() < 2) return 0;
-  const std::string text = spec;
+  if (!spec || !*spec || !comm || comm->size() < 2) return {};
+  std::string text = spec;
+  const bool hang = text.size() > 5 && text.compare(text.size() - 5, 5, ":hang") == 0;
+  if (hang) text.resize(text.size() - 5);
   const auto at = text.find('@');
   char* end = nullptr;
   const long rank = std::strtol(text.c_str(), &end, 10);
   const long long call = at == std::string::npos ? 1 : std::strtoll(text.c_str() + at + 1, nullptr, 10);
   if (end == text.c_str() || call < 1)
-    throw UsageError("GPUBENCH_RANK_FAULT: '" + text + "' is not RANK[@CALL] with CALL >= 1");
-  return rank == comm->rank() ? call : 0;
+    throw UsageError("GPUBENCH_RANK_FAULT: '" + std::string(spec) + "' is not RANK[@CALL][:hang] with CALL >= 1");
+  return rank == comm->rank() ? PlantedFault{call, hang} : PlantedFault{};
 }
 
 }  // namespace
@@ -53,7 +62,9 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
     halo_[k].resize(static_cast<std::size_t>(b.halo_size()));
     for (const HaloLink& send : b.sends) sent_[k].emplace_back(send.entries.size());
   }
-  fault_at_ = planted_fault(comm_.get());
+  const PlantedFault fault = planted_fault(comm_.get());
+  fault_at_ = fault.call;
+  fault_hangs_ = fault.hang;
 }
 
 template <typename F>
@@ -129,8 +140,11 @@ void DistributedOperations::exchange(Slot v) {
 
 void DistributedOperations::spmv(Slot in, Slot out) {
   static long long spmv_calls = 0;  // over the run's points (the hook's count)
-  if (fault_at_ > 0 && ++spmv_calls == fault_at_)
+  if (fault_at_ > 0 && ++spmv_calls == fault_at_) {
+    if (fault_hangs_)
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
+  }
   exchange(in);
   each([&](std::size_t, Operations& p) { p.spmv(in, out); });
 }

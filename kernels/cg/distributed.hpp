@@ -81,6 +81,7 @@ class DistributedOperations final : public Operations {
   std::vector<std::vector<double>> halo_;  // per band here, the halo being assembled
   std::vector<std::vector<std::vector<double>>> sent_;  // per band here and send, its entries
   long long fault_at_ = 0;  // the test-only GPUBENCH_RANK_FAULT: the SpMV call this rank fails in
+  bool fault_hangs_ = false;
   bool timing_ = false;
   Clock::time_point timer_start_;
   bool profiling_ = false;

@@ -6,7 +6,8 @@ N ranks. Checks, on the host's OpenMP device (CI has no GPU):
 - two devices in one process (--device 0,0: two bands on one device) likewise, with the exchange
   as its own per-kernel row;
 - a rank that fails (the test-only GPUBENCH_RANK_FAULT) ends the whole run quickly with its error
-  said on rank 0 and the device's exit code; rank 0 first writes the points measured before it;
+  said on rank 0 and the device's exit code; rank 0 first writes the points measured before it; a
+  rank that hangs ends the run after --point-timeout;
 - suites other than cg refuse to run across ranks or devices, naming why;
 - `gpubench report table --kind scaling` reads them: strong and weak rows, with the exchange's share.
 """
@@ -121,6 +122,17 @@ class GpubenchUnderMpirun(unittest.TestCase):
                          {"cg/poisson2d:64/openmp:0+0/classic/f64/ranks:2" + s for s in ("", "_mean", "_median", "_stddev", "_cv")})
         self.assertIn("rank 1 of 2", records["context"]["ended_early"])
         self.assertIn("SpMV call 450", records["context"]["ended_early"])
+        # A rank that hangs (stuck without a word): the others give up after --point-timeout, keeping
+        # the first point's records.
+        code, text, seconds = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
+                                   "--variant", "classic,form1", "--repetitions", "2", "--format", "json", "--out", out,
+                                   "--point-timeout", "5"],
+                                  ranks=2, env={"GPUBENCH_RANK_FAULT": "1@450:hang"}, timeout=120)
+        self.assertEqual(code, 4, text)
+        self.assertIn("waited 5 s for the other ranks (--point-timeout): a rank hangs or died", text)
+        self.assertLess(seconds, 60)
+        with open(out) as f:
+            self.assertIn("a rank hangs or died", json.load(f)["context"]["ended_early"])
         # A rank that cannot find its device fails the same way.
         code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--device", "3", "--problem", "poisson2d:16"],
                             ranks=2, timeout=120)
