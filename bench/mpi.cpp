@@ -109,8 +109,7 @@ class MpiComm final : public Comm {
   void set_hang_timeout(double seconds) override { hang_timeout_s_ = seconds; }
 
   [[noreturn]] void fail(const std::string& what, int exit_code) override {
-    const std::string said = "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ +
-                             ") failed: " + what;
+    const std::string said = who() + " failed: " + what;
     if (rank_ == 0) end_run(said, exit_code);
     const std::string message = std::to_string(exit_code) + "\n" + said;
     MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, fail_tag, MPI_COMM_WORLD);
@@ -120,6 +119,11 @@ class MpiComm final : public Comm {
   }
 
  private:
+  // "rank 1 of 3 (host h)": how this rank is named in what is said.
+  std::string who() const {
+    return "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ + ")";
+  }
+
   [[noreturn]] void end_run(const std::string& said, int exit_code) {
     // stdio, not std::cerr: the ranks other than rank 0 discard what they print through the streams.
     std::fprintf(stderr, "gpubench: %s\ngpubench: ending the run on every rank\n", said.c_str());
@@ -165,8 +169,7 @@ class MpiComm final : public Comm {
         char text[160];
         std::snprintf(text, sizeof text, "waited %.0f s for the other ranks (--point-timeout): a rank hangs or died",
                       hang_timeout_s_);
-        end_run("rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " (host " + host_ + ") " + text,
-                static_cast<int>(ExitCode::device));
+        end_run(who() + " " + text, static_cast<int>(ExitCode::device));
       }
       if (polls < 1000) std::this_thread::yield();
       else std::this_thread::sleep_for(std::chrono::microseconds(polls < 100000 ? 5 : 200));

@@ -98,11 +98,15 @@ class GpubenchUnderMpirun(unittest.TestCase):
         self.assertTrue(any("vendor on 2 devices" in u for u in records["context"]["unavailable"])
                         or not any("/vendor/" in n for n in one))
 
+    def faulty(self, out, variants, ranks, fault, extra=()):
+        """poisson2d:64 on openmp across `ranks` with the planted GPUBENCH_RANK_FAULT `fault`."""
+        return run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64", "--variant", variants,
+                    "--repetitions", "2", "--format", "json", "--out", out] + list(extra),
+                   ranks=ranks, env={"GPUBENCH_RANK_FAULT": fault}, timeout=120)
+
     def test_a_failing_rank_ends_the_run_with_its_error(self):
         out = os.path.join(self.dir.name, "fault.json")
-        code, text, seconds = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
-                                   "--variant", "classic", "--repetitions", "2", "--format", "json", "--out", out],
-                                  ranks=3, env={"GPUBENCH_RANK_FAULT": "1@5"}, timeout=120)
+        code, text, seconds = self.faulty(out, "classic", 3, "1@5")
         self.assertEqual(code, 4, text)
         self.assertIn("rank 1 of 3", text)
         self.assertIn("a fault planted by GPUBENCH_RANK_FAULT in SpMV call 5", text)
@@ -110,9 +114,7 @@ class GpubenchUnderMpirun(unittest.TestCase):
         self.assertLess(seconds, 60)  # not a hang
         self.assertFalse(os.path.exists(out))  # nothing was measured before it
         # A failure in the second point: the first point's records are written before the run ends.
-        code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
-                             "--variant", "classic,form1", "--repetitions", "2", "--format", "json", "--out", out],
-                            ranks=2, env={"GPUBENCH_RANK_FAULT": "1@450"}, timeout=120)
+        code, text, _ = self.faulty(out, "classic,form1", 2, "1@450")
         self.assertEqual(code, 4, text)
         self.assertIn("rank 1 of 2", text)
         self.assertIn("the 1 point(s) measured before it", text)
@@ -124,10 +126,7 @@ class GpubenchUnderMpirun(unittest.TestCase):
         self.assertIn("SpMV call 450", records["context"]["ended_early"])
         # A rank that hangs (stuck without a word): the others give up after --point-timeout, keeping
         # the first point's records.
-        code, text, seconds = run(["--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:64",
-                                   "--variant", "classic,form1", "--repetitions", "2", "--format", "json", "--out", out,
-                                   "--point-timeout", "5"],
-                                  ranks=2, env={"GPUBENCH_RANK_FAULT": "1@450:hang"}, timeout=120)
+        code, text, seconds = self.faulty(out, "classic,form1", 2, "1@450:hang", ["--point-timeout", "5"])
         self.assertEqual(code, 4, text)
         self.assertIn("waited 5 s for the other ranks (--point-timeout): a rank hangs or died", text)
         self.assertLess(seconds, 60)
