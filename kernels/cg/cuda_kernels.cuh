@@ -182,6 +182,12 @@ __global__ void dot2_partials(unsigned n, const T* __restrict__ r, const T* __re
   }
 }
 
+// out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.
+template <typename T>
+__global__ void gather(unsigned n, const std::int32_t* __restrict__ index, const T* __restrict__ x, T* __restrict__ out) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = x[index[i]];
+}
+
 // y = y + alpha x
 template <typename T>
 __global__ void axpy(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -140,6 +141,59 @@ class CudaOperations final : public Operations {
     stream_.synchronize();
     for (std::size_t i = 0; i < rows.size(); ++i)
       values[i] = static_cast<double>(staging_.data()[static_cast<std::size_t>(rows[i]) - first]);
+  }
+
+  // Another CudaOperations of this precision (a band in this process): copies go device to device
+  // by cudaMemcpyPeerAsync, over the peer path (NVLink, PCIe) where the two devices have one,
+  // enabled here both ways; else the driver stages them through the host.
+  std::string links_to(Operations& to) override {
+    auto* peer = dynamic_cast<CudaOperations<T>*>(&to);
+    if (!peer) return {};
+    if (peer->info_.index == info_.index) return "CUDA device-to-device copies (one device)";
+    if (!can_access_peer(info_.index, peer->info_.index) || !can_access_peer(peer->info_.index, info_.index))
+      return "CUDA peer copies, staged by the driver (no peer access between the devices)";
+    make_current();
+    enable_peer_access(peer->info_.index);
+    peer->make_current();
+    peer->enable_peer_access(info_.index);
+    make_current();
+    return "CUDA peer copies (peer access)";
+  }
+
+  // The entries (packed by a gather kernel unless they are contiguous) go on the receiver's stream
+  // once this stream has reached them; this stream then waits for the copy before its next work
+  // (which may overwrite them). The current device is this one's again on return.
+  void send_entries(Slot v, std::span<const std::int32_t> rows, Operations& to, std::int32_t offset) override {
+    auto& peer = dynamic_cast<CudaOperations<T>&>(to);  // links_to said so
+    check_entries(rows, rows.size(), rows_);
+    if (rows.empty()) return;
+    if (offset < 0 || static_cast<std::size_t>(offset) + rows.size() > static_cast<std::size_t>(peer.cols_ - peer.rows_))
+      throw Error(ExitCode::internal, "send_entries: " + std::to_string(rows.size()) + " entries at halo offset " +
+                                          std::to_string(offset) + " overrun a halo of " +
+                                          std::to_string(peer.cols_ - peer.rows_));
+    make_current();
+    const T* source = vector(v) + rows.front();
+    if (static_cast<std::size_t>(rows.back() - rows.front()) + 1 != rows.size()) {  // scattered: pack them
+      Packed& packed = packed_[rows.data()];
+      if (packed.index.size() != rows.size()) {
+        packed.index = upload_array(rows);
+        packed.entries = cuda::DeviceBuffer<T>(rows.size());
+      }
+      const auto count = static_cast<unsigned>(rows.size());
+      const unsigned block = 256, grid = (count + block - 1) / block;
+      kernels::gather<T><<<grid, block, 0, stream_.get()>>>(count, packed.index.data(), vector(v), packed.entries.data());
+      cuda::check_launch("gather", grid, block);
+      source = packed.entries.data();
+    }
+    sent_.record(stream_);
+    peer.make_current();
+    cuda::check(cudaStreamWaitEvent(peer.stream_.get(), sent_.get(), 0), "cudaStreamWaitEvent");
+    cuda::check(cudaMemcpyPeerAsync(peer.vector(v) + peer.rows_ + offset, peer.info_.index, source, info_.index,
+                                    rows.size() * sizeof(T), peer.stream_.get()),
+                "cudaMemcpyPeerAsync", "(halo from " + info_.label() + " to " + peer.info_.label() + ")");
+    peer.received_.record(peer.stream_);
+    make_current();
+    cuda::check(cudaStreamWaitEvent(stream_.get(), peer.received_.get(), 0), "cudaStreamWaitEvent");
   }
 
   void fill_zero(Slot v) override {
@@ -462,6 +516,22 @@ class CudaOperations final : public Operations {
     slabs_ = slabs;
   }
 
+  static bool can_access_peer(int device, int peer) {
+    int can = 0;
+    cuda::check(cudaDeviceCanAccessPeer(&can, device, peer), "cudaDeviceCanAccessPeer");
+    return can != 0;
+  }
+
+  // This device (current) reads and writes `peer`'s memory directly from now on.
+  void enable_peer_access(int peer) {
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+      static_cast<void>(cudaGetLastError());  // (clears it) another band enabled it already
+      return;
+    }
+    cuda::check(e, "cudaDeviceEnablePeerAccess", "(" + info_.label() + " to device " + std::to_string(peer) + ")");
+  }
+
   // A kernel's launch: block size, and blocks for the grid-stride kernels.
   struct Launch {
     std::size_t block = 0, blocks = 0;
@@ -529,6 +599,14 @@ class CudaOperations final : public Operations {
   std::vector<cuda::DeviceBuffer<T>> vectors_;
   cuda::PinnedBuffer<T> staging_;  // page-locked: uploads and downloads at the link's speed
   std::unique_ptr<Library> library_;
+  // Device-to-device halo copies (send_entries): scattered entries packed per send (keyed by its
+  // list of rows), the event the receiver waits for and the one this band's stream waits for.
+  struct Packed {
+    cuda::DeviceBuffer<std::int32_t> index;
+    cuda::DeviceBuffer<T> entries;
+  };
+  std::map<const std::int32_t*, Packed> packed_;
+  cuda::Event sent_, received_;
 
   bool timing_ = false;
   bool timer_started_ = false;

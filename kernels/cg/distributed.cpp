@@ -62,6 +62,22 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
     halo_[k].resize(static_cast<std::size_t>(b.halo_size()));
     for (const HaloLink& send : b.sends) sent_[k].emplace_back(send.entries.size());
   }
+  // In one process, device to device where every linked pair of bands can (CUDA peer copies),
+  // else through the host.
+  if (!ranks() && bands > 1) {
+    std::vector<std::string> paths;
+    direct_ = true;
+    for (std::size_t k = 0; k < bands && direct_; ++k)
+      for (const HaloLink& send : partition_.bands[k].sends) {
+        std::string path = parts_[k]->links_to(*parts_[static_cast<std::size_t>(send.band)]);
+        direct_ = direct_ && !path.empty();
+        if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
+      }
+    if (direct_)
+      for (const std::string& path : paths) exchange_path_ += (exchange_path_.empty() ? "" : "; ") + path;
+  }
+  if (exchange_path_.empty() && bands > 1)
+    exchange_path_ = ranks() ? "MPI messages between ranks, staged through the host" : "through the host";
   const PlantedFault fault = planted_fault(comm_.get());
   fault_at_ = fault.call;
   fault_hangs_ = fault.hang;
@@ -115,6 +131,16 @@ void DistributedOperations::exchange(Slot v) {
   // Profiled, the kernels before it finish first: the row is the exchange's own time, not the
   // wait for them (the timed pass does not wait).
   if (profiling_) finish();
+  if (direct_) {
+    host_timed("exchange", [&] {
+      each([&](std::size_t k, Operations& p) {
+        for (const HaloLink& send : partition_.bands[k].sends)
+          p.send_entries(v, send.entries, *parts_[static_cast<std::size_t>(send.band)], send.offset);
+      });
+      if (profiling_) finish();  // the copies' own time, not their issue's
+    });
+    return;
+  }
   host_timed("exchange", [&] {
     std::vector<Comm::Message> sends, receives;
     each([&](std::size_t k, Operations& p) {

@@ -1,22 +1,25 @@
 // CG on several devices (issue 18): the Operations interface over a partition's bands
 // (partition.hpp), each band on its own device's Operations, so that the algorithm (solver.hpp)
 // runs unchanged. A vector is the concatenation of the bands' own entries. Before each SpMV the
-// bands exchange only their halo entries of its input (through the host: each sender's entries
-// are read, each receiver's halo written); dot products are reduced on the host from each band's
-// partial.
+// bands exchange only their halo entries of its input: device to device where the bands' API
+// links them (CUDA peer copies, queued on the devices' streams: the host waits for nothing), else
+// through the host (each sender's entries read, each receiver's halo written). Dot products are
+// reduced on the host from each band's partial.
 //
 // The bands are in this process (several devices of one host: the calls are issued band by band
 // from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
 // entries sent between ranks, the partials summed across them). Every rank runs the same calls.
 //
 // The exchange is timed on the host and appears in the profile as its own row ("exchange"; in the
-// profiled pass the bands' earlier kernels finish before it starts), beside the kernels' device
+// profiled pass the bands' earlier kernels finish before it starts, and device-to-device copies
+// finish before it ends), beside the kernels' device
 // times: each kernel's the slowest band's, here and across ranks (the bands run side by side).
 // The dot partials' sum is part of the dot rows.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/comm.hpp"
@@ -61,6 +64,9 @@ class DistributedOperations final : public Operations {
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override;
 
   const Partition& partition() const { return partition_; }
+  // How the halo moves: "CUDA peer copies (peer access)", "through the host", ...;
+  // empty for one band.
+  const std::string& exchange_path() const { return exchange_path_; }
   // Band k's launch parameters of `kernel` (bands on different devices launch differently); nothing
   // for a band on another rank.
   void set_launch(int band, const std::string& kernel, const LaunchConfig& launch);
@@ -82,6 +88,8 @@ class DistributedOperations final : public Operations {
   std::vector<std::vector<std::vector<double>>> sent_;  // per band here and send, its entries
   long long fault_at_ = 0;  // the test-only GPUBENCH_RANK_FAULT: the SpMV call this rank fails in
   bool fault_hangs_ = false;
+  bool direct_ = false;  // the bands' halos go device to device (Operations::send_entries)
+  std::string exchange_path_;
   bool timing_ = false;
   Clock::time_point timer_start_;
   bool profiling_ = false;

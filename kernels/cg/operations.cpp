@@ -85,6 +85,12 @@ void check_entries(std::span<const std::int32_t> entries, std::size_t values, in
 
 std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }
 
+std::string Operations::links_to(Operations&) { return {}; }
+
+void Operations::send_entries(Slot, std::span<const std::int32_t>, Operations&, std::int32_t) {
+  throw Error(ExitCode::internal, "send_entries without a device-to-device link (links_to named none)");
+}
+
 std::uint64_t device_bytes_needed(std::int64_t rows, std::int64_t nnz, Precision p, int vectors, std::int64_t length) {
   const std::uint64_t real = bytes_of(p);
   const auto n = static_cast<std::uint64_t>(rows);

@@ -88,6 +88,14 @@ class Operations {
   virtual int cols() const = 0;
   virtual void upload_halo(Slot v, std::span<const double> values) = 0;
   virtual void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) = 0;
+  // Device to device, for bands in one process: links_to(to) says how send_entries copies this
+  // one's entries into `to`'s halo directly (and readies that path: CUDA enables peer access), or
+  // says nothing where it cannot (the default: the exchange then goes through the host).
+  // send_entries copies own entries `rows` (ascending) of v to `to`'s halo of v from halo entry
+  // `offset`, after the work issued on both so far and before the work issued next on either; the
+  // host waits for nothing.
+  virtual std::string links_to(Operations& to);
+  virtual void send_entries(Slot v, std::span<const std::int32_t> rows, Operations& to, std::int32_t offset);
 
   // Launch parameters per kernel: the factory's LaunchConfig applies to every kernel until this
   // replaces it for `kernel` (a name from tunable_kernels()). Throws DeviceError when the device

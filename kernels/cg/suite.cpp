@@ -152,9 +152,11 @@ class CgPoint final : public Point {
       return std::string(problem_->npb ? "one of NAS CG's inner iterations (NAS's timed loop / niter x 25)"
                                        : "one CG iteration of the timed solve") +
              " across " + std::to_string(id().devices.size()) + (id().ranks > 0 ? " ranks" : " devices") +
-             ": every band's kernels, the halo exchange before each SpMV (through the host" +
-             (id().ranks > 0 ? ", between ranks by MPI" : "") +
-             ") and the dot partials' sums, by the host's clock (the slowest rank's); no matrix upload";
+             ": every band's kernels, the halo exchange before each SpMV (" +
+             (id().ranks > 0 ? "between ranks by MPI, through the host"
+                             : "device to device between CUDA devices, else through the host") +
+             "; the entries' \"exchange\" says how) and the dot partials' sums, by the host's clock (the "
+             "slowest rank's); no matrix upload";
     if (problem_->npb)
       return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
              "norms) divided by niter x 25; no matrix upload";
@@ -174,17 +176,18 @@ class CgPoint final : public Point {
     profiled_iterations_ = std::max(r.iterations, 1);
     Outcome o{r.seconds, r.iterations, false, "", {}};
     if (per_kernel) return o;
+    o.fields = exchange_fields();
     std::vector<double> x(static_cast<std::size_t>(p.a.rows));
     ops_->download(solver_->solution(), x);
     const Verdict v = verify_solve(p.a, p.b, x, id().precision, r, rule_, problem_->host_reference());
     o.verified = v.passed;
     o.verification = v.detail;
-    o.fields = {{"true_residual", v.true_residual},
+    o.fields.update({{"true_residual", v.true_residual},
                 {"solver_residual", v.solver_residual},
                 {"reference_residual", v.reference_residual},
                 {"converged", r.converged},
                 {"summary", "residual " + sci(v.true_residual) + " (host ref " + sci(v.reference_residual) + ")" +
-                                (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "")}};
+                                (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "")}});
     return o;
   }
 
@@ -202,10 +205,18 @@ class CgPoint final : public Point {
                   v.passed ? "verified" : "WRONG", r.seconds, mops);
     o.verified = v.passed;
     o.verification = v.detail;
-    o.fields = {{"zeta", r.zeta},           {"zeta_verify", c.zeta_verify}, {"rnorm", r.rnorm},
-                {"npb_class", std::string(1, c.name)}, {"npb_mops", mops}, {"total_seconds", r.seconds},
-                {"summary", summary}};
+    o.fields = exchange_fields();
+    o.fields.update({{"zeta", r.zeta},           {"zeta_verify", c.zeta_verify}, {"rnorm", r.rnorm},
+                     {"npb_class", std::string(1, c.name)}, {"npb_mops", mops}, {"total_seconds", r.seconds},
+                     {"summary", summary}});
     return o;
+  }
+
+  // Across devices: how the halo moved ("exchange").
+  nlohmann::json exchange_fields() const {
+    const auto* several = dynamic_cast<const DistributedOperations*>(ops_.get());
+    if (!several || several->exchange_path().empty()) return nlohmann::json::object();
+    return {{"exchange", several->exchange_path()}};
   }
 
   std::shared_ptr<SharedProblem> problem_;

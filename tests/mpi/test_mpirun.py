@@ -70,6 +70,7 @@ class GpubenchUnderMpirun(unittest.TestCase):
                     want = one[mine][field]
                     self.assertLessEqual(abs(b[field] - want), tolerance * abs(want), (b[field], want))
                     self.assertIn("exchange", [k["kernel"] for k in b["kernels"]])
+                    self.assertEqual(b["exchange"], "MPI messages between ranks, staged through the host")
             self.assertEqual(records["context"]["devices"][0]["backend"], "openmp")
 
     def test_poisson_equals_one_device(self):
@@ -93,6 +94,8 @@ class GpubenchUnderMpirun(unittest.TestCase):
             self.assertIn("across 2 devices", b["time_includes"])
             self.assertIsNone(b["roofline"])  # no one device's roofline for a solve across two
             self.assertIn("exchange", [k["kernel"] for k in b["kernels"]])
+            self.assertEqual(b["exchange"], "through the host")
+            self.assertNotIn("exchange", one[name.replace("0+0", "0")])
             want = one[name.replace("0+0", "0")]["true_residual"]
             self.assertLessEqual(abs(b["true_residual"] - want), 1e-8 * want)
         self.assertTrue(any("vendor on 2 devices" in u for u in records["context"]["unavailable"])

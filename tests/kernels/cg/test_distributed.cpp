@@ -71,6 +71,10 @@ std::vector<DeviceInfo> repeated(const std::string& backend, int n) {
 TEST(Distributed, SeveralBandsOnTheHostEqualOneDevice) {
   const Problem poisson = make_problem("poisson2d:48");
   for (int n : {1, 2, 3}) expect_same_solve(repeated("openmp", n), poisson, 60);
+  EXPECT_EQ(make_distributed_operations(repeated("openmp", 2), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+            "through the host");
+  EXPECT_EQ(make_distributed_operations(repeated("openmp", 1), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+            "");
 }
 
 // 1138_bus is ill-conditioned (about 1e6): after a fixed count of iterations, rounding alone (the
@@ -128,9 +132,22 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   expect_same_solve({gpu, find_device("openmp", -1)}, poisson, 60);
   const Problem p3 = make_problem("poisson3d:24");
   expect_same_solve(repeated("cuda", 2), p3, 40);
+  // NAS CG's random pattern: each band's sent entries are scattered, packed by the gather kernel.
+  const Problem nas = make_problem("npb:S");
+  expect_same_solve(repeated("cuda", 3), nas, 15);
+  // CUDA bands link device to device; a band on another API sends the whole exchange through the host.
+  EXPECT_THAT(make_distributed_operations(repeated("cuda", 2), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+              HasSubstr("CUDA device-to-device copies (one device)"));
+  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, LaunchConfig{})
+                ->exchange_path(),
+            "through the host");
   if (find_backend("cuda").devices().size() < 2) GTEST_SKIP() << "one CUDA device: bands on two GPUs not checked";
-  expect_same_solve({find_device("cuda", 0), find_device("cuda", 1)}, poisson, 60);  // each call on its band's GPU
+  const std::vector<DeviceInfo> two{find_device("cuda", 0), find_device("cuda", 1)};
+  expect_same_solve(two, poisson, 60);  // each call on its band's GPU
   expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, p3, 40);
+  expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, nas, 15);
+  EXPECT_THAT(make_distributed_operations(two, poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+              HasSubstr("CUDA peer copies"));
 }
 
 TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
