@@ -409,6 +409,13 @@ def scaling_table(points, args):
     if not found:
         raise ReportError("no series with a point across several devices (gpubench run --suite cg --device 0,1, or "
                           "under mpirun) beside its one-device point")
+    paths = {}
+    for p in points:
+        if p.device_count > 1 and p.first("exchange"):
+            paths.setdefault(p.first("exchange"), set()).add(p.where)
+    for path, wheres in sorted(paths.items()):
+        t.notes.append(f"the halo moved {path if path.startswith('through') else 'by ' + path}: "
+                       + ", ".join(sorted(wheres)))
     t.notes.append("ms/iter: the median of each point's repetitions. strong (same problem as the series' one-device "
                    "point): speedup = t1 / tN, efficiency = t1 / (N tN); weak (a larger problem): efficiency = "
                    "(FLOP_N / tN) / (N FLOP_1 / t1) against the smallest one-device point. exchange: the halo "

@@ -163,6 +163,13 @@ class GpubenchUnderMpirun(unittest.TestCase):
             self.assertEqual(row[3], kind)
             self.assertTrue(row[6].endswith("%") and float(row[6][:-1]) > 0, row)
             self.assertTrue(row[8].endswith("%"), row)  # the exchange's share
+        # How the halo moved, per path (the records' "exchange").
+        p = subprocess.run(["/usr/bin/python3", report, "table", "--kind", "scaling"] + files,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("the halo moved through the host: openmp:0+0", p.stdout)
+        self.assertIn("the halo moved by MPI messages between ranks, staged through the host: openmp:0+0 (2 ranks)",
+                      p.stdout)
         # Nothing across devices: said, not an empty table.
         p = subprocess.run(["/usr/bin/python3", report, "table", "--kind", "scaling", files[0]],
                            capture_output=True, text=True)
