@@ -2,7 +2,7 @@
 """The nightly tracking end to end (gpubench track run, check, publish) on this machine's CPU.
 
     test_nightly.py make DIR       eight nights of a small tracked set from commit aaaaaaa, then a
-                                   night of commit bbbbbbb with a planted 10% slowdown (the test
+                                   night of commit bbbbbbb with a planted 50% slowdown (the test
                                    hook GPUBENCH_SLOWDOWN) in one kernel (GEMM's naive f64)
     test_nightly.py check DIR      track check reports that slowdown, with bbbbbbb, and nothing
                                    else; writes the dashboard to DIR/site
@@ -22,10 +22,14 @@ import unittest
 GPUBENCH = os.environ.get("GPUBENCH_BINARY", "gpubench")
 PLANTED = "gemm/256/openmp:0/naive/f64"
 NIGHTS = [("aaaaaaa", f"2026-11-{d:02}T03:00:00+0000") for d in range(1, 9)] + [("bbbbbbb", "2026-11-09T03:00:00+0000")]
-SLOWDOWN = {"GPUBENCH_SLOWDOWN": "1.1@naive/f64"}
+SLOWDOWN = {"GPUBENCH_SLOWDOWN": "1.5@naive/f64"}
 # Kernels that take milliseconds or more: on two shared cores, shorter ones (and OpenMP's
 # reductions) swing by 20% or more for seconds at a time. The slowdown goes into GEMM's naive f64
-# kernel, whose runs keep within 1% there; EP's serial kernel runs in two modes 8-10% apart (a
+# kernel, whose runs kept within 1% on one CI machine but whose nightly medians spread over 14%
+# (16.7-19.1 ms) on another, where a planted 10% was at times within the noise and rightly not
+# reported: the step planted here is far outside any night-to-night noise seen, so the test checks
+# the pipeline (run, re-measure, report with its commit, nothing else), not the check's power
+# (reports/track/README.md measures that). EP's serial kernel runs in two modes 8-10% apart (a
 # whole run in one of them), the noise a check must not report.
 TRACKED = {"repetitions": 11, "runs": [
     {"name": "ep", "args": ["--suite", "ep", "--backend", "openmp", "--problem", "S", "--variant", "serial"]},
@@ -83,7 +87,7 @@ class Check(unittest.TestCase):
         self.assertEqual(len(reported), 1, reported)
         self.assertTrue(reported[0]["benchmark"].startswith(PLANTED))
         self.assertEqual((reported[0]["commit"], reported[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
-        self.assertAlmostEqual(reported[0]["change"], 0.10, delta=0.05)
+        self.assertAlmostEqual(reported[0]["change"], 0.50, delta=0.2)
         publish = gpubench(["track", "publish", "--history", self.history, "--out", os.path.join(self.folder, "site")])
         self.assertEqual(publish.returncode, 0, publish.stderr)
 
