@@ -51,6 +51,10 @@ class Point:
         # A solve across several devices (CG, issue 18): "cuda:0+1", and the MPI ranks (0: one process).
         self.devices = first.get("devices") or f"{self.backend}:{self.device_index}"
         self.device_count = int(first.get("device_count", 1))
+        # Devices told apart by host and index: bands may share one (cuda:0+0, or ranks on one GPU).
+        bands = first.get("bands") or []
+        self.distinct_devices = (len({(b.get("host"), b.get("backend"), b.get("index")) for b in bands})
+                                 if bands else self.device_count)
         self.ranks = int(first.get("ranks", 0))
         self.entries = []
         self.error = None
@@ -390,17 +394,19 @@ def scaling_table(points, args):
             same = next((q for q in ones if q.problem == p.problem), None)
             smallest = ones[0] if ones else None
             speedup = efficiency = "-"
+            n = p.distinct_devices
+            shared = f" ({p.device_count} bands on {n} device{'s' if n > 1 else ''})" if n < p.device_count else ""
             if p.device_count == 1:
                 kind = "1 device"
             elif same:
-                kind = "strong"
+                kind = "strong" + shared
                 speedup = f"{same.seconds() / s:.2f}x"
-                efficiency = f"{100 * same.seconds() / (p.device_count * s):.1f} %"
+                efficiency = f"{100 * same.seconds() / (n * s):.1f} %"
             elif smallest and p.first("flops_per_iteration") and smallest.first("flops_per_iteration"):
-                kind = "weak"
+                kind = "weak" + shared
                 rate = p.first("flops_per_iteration") / s
                 base = smallest.first("flops_per_iteration") / smallest.seconds()
-                efficiency = f"{100 * rate / (p.device_count * base):.1f} %"
+                efficiency = f"{100 * rate / (n * base):.1f} %"
             exchange = next((k.get("ms_per_iteration") for k in p.kernel_rows() if k["kernel"] == "exchange"), None)
             profiled = p.first("profiled_ms_per_iteration")
             t.rows.append([name, p.where, p.problem, kind, num(s * 1e3), speedup, efficiency,
@@ -409,6 +415,11 @@ def scaling_table(points, args):
     if not found:
         raise ReportError("no series with a point across several devices (gpubench run --suite cg --device 0,1, or "
                           "under mpirun) beside its one-device point")
+    t.notes.append("ms/iter: the median of each point's repetitions. strong (same problem as the series' one-device "
+                   "point): speedup = t1 / tN, efficiency = t1 / (N tN); weak (a larger problem): efficiency = "
+                   "(FLOP_N / tN) / (N FLOP_1 / t1) against the smallest one-device point; N counts distinct "
+                   "devices (bands that share one device count once). exchange: the halo exchange's share of "
+                   "an iteration of the profiled pass (the slowest rank's).")
     paths = {}
     for p in points:
         if p.device_count > 1 and p.first("exchange"):
@@ -416,10 +427,6 @@ def scaling_table(points, args):
     for path, wheres in sorted(paths.items()):
         t.notes.append(f"the halo moved {path if path.startswith('through') else 'by ' + path}: "
                        + ", ".join(sorted(wheres)))
-    t.notes.append("ms/iter: the median of each point's repetitions. strong (same problem as the series' one-device "
-                   "point): speedup = t1 / tN, efficiency = t1 / (N tN); weak (a larger problem): efficiency = "
-                   "(FLOP_N / tN) / (N FLOP_1 / t1) against the smallest one-device point. exchange: the halo "
-                   "exchange's share of an iteration of the profiled pass (the slowest rank's).")
     return t
 
 
