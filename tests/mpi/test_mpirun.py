@@ -8,6 +8,7 @@ N ranks. Checks, on the host's OpenMP device (CI has no GPU):
 - a rank that fails (the test-only GPUBENCH_RANK_FAULT) ends the whole run quickly with its error
   said on rank 0 and the device's exit code; rank 0 first writes the points measured before it; a
   rank that hangs ends the run after --point-timeout;
+- ranks on one host share its cores (each rank's OpenMP threads), unless OMP_NUM_THREADS is set;
 - suites other than cg refuse to run across ranks or devices, naming why;
 - `gpubench report table --kind scaling` reads them: strong and weak rows, with the exchange's share.
 """
@@ -25,10 +26,11 @@ MATRICES = os.environ.get("GPUBENCH_MATRIX_DIR", os.path.join(os.path.dirname(__
                                                               "data", "matrices"))
 
 
-def run(args, ranks=None, env=None, timeout=600):
-    command = ([MPIEXEC, "-np", str(ranks), "--oversubscribe"] if ranks else []) + [BINARY] + args
+def run(args, ranks=None, env=None, timeout=600, unset=(), mpi=()):
+    command = ([MPIEXEC, "-np", str(ranks), "--oversubscribe"] + list(mpi) if ranks else []) + [BINARY] + args
     start = time.monotonic()
-    p = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    environment = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    p = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
     return p.returncode, p.stdout + p.stderr, time.monotonic() - start
 
 
@@ -83,6 +85,20 @@ class GpubenchUnderMpirun(unittest.TestCase):
 
     def test_nas_class_s_verifies(self):
         self.same_as_one_device("npb:S", [], "zeta", 1e-12)
+
+    def test_ranks_share_the_hosts_cores(self):
+        # Without OMP_NUM_THREADS each rank takes its share of the host's cores (unbound ranks see
+        # them all). When every rank took them all, the threads outnumbered the cores and each
+        # OpenMP barrier waited for descheduled threads: this run (three solves of 2700 iterations,
+        # a second or two here) ran past 100 s.
+        out = os.path.join(self.dir.name, "shared-cores.json")
+        code, text, _ = run(["--suite", "cg", "--backend", "openmp", "--problem",
+                             "mtx:" + os.path.join(MATRICES, "1138_bus.mtx"), "--tolerance", "1e-10",
+                             "--repetitions", "2", "--format", "json", "--out", out],
+                            ranks=2, timeout=90, unset=("OMP_NUM_THREADS",), mpi=("--bind-to", "none"))
+        self.assertEqual(code, 0, text)
+        with open(out) as f:
+            self.assertTrue(all(b["verified"] for b in json.load(f)["benchmarks"]))
 
     def test_two_devices_in_one_process(self):
         one, _ = self.records("inproc-one", ["--problem", "poisson2d:64"])
