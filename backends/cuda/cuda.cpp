@@ -295,12 +295,13 @@ SparseHandle::SparseHandle(const Stream& stream) {
   check(cusparseSetPointerMode(handle, CUSPARSE_POINTER_MODE_HOST), "cusparseSetPointerMode");
 }
 
-SparseCsr::SparseCsr(std::int64_t rows, std::int64_t nnz, std::int32_t* row_ptr, std::int32_t* col_idx, void* values,
-                     cudaDataType value_type) {
+SparseCsr::SparseCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int32_t* row_ptr,
+                     std::int32_t* col_idx, void* values, cudaDataType value_type) {
   cusparseSpMatDescr_t descr = nullptr;
-  check(cusparseCreateCsr(&descr, rows, rows, nnz, row_ptr, col_idx, values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+  check(cusparseCreateCsr(&descr, rows, cols, nnz, row_ptr, col_idx, values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, value_type),
-        "cusparseCreateCsr", "for " + std::to_string(rows) + " rows and " + std::to_string(nnz) + " nonzeros");
+        "cusparseCreateCsr",
+        "for " + std::to_string(rows) + " x " + std::to_string(cols) + " and " + std::to_string(nnz) + " nonzeros");
   descr_ = detail::Unique<cusparseSpMatDescr_t, cusparseDestroySpMat>(descr);
 }
 

@@ -201,12 +201,13 @@ class SparseHandle {
   detail::Unique<cusparseHandle_t, cusparseDestroy> handle_;
 };
 
-// cuSPARSE's description of a square CSR matrix with 32-bit indices, zero-based; the arrays stay
-// owned by the caller and must outlive it.
+// cuSPARSE's description of a rows x cols CSR matrix with 32-bit indices, zero-based (a band of
+// a matrix split across devices has more columns than rows: its halo); the arrays stay owned by
+// the caller and must outlive it.
 class SparseCsr {
  public:
-  SparseCsr(std::int64_t rows, std::int64_t nnz, std::int32_t* row_ptr, std::int32_t* col_idx, void* values,
-            cudaDataType value_type);
+  SparseCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int32_t* row_ptr, std::int32_t* col_idx,
+            void* values, cudaDataType value_type);
   cusparseSpMatDescr_t get() const { return descr_.get(); }
 
  private:

@@ -370,35 +370,25 @@ class CudaOperations final : public Operations {
     launches_[kernel] = l;
   }
 
-  std::unique_ptr<Solver> make_vendor_solver() override;  // cuda_vendor.cu
-
-  // The vendor variant's operations: library calls on these slots, timed and profiled like the
-  // kernels under the names whose work they do.
-
-  // Sizes and allocates cusparseSpMV's work buffer, once (outside any timed region: the solver's
-  // start() calls it).
-  void prepare_library_spmv(Slot in, Slot out);
-
-  void library_spmv(Slot in, Slot out);
-
-  double library_dot(Slot a, Slot b);
-
-  void library_axpy(double alpha, Slot x, Slot y);
-
-  void library_scal(double alpha, Slot x);
+  // cuBLAS and cuSPARSE calls on these vectors (the vendor variant), made on first use (cuda_vendor.cu).
+  LibraryCalls* library() override;
 
  private:
   static constexpr cusparseSpMVAlg_t spmv_algorithm = CUSPARSE_SPMV_CSR_ALG1;
 
-  // cuBLAS and cuSPARSE state of the vendor variant, made on its first use: the handles (bound to
-  // the stream) and the matrix's descriptor; then, once vectors exist (prepare_library_spmv), the
-  // vector descriptors and cusparseSpMV's work buffer, sized and allocated once.
-  struct Library {
-    Library(const cuda::Stream& stream, int rows, std::int64_t nnz, const cuda::DeviceBuffer<std::int32_t>& row_ptr,
-            const cuda::DeviceBuffer<std::int32_t>& col_idx, const cuda::DeviceBuffer<T>& values)
-        : blas(stream),
-          sparse(stream),
-          matrix(rows, nnz, row_ptr.data(), col_idx.data(), values.data(), cuda_type<T>) {}
+  // The vendor variant's library calls and their state, made on first use (cuda_vendor.cu): the
+  // handles (bound to the stream) and the matrix's descriptor (rows x cols: a band's halo is read
+  // too); then, once vectors exist (prepare_spmv), the vector descriptors and cusparseSpMV's work
+  // buffer, sized and allocated once. Each call is enqueued, timed and profiled like the kernels.
+  struct Library final : LibraryCalls {
+    explicit Library(CudaOperations& owner);
+    void prepare_spmv(Slot in, Slot out) override;
+    void spmv(Slot in, Slot out) override;
+    double dot(Slot a, Slot b) override;
+    void axpy(double alpha, Slot x, Slot y) override;
+    void scal(double alpha, Slot x) override;
+
+    CudaOperations& ops;
     cuda::BlasHandle blas;
     cuda::SparseHandle sparse;
     cuda::SparseCsr matrix;
@@ -410,11 +400,6 @@ class CudaOperations final : public Operations {
     std::string kernel;
     cuda::Event start, end;
   };
-
-  Library& library() {
-    if (!library_) throw Error(ExitCode::internal, "CUDA library call before make_vendor_solver()");
-    return *library_;
-  }
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
   unsigned n() const { return static_cast<unsigned>(rows_); }

@@ -1,6 +1,7 @@
 #include "kernels/cg/distributed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -289,6 +290,54 @@ void DistributedOperations::download_entries(Slot v, std::span<const std::int32_
   std::vector<double> whole(static_cast<std::size_t>(rows()));
   download(v, whole);
   for (std::size_t i = 0; i < entries.size(); ++i) values[i] = whole[static_cast<std::size_t>(entries[i])];
+}
+
+class DistributedOperations::Library final : public LibraryCalls {
+ public:
+  Library(DistributedOperations& whole, std::vector<LibraryCalls*> bands) : whole_(whole), bands_(std::move(bands)) {}
+
+  void prepare_spmv(Slot in, Slot out) override {
+    each([&](LibraryCalls& band) { band.prepare_spmv(in, out); });
+  }
+  void spmv(Slot in, Slot out) override {
+    whole_.exchange(in);
+    each([&](LibraryCalls& band) { band.spmv(in, out); });
+  }
+  double dot(Slot a, Slot b) override {  // each band's waited for in turn (cuBLAS returns it), summed in band order
+    std::array<double, 2> sum{0, 0};
+    each([&](LibraryCalls& band) { sum[0] += band.dot(a, b); });
+    if (whole_.ranks()) whole_.comm_->sum(sum);
+    return sum[0];
+  }
+  void axpy(double alpha, Slot x, Slot y) override {
+    each([&](LibraryCalls& band) { band.axpy(alpha, x, y); });
+  }
+  void scal(double alpha, Slot x) override {
+    each([&](LibraryCalls& band) { band.scal(alpha, x); });
+  }
+
+ private:
+  template <typename F>
+  void each(F&& f) {
+    whole_.each([&](std::size_t k, Operations&) { f(*bands_[k]); });
+  }
+
+  DistributedOperations& whole_;
+  std::vector<LibraryCalls*> bands_;  // per band, nullptr for another rank's
+};
+
+DistributedOperations::~DistributedOperations() = default;
+
+LibraryCalls* DistributedOperations::library() {
+  if (library_) return library_.get();
+  std::vector<LibraryCalls*> bands(parts_.size(), nullptr);
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    if (!parts_[k]) continue;
+    parts_[k]->make_current();
+    if (!(bands[k] = parts_[k]->library())) return nullptr;
+  }
+  library_ = std::make_unique<Library>(*this, std::move(bands));
+  return library_.get();
 }
 
 void DistributedOperations::set_launch(int band, const std::string& kernel, const LaunchConfig& launch) {

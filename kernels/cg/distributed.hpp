@@ -35,6 +35,7 @@ class DistributedOperations final : public Operations {
   // this rank's (band comm->rank()) is set.
   DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts,
                         std::shared_ptr<Comm> comm = nullptr);
+  ~DistributedOperations() override;
 
   void allocate_vectors(int count) override;
   void upload(Slot v, std::span<const double> values) override;
@@ -62,6 +63,9 @@ class DistributedOperations final : public Operations {
   void upload_halo(Slot v, std::span<const double> values) override;
   void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override;
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override;
+  // Every band's library calls, with the halo exchanged before each SpMV and the dots summed over
+  // the bands (and ranks): the vendor variant across devices. nullptr where a band has none.
+  LibraryCalls* library() override;
 
   const Partition& partition() const { return partition_; }
   // How the halo moves: "CUDA peer copies (peer access)", "through the host", ...;
@@ -81,8 +85,11 @@ class DistributedOperations final : public Operations {
   void each(F&& f);  // f(k, band k's operations) for the bands here
   bool ranks() const { return comm_ && comm_->size() > 1; }
 
+  class Library;  // library()'s calls over the bands (distributed.cpp)
+
   Partition partition_;
   std::vector<std::unique_ptr<Operations>> parts_;
+  std::unique_ptr<Library> library_;
   std::shared_ptr<Comm> comm_;
   std::vector<std::vector<double>> halo_;  // per band here, the halo being assembled
   std::vector<std::vector<std::vector<double>>> sent_;  // per band here and send, its entries

@@ -83,7 +83,9 @@ void check_entries(std::span<const std::int32_t> entries, std::size_t values, in
                                           std::to_string(rows) + " own rows");
 }
 
-std::unique_ptr<Solver> Operations::make_vendor_solver() { return nullptr; }
+LibraryCalls* Operations::library() { return nullptr; }
+
+std::unique_ptr<Solver> Operations::make_vendor_solver() { return library() ? make_library_cg() : nullptr; }
 
 std::string Operations::links_to(Operations&) { return {}; }
 

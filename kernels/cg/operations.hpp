@@ -26,6 +26,21 @@ namespace gpubench::cg {
 
 using Slot = int;
 class Solver;
+
+// A backend's library calls on an Operations' vectors: what the vendor variant is built from
+// (textbook CG from library calls alone, make_library_cg in solver.hpp), each timed and profiled
+// like the kernels under the name of the kernel whose work it does.
+class LibraryCalls {
+ public:
+  virtual ~LibraryCalls() = default;
+  // Readies SpMV from `in` to `out` (cuSPARSE sizes and allocates its work buffer): once, outside
+  // any timed region.
+  virtual void prepare_spmv(Slot in, Slot out) = 0;
+  virtual void spmv(Slot in, Slot out) = 0;            // out = A in
+  virtual double dot(Slot a, Slot b) = 0;              // sum a_i b_i, waited for
+  virtual void axpy(double alpha, Slot x, Slot y) = 0; // y = y + alpha x
+  virtual void scal(double alpha, Slot x) = 0;         // x = alpha x
+};
 // Launch parameters of one CG kernel (bench/launch_config.hpp); work.hpp declares which kernels
 // take which, and their legal values.
 using gpubench::LaunchConfig;
@@ -103,8 +118,11 @@ class Operations {
   // their own launch sizes (openmp, ViennaCL) keep the default, which only checks the values.
   virtual void set_launch(const std::string& kernel, const LaunchConfig& launch);
 
+  // The backend's library calls on these vectors, or nullptr where it has none (the default).
+  virtual LibraryCalls* library();
   // The backend's library CG ("vendor" variant) working on these vectors, or nullptr when the
-  // backend has none. Its solution and b use the same slots as the other solvers.
+  // backend has none. Its solution and b use the same slots as the other solvers. By default,
+  // textbook CG from library() (make_library_cg), where there is one.
   virtual std::unique_ptr<Solver> make_vendor_solver();
 
  private:

@@ -138,7 +138,49 @@ class ChronopoulosGearCg final : public Solver {
   double gamma_ = 0, alpha_ = 0, beta_ = 0;
 };
 
+// Textbook CG from library calls alone (vendor variant): slot 0 b, then x, r, p, Ap.
+class LibraryCg final : public Solver {
+  enum : Slot { b = rhs_slot, x, r, p, ap, count };
+
+ public:
+  int vectors() const override { return count; }
+  void start(Operations& ops) override {
+    LibraryCalls& lib = calls(ops);
+    lib.prepare_spmv(p, ap);
+    ops.fill_zero(x);
+    ops.copy(b, r);
+    ops.copy(r, p);
+    rr_ = lib.dot(r, r);
+  }
+  void step(Operations& ops) override {
+    LibraryCalls& lib = calls(ops);
+    lib.spmv(p, ap);
+    const double alpha = checked_ratio(rr_, lib.dot(p, ap), "p.Ap");
+    lib.axpy(alpha, p, x);
+    lib.axpy(-alpha, ap, r);
+    const double rr_new = lib.dot(r, r);
+    const double beta = rr_new / rr_;
+    lib.scal(beta, p);  // p = r + beta p, as a library writes it: p = beta p; p += r
+    lib.axpy(1.0, r, p);
+    rr_ = rr_new;
+  }
+  double residual_sq() const override { return rr_; }
+  double final_residual_sq(Operations&) override { return rr_; }
+  Slot solution() const override { return x; }
+
+ private:
+  static LibraryCalls& calls(Operations& ops) {
+    LibraryCalls* lib = ops.library();
+    if (!lib) throw Error(ExitCode::internal, "the library CG on operations without library calls");
+    return *lib;
+  }
+
+  double rr_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<Solver> make_library_cg() { return std::make_unique<LibraryCg>(); }
 
 int Solver::run_whole(Operations&, const StopRule&) {
   throw Error(ExitCode::internal, "run_whole() called on a solver that steps");

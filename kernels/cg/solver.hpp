@@ -34,6 +34,10 @@ class Solver {
 };
 
 std::unique_ptr<Solver> make_solver(Variant v);
+// Textbook CG from library calls alone (the vendor variant where a backend has LibraryCalls):
+// per iteration one SpMV, two dots, three axpys and a scal (p = beta p; p += r, as a library
+// writes p = r + beta p), on whatever Operations it runs on (Operations::library()).
+std::unique_ptr<Solver> make_library_cg();
 
 // num / den for a CG coefficient; a zero or non-finite denominator (or numerator) throws
 // VerificationError naming `what`: a breakdown is never printed as a number. Every solver, the

@@ -370,11 +370,6 @@ class CgSuite final : public Suite {
           plan.unavailable.push_back("vendor on " + device.backend + ": this backend has no vendor CG library");
           continue;
         }
-        if (v == Variant::vendor && several) {
-          plan.unavailable.push_back("vendor on " + std::to_string(group.devices.size()) +
-                                     " devices: the vendor libraries' CG solves on one device");
-          continue;
-        }
         for (Precision p : options.precisions) {
           PointId id;
           id.suite = name();

@@ -64,6 +64,34 @@ void expect_same_solve(const std::vector<DeviceInfo>& devices, const Problem& p,
   }
 }
 
+// The vendor variant (the backend's library calls) on `devices` against one device's.
+void expect_same_vendor_solve(const std::vector<DeviceInfo>& devices, const Problem& p, int iterations) {
+  SCOPED_TRACE("vendor, " + std::to_string(devices.size()) + " bands");
+  const double b_norm = std::sqrt(host_dot(p.b, p.b));
+  auto vendor_solve = [&](Operations& ops, std::vector<double>& x) {
+    auto solver = ops.make_vendor_solver();
+    if (!solver) throw Error(ExitCode::internal, "no vendor solver");
+    ops.allocate_vectors(solver->vectors());
+    ops.upload(rhs_slot, p.b);
+    const SolveResult r = solve(ops, *solver, StopRule{iterations, 0}, b_norm);
+    x.resize(p.b.size());
+    ops.download(solver->solution(), x);
+    return r;
+  };
+  std::vector<double> want_x, got_x;
+  auto single = one_device(devices.front(), p.a);
+  const SolveResult want = vendor_solve(*single, want_x);
+  auto several = make_distributed_operations(devices, p.a, Precision::f64, LaunchConfig{});
+  const SolveResult got = vendor_solve(*several, got_x);
+  EXPECT_NEAR(got.relative_residual, want.relative_residual, 1e-9 * want.relative_residual + 1e-14);
+  double worst = 0, largest = 1;
+  for (std::size_t i = 0; i < want_x.size(); ++i) {
+    worst = std::max(worst, std::abs(got_x[i] - want_x[i]));
+    largest = std::max(largest, std::abs(want_x[i]));
+  }
+  EXPECT_LT(worst, 1e-10 * largest);
+}
+
 std::vector<DeviceInfo> repeated(const std::string& backend, int n) {
   return std::vector<DeviceInfo>(static_cast<std::size_t>(n), find_device(backend, -1));
 }
@@ -135,6 +163,13 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   // NAS CG's random pattern: each band's sent entries are scattered, packed by the gather kernel.
   const Problem nas = make_problem("npb:S");
   expect_same_solve(repeated("cuda", 3), nas, 15);
+  // The vendor variant on each band's cuSPARSE and cuBLAS (the halo read by cusparseSpMV).
+  expect_same_vendor_solve(repeated("cuda", 2), poisson, 60);
+  expect_same_vendor_solve(repeated("cuda", 3), nas, 15);
+  // A band on another API has no library calls: no vendor variant across them.
+  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, LaunchConfig{})
+                ->make_vendor_solver(),
+            nullptr);
   // CUDA bands link device to device; a band on another API sends the whole exchange through the host.
   EXPECT_THAT(make_distributed_operations(repeated("cuda", 2), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
               HasSubstr("CUDA device-to-device copies (one device)"));
@@ -146,8 +181,112 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   expect_same_solve(two, poisson, 60);  // each call on its band's GPU
   expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, p3, 40);
   expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, nas, 15);
+  expect_same_vendor_solve(two, poisson, 60);
   EXPECT_THAT(make_distributed_operations(two, poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
               HasSubstr("CUDA peer copies"));
+}
+
+// An OpenMP band that offers library calls made of its own kernels (OpenMP has no vendor
+// library): the vendor variant's plumbing across bands (library() over them, the exchange before
+// each library SpMV, the dots summed) checked without a GPU.
+class WithLibrary final : public Operations {
+ public:
+  explicit WithLibrary(std::unique_ptr<Operations> inner) : in_(std::move(inner)), calls_(*in_) {}
+  LibraryCalls* library() override { return &calls_; }
+  void allocate_vectors(int count) override { in_->allocate_vectors(count); }
+  void upload(Slot v, std::span<const double> x) override { in_->upload(v, x); }
+  void download(Slot v, std::span<double> x) override { in_->download(v, x); }
+  void fill_zero(Slot v) override { in_->fill_zero(v); }
+  void copy(Slot a, Slot b) override { in_->copy(a, b); }
+  void spmv(Slot a, Slot b) override { in_->spmv(a, b); }
+  double dot(Slot a, Slot b) override { return in_->dot(a, b); }
+  void axpy(double alpha, Slot x, Slot y) override { in_->axpy(alpha, x, y); }
+  void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
+  void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
+  std::array<double, 2> dot2(Slot r, Slot w) override { return in_->dot2(r, w); }
+  void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
+    in_->three_term_update(rho, gamma, x, xp, r, rp, w);
+  }
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    in_->cg_update(alpha, beta, r, w, p, s, x);
+  }
+  void start_timer() override { in_->start_timer(); }
+  double stop_timer() override { return in_->stop_timer(); }
+  void set_profiling(bool on) override { in_->set_profiling(on); }
+  void finish() override { in_->finish(); }
+  std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
+  int rows() const override { return in_->rows(); }
+  int cols() const override { return in_->cols(); }
+  void upload_halo(Slot v, std::span<const double> x) override { in_->upload_halo(v, x); }
+  void download_entries(Slot v, std::span<const std::int32_t> r, std::span<double> x) override {
+    in_->download_entries(v, r, x);
+  }
+
+ private:
+  struct Calls final : LibraryCalls {
+    explicit Calls(Operations& o) : ops(o) {}
+    void prepare_spmv(Slot, Slot) override {}
+    void spmv(Slot a, Slot b) override { ops.spmv(a, b); }
+    double dot(Slot a, Slot b) override { return ops.dot(a, b); }
+    void axpy(double alpha, Slot x, Slot y) override { ops.axpy(alpha, x, y); }
+    void scal(double alpha, Slot x) override { ops.scale(alpha, x, x); }  // elementwise: in place is safe here
+    Operations& ops;
+  };
+  std::unique_ptr<Operations> in_;
+  Calls calls_;
+};
+
+TEST(Distributed, TheVendorVariantRunsOnEveryBandsLibraryCalls) {
+  const Problem p = make_problem("poisson2d:40");
+  const DeviceInfo cpu = find_device("openmp", -1);
+  auto whole = std::make_unique<WithLibrary>(one_device(cpu, p.a));
+  auto solver = whole->make_vendor_solver();
+  ASSERT_TRUE(solver);
+  whole->allocate_vectors(solver->vectors());
+  whole->upload(rhs_slot, p.b);
+  const double b_norm = std::sqrt(host_dot(p.b, p.b));
+  const SolveResult want = solve(*whole, *solver, StopRule{50, 0}, b_norm);
+  std::vector<double> x1(p.b.size()), x3(p.b.size());
+  whole->download(solver->solution(), x1);
+
+  Partition partition = partition_rows(p.a, 3);
+  std::vector<std::unique_ptr<Operations>> parts;
+  for (const Band& band : partition.bands) parts.push_back(std::make_unique<WithLibrary>(one_device(cpu, band.a)));
+  DistributedOperations several(std::move(partition), std::move(parts));
+  ASSERT_NE(several.library(), nullptr);
+  auto solver3 = several.make_vendor_solver();
+  ASSERT_TRUE(solver3);
+  several.allocate_vectors(solver3->vectors());
+  several.upload(rhs_slot, p.b);
+  several.set_profiling(true);
+  const SolveResult got = solve(several, *solver3, StopRule{50, 0}, b_norm);
+  several.set_profiling(false);
+  several.download(solver3->solution(), x3);
+  EXPECT_NEAR(got.relative_residual, want.relative_residual, 1e-9 * want.relative_residual);
+  double worst = 0;
+  for (std::size_t i = 0; i < x1.size(); ++i) worst = std::max(worst, std::abs(x1[i] - x3[i]));
+  EXPECT_LT(worst, 1e-10);
+  const auto profile = several.take_profile();
+  const auto exchange = std::find_if(profile.begin(), profile.end(), [](const KernelProfile& k) { return k.kernel == "exchange"; });
+  ASSERT_NE(exchange, profile.end());
+  EXPECT_EQ(exchange->calls, 50);  // the halo before each of the 50 library SpMVs
+
+  // A band without library calls: the whole has none, and no vendor variant.
+  Partition mixed = partition_rows(p.a, 2);
+  std::vector<std::unique_ptr<Operations>> plain;
+  plain.push_back(std::make_unique<WithLibrary>(one_device(cpu, mixed.bands[0].a)));
+  plain.push_back(one_device(cpu, mixed.bands[1].a));
+  DistributedOperations without(std::move(mixed), std::move(plain));
+  EXPECT_EQ(without.library(), nullptr);
+  EXPECT_EQ(without.make_vendor_solver(), nullptr);
+  try {  // the library CG on operations without library calls: a bug, said as one
+    auto library_cg = make_library_cg();
+    without.allocate_vectors(library_cg->vectors());
+    library_cg->start(without);
+    ADD_FAILURE() << "no error for the library CG on operations without library calls";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::internal);
+  }
 }
 
 TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
