@@ -1,7 +1,6 @@
 #include "kernels/cg/distributed.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -127,7 +126,13 @@ void DistributedOperations::copy(Slot src, Slot dst) {
   each([&](std::size_t, Operations& p) { p.copy(src, dst); });
 }
 
-void DistributedOperations::exchange(Slot v) {
+void DistributedOperations::exchange(Slot v) {  // before every SpMV, the kernels' and the library's
+  static long long spmv_calls = 0;  // over the run's points (the hook's count)
+  if (fault_at_ > 0 && ++spmv_calls == fault_at_) {
+    if (fault_hangs_)
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
+  }
   if (partition_.bands.size() < 2) return;
   // Profiled, the kernels before it finish first: the row is the exchange's own time, not the
   // wait for them (the timed pass does not wait).
@@ -166,12 +171,6 @@ void DistributedOperations::exchange(Slot v) {
 }
 
 void DistributedOperations::spmv(Slot in, Slot out) {
-  static long long spmv_calls = 0;  // over the run's points (the hook's count)
-  if (fault_at_ > 0 && ++spmv_calls == fault_at_) {
-    if (fault_hangs_)
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
-  }
   exchange(in);
   each([&](std::size_t, Operations& p) { p.spmv(in, out); });
 }
@@ -304,10 +303,10 @@ class DistributedOperations::Library final : public LibraryCalls {
     each([&](LibraryCalls& band) { band.spmv(in, out); });
   }
   double dot(Slot a, Slot b) override {  // each band's waited for in turn (cuBLAS returns it), summed in band order
-    std::array<double, 2> sum{0, 0};
-    each([&](LibraryCalls& band) { sum[0] += band.dot(a, b); });
-    if (whole_.ranks()) whole_.comm_->sum(sum);
-    return sum[0];
+    double sum = 0;
+    each([&](LibraryCalls& band) { sum += band.dot(a, b); });
+    if (whole_.ranks()) whole_.comm_->sum(std::span<double>(&sum, 1));
+    return sum;
   }
   void axpy(double alpha, Slot x, Slot y) override {
     each([&](LibraryCalls& band) { band.axpy(alpha, x, y); });
