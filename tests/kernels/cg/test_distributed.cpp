@@ -17,6 +17,7 @@
 #include "kernels/cg/problems.hpp"
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/solver.hpp"
+#include "tests/kernels/cg/forwarding_operations.hpp"
 #include "tests/test_paths.hpp"
 
 namespace gpubench::cg {
@@ -189,38 +190,11 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
 // An OpenMP band that offers library calls made of its own kernels (OpenMP has no vendor
 // library): the vendor variant's plumbing across bands (library() over them, the exchange before
 // each library SpMV, the dots summed) checked without a GPU.
-class WithLibrary final : public Operations {
+class WithLibrary final : public ForwardingOperations {
  public:
-  explicit WithLibrary(std::unique_ptr<Operations> inner) : in_(std::move(inner)), calls_(*in_) {}
+  explicit WithLibrary(std::unique_ptr<Operations> inner)
+      : ForwardingOperations(std::move(inner)), calls_(this->inner()) {}
   LibraryCalls* library() override { return &calls_; }
-  void allocate_vectors(int count) override { in_->allocate_vectors(count); }
-  void upload(Slot v, std::span<const double> x) override { in_->upload(v, x); }
-  void download(Slot v, std::span<double> x) override { in_->download(v, x); }
-  void fill_zero(Slot v) override { in_->fill_zero(v); }
-  void copy(Slot a, Slot b) override { in_->copy(a, b); }
-  void spmv(Slot a, Slot b) override { in_->spmv(a, b); }
-  double dot(Slot a, Slot b) override { return in_->dot(a, b); }
-  void axpy(double alpha, Slot x, Slot y) override { in_->axpy(alpha, x, y); }
-  void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
-  void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
-  std::array<double, 2> dot2(Slot r, Slot w) override { return in_->dot2(r, w); }
-  void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
-    in_->three_term_update(rho, gamma, x, xp, r, rp, w);
-  }
-  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    in_->cg_update(alpha, beta, r, w, p, s, x);
-  }
-  void start_timer() override { in_->start_timer(); }
-  double stop_timer() override { return in_->stop_timer(); }
-  void set_profiling(bool on) override { in_->set_profiling(on); }
-  void finish() override { in_->finish(); }
-  std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
-  int rows() const override { return in_->rows(); }
-  int cols() const override { return in_->cols(); }
-  void upload_halo(Slot v, std::span<const double> x) override { in_->upload_halo(v, x); }
-  void download_entries(Slot v, std::span<const std::int32_t> r, std::span<double> x) override {
-    in_->download_entries(v, r, x);
-  }
 
  private:
   struct Calls final : LibraryCalls {
@@ -232,7 +206,6 @@ class WithLibrary final : public Operations {
     void scal(double alpha, Slot x) override { ops.scale(alpha, x, x); }  // elementwise: in place is safe here
     Operations& ops;
   };
-  std::unique_ptr<Operations> in_;
   Calls calls_;
 };
 

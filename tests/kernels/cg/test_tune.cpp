@@ -15,6 +15,7 @@
 #include "kernels/cg/problems.hpp"
 #include "kernels/cg/tune.hpp"
 #include "kernels/cg/work.hpp"
+#include "tests/kernels/cg/forwarding_operations.hpp"
 
 namespace gpubench::cg {
 namespace {
@@ -28,53 +29,33 @@ std::shared_ptr<const Problem> small_problem() {
 
 // The openmp operations with one kernel made wrong, registered as a backend that takes launch
 // parameters, so that make_sweep_target builds its kernels on it.
-class Wrong final : public Operations {
+class Wrong final : public ForwardingOperations {
  public:
-  explicit Wrong(std::unique_ptr<Operations> inner) : in_(std::move(inner)) {}
+  using ForwardingOperations::ForwardingOperations;
   static inline std::string broken;  // which kernel is wrong
   static inline int launches_set = 0;
 
-  void allocate_vectors(int count) override { in_->allocate_vectors(count); }
-  void upload(Slot v, std::span<const double> values) override { in_->upload(v, values); }
-  void download(Slot v, std::span<double> values) override { in_->download(v, values); }
-  void fill_zero(Slot v) override { in_->fill_zero(v); }
-  void copy(Slot src, Slot dst) override { in_->copy(src, dst); }
   void spmv(Slot in, Slot out) override {
-    if (broken != "spmv") in_->spmv(in, out);  // a skipped write
+    if (broken != "spmv") inner().spmv(in, out);  // a skipped write
   }
-  double dot(Slot a, Slot b) override { return in_->dot(a, b) * (broken == "dot" ? 1.001 : 1.0); }
-  void axpy(double alpha, Slot x, Slot y) override { in_->axpy(broken == "axpy" ? alpha * 1.01 : alpha, x, y); }
-  void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
-  void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
+  double dot(Slot a, Slot b) override { return inner().dot(a, b) * (broken == "dot" ? 1.001 : 1.0); }
+  void axpy(double alpha, Slot x, Slot y) override { inner().axpy(broken == "axpy" ? alpha * 1.01 : alpha, x, y); }
   std::array<double, 2> dot2(Slot r, Slot w) override {
-    auto v = in_->dot2(r, w);
+    auto v = inner().dot2(r, w);
     if (broken == "dot2") v[1] = -v[1];
     return v;
   }
   void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
-    in_->three_term_update(rho, broken == "three_term_update" ? 0 : gamma, x, xp, r, rp, w);
+    inner().three_term_update(rho, broken == "three_term_update" ? 0 : gamma, x, xp, r, rp, w);
   }
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    in_->cg_update(alpha, broken == "cg_update" ? beta / 2 : beta, r, w, p, s, x);
+    inner().cg_update(alpha, broken == "cg_update" ? beta / 2 : beta, r, w, p, s, x);
   }
-  void start_timer() override { in_->start_timer(); }
-  double stop_timer() override { return in_->stop_timer() + 1e-9; }  // never zero
-  void set_profiling(bool on) override { in_->set_profiling(on); }
-  void finish() override { in_->finish(); }
-  std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
-  int rows() const override { return in_->rows(); }
-  int cols() const override { return in_->cols(); }
-  void upload_halo(Slot v, std::span<const double> values) override { in_->upload_halo(v, values); }
-  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
-    in_->download_entries(v, rows, values);
-  }
+  double stop_timer() override { return inner().stop_timer() + 1e-9; }  // never zero
   void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
     check_set_launch(kernel, launch, 128, DeviceInfo{});
     ++launches_set;
   }
-
- private:
-  std::unique_ptr<Operations> in_;
 };
 
 GPUBENCH_REGISTER_CG_OPERATIONS(

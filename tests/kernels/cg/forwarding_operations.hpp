@@ -1,0 +1,53 @@
+// Test doubles over a real backend's CG operations: every call goes to the inner Operations, so
+// that a test overrides only what it changes (a planted wrong kernel, library calls, ...).
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kernels/cg/operations.hpp"
+
+namespace gpubench::cg {
+
+class ForwardingOperations : public Operations {
+ public:
+  explicit ForwardingOperations(std::unique_ptr<Operations> inner) : in_(std::move(inner)) {}
+
+  void allocate_vectors(int count) override { in_->allocate_vectors(count); }
+  void upload(Slot v, std::span<const double> values) override { in_->upload(v, values); }
+  void download(Slot v, std::span<double> values) override { in_->download(v, values); }
+  void fill_zero(Slot v) override { in_->fill_zero(v); }
+  void copy(Slot src, Slot dst) override { in_->copy(src, dst); }
+  void spmv(Slot in, Slot out) override { in_->spmv(in, out); }
+  double dot(Slot a, Slot b) override { return in_->dot(a, b); }
+  void axpy(double alpha, Slot x, Slot y) override { in_->axpy(alpha, x, y); }
+  void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
+  void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
+  std::array<double, 2> dot2(Slot r, Slot w) override { return in_->dot2(r, w); }
+  void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
+    in_->three_term_update(rho, gamma, x, xp, r, rp, w);
+  }
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    in_->cg_update(alpha, beta, r, w, p, s, x);
+  }
+  void start_timer() override { in_->start_timer(); }
+  double stop_timer() override { return in_->stop_timer(); }
+  void set_profiling(bool on) override { in_->set_profiling(on); }
+  void finish() override { in_->finish(); }
+  std::vector<KernelProfile> take_profile() override { return in_->take_profile(); }
+  int rows() const override { return in_->rows(); }
+  int cols() const override { return in_->cols(); }
+  void upload_halo(Slot v, std::span<const double> values) override { in_->upload_halo(v, values); }
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    in_->download_entries(v, rows, values);
+  }
+
+ protected:
+  Operations& inner() { return *in_; }
+
+ private:
+  std::unique_ptr<Operations> in_;
+};
+
+}  // namespace gpubench::cg
