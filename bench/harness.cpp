@@ -95,7 +95,7 @@ void record_failure(PointResult& result, const std::exception& e, const std::str
 
 // The test-only hook GPUBENCH_SLOWDOWN=FACTOR@NAME: the timed region of the points whose name
 // contains NAME reads FACTOR times as long, as a regression of that size would (the end-to-end
-// test of compare.py plants a 2x slowdown). Unset: 1.
+// test of compare.py plants a 10x slowdown). Unset: 1.
 double planted_slowdown(const std::string& point_name) {
   const char* spec = std::getenv("GPUBENCH_SLOWDOWN");
   if (!spec || !*spec) return 1;
