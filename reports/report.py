@@ -423,10 +423,15 @@ def scaling_table(points, args):
     paths = {}
     for p in points:
         if p.device_count > 1 and p.first("exchange"):
-            paths.setdefault(p.first("exchange"), set()).add(p.where)
+            paths.setdefault(p.first("exchange"), {}).setdefault(p.where, set()).add(
+                (p.variant, math.floor(100 * (p.first("exchange_overlap") or 0))))
     for path, wheres in sorted(paths.items()):
-        t.notes.append(f"the halo moved {path if path.startswith('through') else 'by ' + path}: "
-                       + ", ".join(sorted(wheres)))
+        listed = []
+        for where, overlaps in sorted(wheres.items()):
+            beside = sorted({f"{o}% of the rows" for _, o in overlaps if o}
+                            | {"none for " + v for v, o in overlaps if not o and any(x for _, x in overlaps)})
+            listed.append(where + (f" (the SpMV beside it: {', '.join(beside)})" if beside else ""))
+        t.notes.append(f"the halo moved {path if path.startswith('through') else 'by ' + path}: " + ", ".join(listed))
     return t
 
 

@@ -85,6 +85,7 @@ class CudaOperations final : public Operations {
   ~CudaOperations() override {
     // Let queued work finish before its buffers go (freed on its device); an error here cannot be reported.
     static_cast<void>(cudaSetDevice(info_.index));
+    static_cast<void>(cudaStreamSynchronize(exchange_stream_.get()));
     static_cast<void>(cudaStreamSynchronize(stream_.get()));
   }
 
@@ -160,9 +161,12 @@ class CudaOperations final : public Operations {
     return "CUDA peer copies (peer access)";
   }
 
-  // The entries (packed by a gather kernel unless they are contiguous) go on the receiver's stream
-  // once this stream has reached them; this stream then waits for the copy before its next work
-  // (which may overwrite them). The current device is this one's again on return.
+  // The entries (packed by a gather kernel on this stream unless they are contiguous) go on the
+  // receiver's exchange stream once this stream has reached them and the receiver's stream has
+  // reached its work issued so far (which may still read the halo), so the copy runs beside the
+  // work both issue next. await_sends() makes each one's stream wait for it: the receiver's, which
+  // reads the halo, and this one's, which may overwrite the entries. The current device is this
+  // one's again on return.
   void send_entries(Slot v, std::span<const std::int32_t> rows, Operations& to, std::int32_t offset) override {
     auto& peer = dynamic_cast<CudaOperations<T>&>(to);  // links_to said so
     check_entries(rows, rows.size(), rows_);
@@ -187,13 +191,28 @@ class CudaOperations final : public Operations {
     }
     sent_.record(stream_);
     peer.make_current();
-    cuda::check(cudaStreamWaitEvent(peer.stream_.get(), sent_.get(), 0), "cudaStreamWaitEvent");
+    peer.reached_.record(peer.stream_);
+    cuda::check(cudaStreamWaitEvent(peer.exchange_stream_.get(), sent_.get(), 0), "cudaStreamWaitEvent");
+    cuda::check(cudaStreamWaitEvent(peer.exchange_stream_.get(), peer.reached_.get(), 0), "cudaStreamWaitEvent");
     cuda::check(cudaMemcpyPeerAsync(peer.vector(v) + peer.rows_ + offset, peer.info_.index, source, info_.index,
-                                    rows.size() * sizeof(T), peer.stream_.get()),
+                                    rows.size() * sizeof(T), peer.exchange_stream_.get()),
                 "cudaMemcpyPeerAsync", "(halo from " + info_.label() + " to " + peer.info_.label() + ")");
-    peer.received_.record(peer.stream_);
+    // Recorded after every copy to the peer so far (its exchange stream runs them in order): what
+    // both streams wait for at await_sends().
+    peer.received_.record(peer.exchange_stream_);
+    peer.receiving_ = true;
+    sending_to_.push_back(&peer.received_);
     make_current();
-    cuda::check(cudaStreamWaitEvent(stream_.get(), peer.received_.get(), 0), "cudaStreamWaitEvent");
+  }
+
+  // This stream waits for the copies into its halo and for those that read its entries.
+  void await_sends() override {
+    make_current();
+    if (receiving_) cuda::check(cudaStreamWaitEvent(stream_.get(), received_.get(), 0), "cudaStreamWaitEvent");
+    for (const cuda::Event* e : sending_to_)
+      cuda::check(cudaStreamWaitEvent(stream_.get(), e->get(), 0), "cudaStreamWaitEvent");
+    receiving_ = false;
+    sending_to_.clear();
   }
 
   void fill_zero(Slot v) override {
@@ -212,24 +231,31 @@ class CudaOperations final : public Operations {
     });
   }
 
-  void spmv(Slot in, Slot out) override {
+  void spmv(Slot in, Slot out) override { spmv_rows(in, out, 0, rows_); }
+
+  // The row kernels run on rows [first, first + count) from row_ptr and out moved to `first`.
+  void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    if (count == 0) return;
     const T* x = vector(in);
-    T* y = vector(out);
+    T* y = vector(out) + first;
+    const std::int32_t* row_ptr = row_ptr_.data() + first;
+    const auto rows = static_cast<unsigned>(count);
     // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
     const std::size_t warp_block = std::max<std::size_t>(launches_.spmv.block / warp_size * warp_size, warp_size);
     const unsigned lanes = spmv_lanes(per_row_, warp_block);
     if (lanes == 1) {
       const std::size_t b = launches_.spmv.block;
-      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(rows_) + b - 1) / b);
+      const auto grid = static_cast<unsigned>((static_cast<std::size_t>(count) + b - 1) / b);
       const auto block = static_cast<unsigned>(b);
       enqueue("spmv", [&] {
         kernels::spmv_row_per_thread<T>
-            <<<grid, block, 0, stream_.get()>>>(n(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+            <<<grid, block, 0, stream_.get()>>>(rows, row_ptr, col_idx_.data(), values_.data(), x, y);
         cuda::check_launch("spmv_row_per_thread", grid, block);
       });
       return;
     }
-    if (slabs_ > 0) {
+    if (slabs_ > 0 && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
       const auto grid = static_cast<unsigned>(slab_grid_);
       const auto block = static_cast<unsigned>(slab_block_);
       enqueue("spmv", [&] {
@@ -240,12 +266,12 @@ class CudaOperations final : public Operations {
       });
       return;
     }
-    const std::size_t threads = static_cast<std::size_t>(rows_) * lanes;
+    const std::size_t threads = static_cast<std::size_t>(count) * lanes;
     const auto grid = static_cast<unsigned>((threads + warp_block - 1) / warp_block);
     const auto block = static_cast<unsigned>(warp_block);
     enqueue("spmv", [&] {
       kernels::spmv_vector<T>
-          <<<grid, block, 0, stream_.get()>>>(n(), lanes, row_ptr_.data(), col_idx_.data(), values_.data(), x, y);
+          <<<grid, block, 0, stream_.get()>>>(rows, lanes, row_ptr, col_idx_.data(), values_.data(), x, y);
       cuda::check_launch("spmv_vector", grid, block);
     });
   }
@@ -338,7 +364,10 @@ class CudaOperations final : public Operations {
   }
 
   void set_profiling(bool on) override { profiling_ = on; }
-  void finish() override { stream_.synchronize(); }
+  void finish() override {
+    exchange_stream_.synchronize();
+    stream_.synchronize();
+  }
   void make_current() override { cuda::check(cudaSetDevice(info_.index), "cudaSetDevice", "for " + info_.label()); }
 
   std::vector<KernelProfile> take_profile() override {
@@ -567,6 +596,7 @@ class CudaOperations final : public Operations {
   int cols_;  // a band's vectors hold its halo after its rows; kernels and transfers use rows_
   std::int64_t nnz_;
   cuda::Stream stream_;
+  cuda::Stream exchange_stream_;  // the halo copies into this one (send_entries)
   cuda::Event timer_start_, timer_end_;
   std::size_t largest_block_ = 0;
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
@@ -591,7 +621,11 @@ class CudaOperations final : public Operations {
     cuda::DeviceBuffer<T> entries;
   };
   std::map<const std::int32_t*, Packed> packed_;
-  cuda::Event sent_, received_;
+  // sent_: this stream reached the entries it sends; reached_: this stream reached the work issued
+  // before the copies into its halo; received_: the copies into its halo done (on exchange_stream_).
+  cuda::Event sent_, reached_, received_;
+  bool receiving_ = false;  // copies into the halo since the last await_sends()
+  std::vector<const cuda::Event*> sending_to_;  // the receivers' received_ of this one's copies since then
 
   bool timing_ = false;
   bool timer_started_ = false;

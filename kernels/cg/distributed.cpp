@@ -37,6 +37,10 @@ PlantedFault planted_fault(const Comm* comm) {
   return rank == comm->rank() ? PlantedFault{call, hang} : PlantedFault{};
 }
 
+// The rows of band b whose SpMV runs while the halo moves: its interior (partition.hpp) where
+// that holds at least half its rows, else none (the split's extra launches would buy little).
+std::int32_t overlapped_rows(const Band& b) { return 2 * b.interior_rows >= b.rows() ? b.interior_rows : 0; }
+
 }  // namespace
 
 DistributedOperations::DistributedOperations(Partition partition, std::vector<std::unique_ptr<Operations>> parts,
@@ -78,6 +82,11 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
   }
   if (exchange_path_.empty() && bands > 1)
     exchange_path_ = ranks() ? "MPI messages between ranks, staged through the host" : "through the host";
+  if (bands > 1) {
+    std::int64_t overlapped = 0;
+    for (const Band& b : partition_.bands) overlapped += overlapped_rows(b);
+    overlapped_fraction_ = static_cast<double>(overlapped) / partition_.rows;
+  }
   const PlantedFault fault = planted_fault(comm_.get());
   fault_at_ = fault.call;
   fault_hangs_ = fault.hang;
@@ -126,53 +135,87 @@ void DistributedOperations::copy(Slot src, Slot dst) {
   each([&](std::size_t, Operations& p) { p.copy(src, dst); });
 }
 
-void DistributedOperations::exchange(Slot v) {  // before every SpMV, the kernels' and the library's
+void DistributedOperations::send_halo(Slot v) {
   static long long spmv_calls = 0;  // over the run's points (the hook's count)
   if (fault_at_ > 0 && ++spmv_calls == fault_at_) {
     if (fault_hangs_)
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     throw DeviceError("a fault planted by GPUBENCH_RANK_FAULT in SpMV call " + std::to_string(fault_at_));
   }
-  if (partition_.bands.size() < 2) return;
-  // Profiled, the kernels before it finish first: the row is the exchange's own time, not the
-  // wait for them (the timed pass does not wait).
-  if (profiling_) finish();
   if (direct_) {
-    host_timed("exchange", [&] {
-      each([&](std::size_t k, Operations& p) {
-        for (const HaloLink& send : partition_.bands[k].sends)
-          p.send_entries(v, send.entries, *parts_[static_cast<std::size_t>(send.band)], send.offset);
-      });
-      if (profiling_) finish();  // the copies' own time, not their issue's
+    each([&](std::size_t k, Operations& p) {
+      for (const HaloLink& send : partition_.bands[k].sends)
+        p.send_entries(v, send.entries, *parts_[static_cast<std::size_t>(send.band)], send.offset);
     });
     return;
   }
-  host_timed("exchange", [&] {
+  each([&](std::size_t k, Operations& p) {
+    const Band& b = partition_.bands[k];
+    for (std::size_t i = 0; i < b.sends.size(); ++i) {
+      const HaloLink& send = b.sends[i];
+      std::vector<double>& entries = sent_[k][i];
+      p.download_entries(v, send.entries, entries);
+      if (parts_[static_cast<std::size_t>(send.band)])
+        std::copy(entries.begin(), entries.end(), halo_[static_cast<std::size_t>(send.band)].begin() + send.offset);
+    }
+  });
+}
+
+void DistributedOperations::receive_halo(Slot v) {
+  if (direct_) {
+    each([&](std::size_t, Operations& p) { p.await_sends(); });
+    return;
+  }
+  if (ranks()) {
     std::vector<Comm::Message> sends, receives;
-    each([&](std::size_t k, Operations& p) {
+    each([&](std::size_t k, Operations&) {
       const Band& b = partition_.bands[k];
-      for (std::size_t i = 0; i < b.sends.size(); ++i) {
-        const HaloLink& send = b.sends[i];
-        std::vector<double>& entries = sent_[k][i];
-        p.download_entries(v, send.entries, entries);
-        if (parts_[static_cast<std::size_t>(send.band)])
-          std::copy(entries.begin(), entries.end(), halo_[static_cast<std::size_t>(send.band)].begin() + send.offset);
-        else
-          sends.push_back({send.band, entries});
-      }
+      for (std::size_t i = 0; i < b.sends.size(); ++i)
+        if (!parts_[static_cast<std::size_t>(b.sends[i].band)]) sends.push_back({b.sends[i].band, sent_[k][i]});
       for (const HaloLink& receive : b.receives)
         if (!parts_[static_cast<std::size_t>(receive.band)])
           receives.push_back({receive.band, std::span<double>(halo_[k]).subspan(static_cast<std::size_t>(receive.offset),
                                                                                  receive.entries.size())});
     });
-    if (ranks()) comm_->exchange(sends, receives);
-    each([&](std::size_t k, Operations& p) { p.upload_halo(v, halo_[k]); });
+    comm_->exchange(sends, receives);
+  }
+  each([&](std::size_t k, Operations& p) { p.upload_halo(v, halo_[k]); });
+}
+
+void DistributedOperations::exchange(Slot v) {  // before a SpMV that waits for it (profiled, the library's)
+  if (partition_.bands.size() < 2) return;
+  // Profiled, the kernels before it finish first: the row is the exchange's own time, not the
+  // wait for them (the timed pass does not wait).
+  if (profiling_) finish();
+  host_timed("exchange", [&] {
+    send_halo(v);
+    receive_halo(v);
+    if (profiling_) finish();  // the copies' own time, not their issue's
   });
 }
 
+// Timed, each band's interior rows run while the halo moves (the copies queued beside them, or
+// the host staging and the MPI messages while the device runs them), then its other rows.
+// Profiled, the exchange and the SpMV each run alone, so that each row is its own time.
 void DistributedOperations::spmv(Slot in, Slot out) {
-  exchange(in);
-  each([&](std::size_t, Operations& p) { p.spmv(in, out); });
+  if (profiling_ || overlapped_fraction_ == 0) {
+    exchange(in);
+    each([&](std::size_t, Operations& p) { p.spmv(in, out); });
+    return;
+  }
+  send_halo(in);
+  each([&](std::size_t k, Operations& p) {
+    const Band& b = partition_.bands[k];
+    if (const std::int32_t n = overlapped_rows(b)) p.spmv_rows(in, out, b.interior_first, n);
+  });
+  receive_halo(in);
+  each([&](std::size_t k, Operations& p) {
+    const Band& b = partition_.bands[k];
+    const std::int32_t n = overlapped_rows(b);
+    if (n == 0) return p.spmv(in, out);
+    if (b.interior_first > 0) p.spmv_rows(in, out, 0, b.interior_first);
+    if (const std::int32_t rest = b.interior_first + n; rest < b.rows()) p.spmv_rows(in, out, rest, b.rows() - rest);
+  });
 }
 
 // Every band's reduction is started before any is waited for (its kernel queued behind the band's

@@ -1,20 +1,21 @@
 // CG on several devices (issue 18): the Operations interface over a partition's bands
 // (partition.hpp), each band on its own device's Operations, so that the algorithm (solver.hpp)
-// runs unchanged. A vector is the concatenation of the bands' own entries. Before each SpMV the
+// runs unchanged. A vector is the concatenation of the bands' own entries. For each SpMV the
 // bands exchange only their halo entries of its input: device to device where the bands' API
 // links them (CUDA peer copies, queued on the devices' streams: the host waits for nothing), else
-// through the host (each sender's entries read, each receiver's halo written). Dot products are
-// reduced on the host from each band's partial.
+// through the host (each sender's entries read, each receiver's halo written). Meanwhile each
+// band's SpMV of its rows that read no halo (partition.hpp's interior) runs; its other rows
+// follow the halo. Dot products are reduced on the host from each band's partial.
 //
 // The bands are in this process (several devices of one host: the calls are issued band by band
 // from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
 // entries sent between ranks, the partials summed across them). Every rank runs the same calls.
 //
-// The exchange is timed on the host and appears in the profile as its own row ("exchange"; in the
-// profiled pass the bands' earlier kernels finish before it starts, and device-to-device copies
-// finish before it ends), beside the kernels' device
-// times: each kernel's the slowest band's, here and across ranks (the bands run side by side).
-// The dot partials' sum is part of the dot rows.
+// In the profiled pass the exchange runs alone, before the whole SpMV: it is timed on the host and
+// appears as its own row ("exchange": the bands' earlier kernels finish before it starts, and
+// device-to-device copies finish before it ends), beside the kernels' device times: each kernel's
+// the slowest band's, here and across ranks (the bands run side by side). The dot partials' sum
+// is part of the dot rows. The timed pass overlaps them as above.
 #pragma once
 
 #include <chrono>
@@ -68,16 +69,22 @@ class DistributedOperations final : public Operations {
   LibraryCalls* library() override;
 
   const Partition& partition() const { return partition_; }
-  // How the halo moves: "CUDA peer copies (peer access)", "through the host", ...;
-  // empty for one band.
+  // How the halo moves: "CUDA peer copies (peer access)", "through the host", ...; empty for one band.
   const std::string& exchange_path() const { return exchange_path_; }
+  // The share of the rows whose SpMV runs while the halo moves in the timed pass (0 for one band).
+  double overlapped_fraction() const { return overlapped_fraction_; }
   // Band k's launch parameters of `kernel` (bands on different devices launch differently); nothing
   // for a band on another rank.
   void set_launch(int band, const std::string& kernel, const LaunchConfig& launch);
 
  private:
   using Clock = std::chrono::steady_clock;
-  void exchange(Slot v);  // every band's halo of v from the bands that own it
+  // Every band's halo of v from the bands that own it: send_halo starts it (the copies queued, or
+  // the sent entries read to the host), receive_halo completes it (the copies awaited, or the MPI
+  // messages and the halos written); exchange does both, timed as one row when profiled.
+  void send_halo(Slot v);
+  void receive_halo(Slot v);
+  void exchange(Slot v);
   std::array<double, 2> reduce();  // the started reductions' sums over the bands (and ranks)
   template <typename F>
   void host_timed(const char* name, F&& f);
@@ -96,6 +103,7 @@ class DistributedOperations final : public Operations {
   long long fault_at_ = 0;  // the test-only GPUBENCH_RANK_FAULT: the SpMV call this rank fails in
   bool fault_hangs_ = false;
   bool direct_ = false;  // the bands' halos go device to device (Operations::send_entries)
+  double overlapped_fraction_ = 0;
   std::string exchange_path_;
   bool timing_ = false;
   Clock::time_point timer_start_;

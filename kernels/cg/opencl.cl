@@ -12,12 +12,13 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-// out = A in: CSR, one work-item per row (launched over rows rounded up to the work-group size).
-__kernel void spmv(const uint rows, __global const int* restrict row_ptr, __global const int* restrict col_idx,
-                   __global const REAL* restrict values, __global const REAL* restrict in,
-                   __global REAL* restrict out) {
-  const uint row = get_global_id(0);
-  if (row >= rows) return;
+// out = A in on rows [first, end): CSR, one work-item per row (launched over end - first rows
+// rounded up to the work-group size).
+__kernel void spmv(const uint first, const uint end_row, __global const int* restrict row_ptr,
+                   __global const int* restrict col_idx, __global const REAL* restrict values,
+                   __global const REAL* restrict in, __global REAL* restrict out) {
+  const uint row = first + get_global_id(0);
+  if (row >= end_row) return;
   const int end = row_ptr[row + 1];
   REAL sum = 0;
   for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
@@ -28,15 +29,15 @@ __kernel void spmv(const uint rows, __global const int* restrict row_ptr, __glob
 // for rows long enough that one work-item per row would leave the loads uncoalesced and the
 // rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). Lanes stride through the row
 // together, then fold their sums in local memory.
-__kernel void spmv_vector(const uint rows, const uint lanes, __global const int* restrict row_ptr,
+__kernel void spmv_vector(const uint first, const uint end_row, const uint lanes, __global const int* restrict row_ptr,
                           __global const int* restrict col_idx, __global const REAL* restrict values,
                           __global const REAL* restrict in, __global REAL* restrict out,
                           __local REAL* scratch) {
   const uint lid = get_local_id(0);
   const uint lane = lid & (lanes - 1);
-  const uint row = get_global_id(0) / lanes;
+  const uint row = first + get_global_id(0) / lanes;
   REAL sum = 0;
-  if (row < rows) {
+  if (row < end_row) {
     const int end = row_ptr[row + 1];
     const int step = (int)lanes;
     int k = row_ptr[row] + (int)lane;
@@ -58,7 +59,7 @@ __kernel void spmv_vector(const uint rows, const uint lanes, __global const int*
     if (lane < half_lanes) scratch[lid] += scratch[lid + half_lanes];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0 && row < rows) out[row] = scratch[lid];
+  if (lane == 0 && row < end_row) out[row] = scratch[lid];
 }
 
 // Sums scratch[0 .. local size) into scratch[0]. Every work-item of the group must call it, after

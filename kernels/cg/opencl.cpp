@@ -113,17 +113,22 @@ class OpenclOperations final : public Operations {
 
   void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
 
-  void spmv(Slot in, Slot out) override {
+  void spmv(Slot in, Slot out) override { spmv_rows(in, out, 0, rows_); }
+
+  void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    if (count == 0) return;
     const std::size_t local = launches_.spmv.local;
     const std::size_t lanes = spmv_lanes(per_row_, local);
-    const std::size_t items = static_cast<std::size_t>(rows_) * lanes;
+    const std::size_t items = static_cast<std::size_t>(count) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
+    const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
     if (lanes == 1) {
-      spmv_.set_args(n(), row_ptr_, col_idx_, values_, vector(in), vector(out));
+      spmv_.set_args(from, to, row_ptr_, col_idx_, values_, vector(in), vector(out));
       record("spmv", context_.launch(spmv_, global, local));
       return;
     }
-    spmv_vector_.set_args(n(), static_cast<cl_uint>(lanes), row_ptr_, col_idx_, values_, vector(in), vector(out),
+    spmv_vector_.set_args(from, to, static_cast<cl_uint>(lanes), row_ptr_, col_idx_, values_, vector(in), vector(out),
                           opencl::LocalMemory{local * sizeof(T)});
     record("spmv", context_.launch(spmv_vector_, global, local));
   }

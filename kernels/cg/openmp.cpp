@@ -123,16 +123,19 @@ class OpenmpOperations final : public Operations {
     });
   }
 
-  void spmv(Slot in, Slot out) override {
+  void spmv(Slot in, Slot out) override { spmv_rows(in, out, 0, rows_); }
+
+  void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
     const std::int32_t* ptr = row_ptr_.data();
     const std::int32_t* col = col_idx_.data();
     const T* val = values_.data();
     const T* x = vec(in);
     T* y = vec(out);
-    const int n = rows_;
+    const int last = first + count;
     timed("spmv", [&] {
 #pragma omp parallel for schedule(static)
-      for (int r = 0; r < n; ++r) {
+      for (int r = first; r < last; ++r) {
         T sum = 0;
         const std::int32_t end = ptr[r + 1];
 #pragma omp simd reduction(+ : sum)

@@ -83,6 +83,17 @@ void check_entries(std::span<const std::int32_t> entries, std::size_t values, in
                                           std::to_string(rows) + " own rows");
 }
 
+void check_row_range(std::int32_t first, std::int32_t count, int rows) {
+  if (first < 0 || count < 0 || first > rows || count > rows - first)
+    throw Error(ExitCode::internal, "spmv_rows of rows [" + std::to_string(first) + ", " +
+                                        std::to_string(static_cast<std::int64_t>(first) + count) + ") of " +
+                                        std::to_string(rows));
+}
+
+void Operations::spmv_rows(Slot, Slot, std::int32_t, std::int32_t) {
+  throw Error(ExitCode::internal, "this backend's SpMV runs only whole (spmv_rows): it runs no band");
+}
+
 LibraryCalls* Operations::library() { return nullptr; }
 
 std::unique_ptr<Solver> Operations::make_vendor_solver() { return library() ? make_library_cg() : nullptr; }

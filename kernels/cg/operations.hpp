@@ -58,6 +58,10 @@ class Operations {
 
   // Kernels. Slots passed to one call are distinct unless said otherwise.
   virtual void spmv(Slot in, Slot out) = 0;                  // out = A in
+  // out = A in on rows [first, first + count) only, the other entries of out untouched: a band's
+  // SpMV in parts, its rows that read no halo entry while the halo moves (distributed.hpp). The
+  // backends that run bands (BackendTraits::bands) have it; the default refuses (Error, internal).
+  virtual void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count);
   virtual double dot(Slot a, Slot b) = 0;                    // sum a_i b_i (a may equal b)
   virtual void axpy(double alpha, Slot x, Slot y) = 0;       // y = y + alpha x
   virtual void xpay(Slot x, double beta, Slot y) = 0;        // y = x + beta y
@@ -107,10 +111,13 @@ class Operations {
   // one's entries into `to`'s halo directly (and readies that path: CUDA enables peer access), or
   // says nothing where it cannot (the default: the exchange then goes through the host).
   // send_entries copies own entries `rows` (ascending) of v to `to`'s halo of v from halo entry
-  // `offset`, after the work issued on both so far and before the work issued next on either; the
-  // host waits for nothing.
+  // `offset`, after the work issued on both so far; the host waits for nothing. The copy may run
+  // beside the work issued next on either (the SpMV of rows that read no halo): await_sends() on
+  // each orders its work issued after it behind every copy sent to or from it since the last call.
+  // Both must be called before the halo or the sent entries are touched again.
   virtual std::string links_to(Operations& to);
   virtual void send_entries(Slot v, std::span<const std::int32_t> rows, Operations& to, std::int32_t offset);
+  virtual void await_sends() {}
 
   // Launch parameters per kernel: the factory's LaunchConfig applies to every kernel until this
   // replaces it for `kernel` (a name from tunable_kernels()). Throws DeviceError when the device
@@ -153,6 +160,8 @@ void check_vector_length(std::size_t length, int rows, const char* what);
 // upload_halo's values fill the halo (cols - rows); download_entries' entries are own rows, one per value.
 void check_halo_length(std::size_t length, int rows, int cols);
 void check_entries(std::span<const std::int32_t> entries, std::size_t values, int rows);
+// spmv_rows' rows [first, first + count) lie within the `rows` own rows.
+void check_row_range(std::int32_t first, std::int32_t count, int rows);
 // What every set_launch checks first: `kernel` is tunable (else Error, internal), the values are
 // at least 1 (UsageError), and the work-group size is at most `largest` (DeviceError naming the
 // kernel, the size and the device).

@@ -97,6 +97,16 @@ Partition partition_rows(const CsrMatrix& a, int parts) {
       }
       b.row_ptr.push_back(static_cast<std::int32_t>(b.col_idx.size()));
     }
+    // A row reads the halo when its last (largest local) column is past the own rows.
+    for (std::int32_t r = 0, run = 0; r < rows; ++r) {
+      const std::int32_t end = b.row_ptr[static_cast<std::size_t>(r) + 1];
+      const bool own = end == b.row_ptr[static_cast<std::size_t>(r)] || b.col_idx[static_cast<std::size_t>(end) - 1] < rows;
+      run = own ? run + 1 : 0;
+      if (run > band.interior_rows) {
+        band.interior_rows = run;
+        band.interior_first = r + 1 - run;
+      }
+    }
   }
   // Each receive is another band's send, in that band's own local rows.
   for (int k = 0; k < parts; ++k)

@@ -28,6 +28,11 @@ struct Band {
   std::vector<std::int32_t> halo;     // global column of each halo entry (a.cols - a.rows of them)
   std::vector<HaloLink> sends;        // ascending by band
   std::vector<HaloLink> receives;     // ascending by band, offsets ascending
+  // The longest run of rows that read no halo entry (the first such run where several are
+  // longest; empty when every row reads one): their SpMV needs only own entries, so it can run
+  // while the halo moves (Poisson: all but a grid line at each neighbour's edge).
+  std::int32_t interior_first = 0;
+  std::int32_t interior_rows = 0;
 
   std::int32_t rows() const { return a.rows; }
   std::int32_t halo_size() const { return static_cast<std::int32_t>(halo.size()); }

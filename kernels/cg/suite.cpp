@@ -152,10 +152,11 @@ class CgPoint final : public Point {
       return std::string(problem_->npb ? "one of NAS CG's inner iterations (NAS's timed loop / niter x 25)"
                                        : "one CG iteration of the timed solve") +
              " across " + std::to_string(id().devices.size()) + (id().ranks > 0 ? " ranks" : " devices") +
-             ": every band's kernels, the halo exchange before each SpMV (" +
+             ": every band's kernels, the halo exchange for each SpMV (" +
              (id().ranks > 0 ? "between ranks by MPI, through the host"
                              : "device to device between CUDA devices, else through the host") +
-             "; the entries' \"exchange\" says how) and the dot partials' sums, by the host's clock (the "
+             "; the entries' \"exchange\" says how, and \"exchange_overlap\" the share of the rows whose "
+             "SpMV ran meanwhile) and the dot partials' sums, by the host's clock (the "
              "slowest rank's); no matrix upload";
     if (problem_->npb)
       return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
@@ -212,11 +213,14 @@ class CgPoint final : public Point {
     return o;
   }
 
-  // Across devices: how the halo moved ("exchange").
+  // Across devices: how the halo moved ("exchange") and the share of the rows whose SpMV ran while
+  // it moved in the timed pass ("exchange_overlap"; the vendor variant's library SpMV runs whole,
+  // after it).
   nlohmann::json exchange_fields() const {
     const auto* several = dynamic_cast<const DistributedOperations*>(ops_.get());
     if (!several || several->exchange_path().empty()) return nlohmann::json::object();
-    return {{"exchange", several->exchange_path()}};
+    return {{"exchange", several->exchange_path()},
+            {"exchange_overlap", variant_ == Variant::vendor ? 0.0 : several->overlapped_fraction()}};
   }
 
   std::shared_ptr<SharedProblem> problem_;

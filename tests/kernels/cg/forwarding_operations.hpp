@@ -20,6 +20,9 @@ class ForwardingOperations : public Operations {
   void fill_zero(Slot v) override { in_->fill_zero(v); }
   void copy(Slot src, Slot dst) override { in_->copy(src, dst); }
   void spmv(Slot in, Slot out) override { in_->spmv(in, out); }
+  void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count) override {
+    in_->spmv_rows(in, out, first, count);
+  }
   double dot(Slot a, Slot b) override { return in_->dot(a, b); }
   void axpy(double alpha, Slot x, Slot y) override { in_->axpy(alpha, x, y); }
   void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }

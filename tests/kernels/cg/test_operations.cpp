@@ -203,6 +203,27 @@ TEST_P(CgOperations, Spmv) {
   EXPECT_TRUE(close(get(2), host_spmv(test_matrix(), z), tolerance_));
 }
 
+// A band's SpMV in parts (distributed.hpp): each range's rows are A in, the others untouched.
+TEST_P(CgOperations, SpmvOfRowRanges) {
+  if (!runs_bands(GetParam().backend)) {
+    EXPECT_THROW(ops_->spmv_rows(0, 1, 0, test_rows), Error) << "a backend that runs no band has no row ranges";
+    return;
+  }
+  const auto x = put(0, random_vector(3));
+  const auto want = host_spmv(test_matrix(), x);
+  for (const auto& [first, count] : std::vector<std::pair<int, int>>{{0, test_rows}, {5, 17}, {test_rows - 3, 3},
+                                                                      {0, 1000}, {1000, test_rows - 1000}, {7, 0}}) {
+    SCOPED_TRACE("rows " + std::to_string(first) + " + " + std::to_string(count));
+    const auto before = put(1, random_vector(4, 10.0, 20.0));
+    ops_->spmv_rows(0, 1, first, count);
+    std::vector<double> expected = before;
+    std::copy(want.begin() + first, want.begin() + first + count, expected.begin() + first);
+    EXPECT_TRUE(close(get(1), expected, tolerance_));
+  }
+  EXPECT_THROW(ops_->spmv_rows(0, 1, test_rows - 3, 4), Error);  // past the last row: a bug, said
+  EXPECT_THROW(ops_->spmv_rows(0, 1, -1, 2), Error);
+}
+
 TEST_P(CgOperations, Dot) {
   const auto a = put(0, random_vector(5));
   const auto b = put(1, random_vector(6));

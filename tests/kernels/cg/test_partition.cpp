@@ -86,6 +86,23 @@ void expect_valid(const CsrMatrix& a, const Partition& p, int parts) {
       EXPECT_TRUE(std::is_sorted(begin, end));
       EXPECT_TRUE(std::all_of(begin, end, [&](std::int32_t c) { return c >= 0 && c < b.a.cols; }));
     }
+    // the interior: rows that read no halo entry, the longest such run
+    std::vector<bool> reads_halo(static_cast<std::size_t>(b.rows()));
+    for (std::int32_t r = 0; r < b.rows(); ++r)
+      for (std::int32_t i = b.a.row_ptr[static_cast<std::size_t>(r)]; i < b.a.row_ptr[static_cast<std::size_t>(r) + 1]; ++i)
+        if (b.a.col_idx[static_cast<std::size_t>(i)] >= b.rows()) reads_halo[static_cast<std::size_t>(r)] = true;
+    ASSERT_GE(b.interior_first, 0);
+    ASSERT_LE(b.interior_first + b.interior_rows, b.rows());
+    for (std::int32_t r = b.interior_first; r < b.interior_first + b.interior_rows; ++r)
+      EXPECT_FALSE(reads_halo[static_cast<std::size_t>(r)]) << "interior row " << r;
+    for (std::int32_t r = 0, run = 0; r < b.rows(); ++r) {
+      run = reads_halo[static_cast<std::size_t>(r)] ? 0 : run + 1;
+      EXPECT_LE(run, b.interior_rows) << "a longer run ends at row " << r;
+    }
+    if (b.halo.empty()) {
+      EXPECT_EQ(b.interior_first, 0);
+      EXPECT_EQ(b.interior_rows, b.rows());
+    }
     // the band's SpMV on [own entries, exchanged halo] is the whole SpMV's rows, to rounding (a
     // row's products are summed in another order where its halo columns move behind its own)
     std::vector<double> local(band_slice(p, k, x).begin(), band_slice(p, k, x).end());
@@ -111,6 +128,14 @@ TEST(Partition, PoissonGridBandsExchangeOneGridLineEachWay) {
   EXPECT_EQ(two.bands[0].rows(), 128);  // the grid's middle: equal nonzeros
   EXPECT_EQ(two.bands[0].halo_size(), 16);  // one grid line from the other band, not the vector
   EXPECT_EQ(two.bands[1].halo_size(), 16);
+  // all but the grid line beside the other band reads no halo
+  EXPECT_EQ(two.bands[0].interior_first, 0);
+  EXPECT_EQ(two.bands[0].interior_rows, 128 - 16);
+  EXPECT_EQ(two.bands[1].interior_first, 16);
+  EXPECT_EQ(two.bands[1].interior_rows, 128 - 16);
+  const Partition four = partition_rows(a, 4);  // a middle band reads a grid line beyond each edge
+  EXPECT_EQ(four.bands[1].interior_first, 16);
+  EXPECT_EQ(four.bands[1].interior_rows, four.bands[1].rows() - 32);
   const Partition one = partition_rows(a, 1);
   EXPECT_EQ(one.halo_entries(), 0);
   EXPECT_EQ(one.bands[0].a.col_idx, a.col_idx);
