@@ -48,7 +48,7 @@ class Operations {
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;
 struct BackendTraits {
   std::string vendor;  // the library the vendor variant calls ("OpenBLAS 0.3.21"); empty: none in this build
-  std::vector<Variant> variants;  // those this backend runs (vendor only where `vendor` is set)
+  std::vector<Variant> variants;  // those this backend runs (vendor runs only where `vendor` is set)
   // tuned: the configurations compiled into the build (CUDA); empty: any legal one, built when used.
   std::vector<TunedConfig> tuned_configs;
   // Variants that run one precision only, and why not the other ("tensor: FP64 tensor cores").

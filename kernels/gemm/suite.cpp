@@ -96,8 +96,9 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
 }
 
 bool runs(const std::string& backend, Variant v) {
-  const auto& vs = backend_traits(backend)->variants;
-  return std::find(vs.begin(), vs.end(), v) != vs.end();
+  const BackendTraits& traits = *backend_traits(backend);
+  if (v == Variant::vendor && traits.vendor.empty()) return false;  // its library was not found when configured
+  return std::find(traits.variants.begin(), traits.variants.end(), v) != traits.variants.end();
 }
 
 // Host bytes a point holds at once: the inputs in double, the device's copies (on openmp, host
