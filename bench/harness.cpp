@@ -11,10 +11,12 @@
 
 #include "bench/build_info.hpp"
 #include "bench/format.hpp"
+#include "bench/interrupt.hpp"
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench {
 
@@ -97,8 +99,8 @@ void record_failure(PointResult& result, const std::exception& e, const std::str
 // contains NAME reads FACTOR times as long, as a regression of that size would (the end-to-end
 // test of compare.py plants a 10x slowdown). Unset: 1.
 double planted_slowdown(const std::string& point_name) {
-  const char* spec = std::getenv("GPUBENCH_SLOWDOWN");
-  if (!spec || !*spec) return 1;
+  const char* spec = test_hook("GPUBENCH_SLOWDOWN");
+  if (!spec) return 1;
   const std::string text = spec;
   const auto at = text.find('@');
   char* end = nullptr;
@@ -125,7 +127,7 @@ double median(std::vector<double> v) {
 // Google Benchmark calls this once per repetition: the first call prepares the point and runs its
 // profiled pass; each call times one repetition.
 void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, bool& prepare_failed,
-                        int& calls, int repetitions, const std::string& progress, std::ostream& log) {
+                        bool& interrupted, int& calls, int repetitions, const std::string& progress, std::ostream& log) {
   const int call = calls++;
   if (call == 0) {
     log << "gpubench: " << progress << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
@@ -143,6 +145,13 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
   }
   for (auto _ : st) {
     try {
+      // Asked to stop (bench/interrupt.hpp): this point is left unfinished, and not reported.
+      interrupted = interrupted || interrupt::requested() != 0;
+      if (interrupted) {
+        result.repetitions.push_back(Outcome{});
+        st.SkipWithError("interrupted");
+        continue;
+      }
       if (prepare_failed) {
         result.repetitions.push_back(Outcome{});
         st.SkipWithError(result.error.c_str());
@@ -351,12 +360,12 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
 // Benchmark; its result and its entries, as JSON (the form a worker process hands back).
 nlohmann::json run_point(Point& point, PointResult result, int repetitions, const std::string& progress,
                          std::ostream& log) {
-  bool prepare_failed = false;
+  bool prepare_failed = false, interrupted = false;
   int calls = 0;
   const std::string name = point.id().name();
   benchmark::RegisterBenchmark(name.c_str(),
                                [&](benchmark::State& st) {
-                                 run_one_repetition(st, point, result, prepare_failed, calls, repetitions, progress, log);
+                                 run_one_repetition(st, point, result, prepare_failed, interrupted, calls, repetitions, progress, log);
                                })
       ->UseManualTime()
       ->Iterations(1)
@@ -365,6 +374,7 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, cons
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
+  if (interrupted) return {{"interrupted", true}};
 
   std::vector<double> per_iteration;
   for (const auto& o : result.repetitions)
@@ -413,6 +423,8 @@ void complete_context(RunReport& report) {
   }
   report.context["devices"] = devices;
   report.context["unavailable"] = report.unavailable;
+  // A run with a test hook set is marked as such: its figures may be planted (common/test_hooks.hpp).
+  if (const auto hooks = test_hooks_set(); !hooks.empty()) report.context["test_hooks"] = hooks;
 }
 
 }  // namespace
@@ -434,7 +446,18 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
   report.benchmarks = nlohmann::json::array();
   const auto start = std::chrono::steady_clock::now();
   int measured = 0;
+  // Asked to stop (bench/interrupt.hpp) before point i: the run ends with the points before it.
+  const auto stop_before = [&](std::size_t i) {
+    report.context["ended_early"] = interrupt::reason(interrupt::requested()) + " after " + std::to_string(i) + " of " +
+                                    std::to_string(points.size()) + " points";
+    log << "gpubench: " << report.context["ended_early"].get<std::string>() << ": writing the " << i
+        << " point(s) measured" << std::endl;
+  };
   for (std::size_t i = 0; i < points.size(); ++i) {
+    if (interrupt::requested()) {
+      stop_before(i);
+      break;
+    }
     Point& point = *points[i];
     PointResult base;
     base.id = point.id();
@@ -450,6 +473,10 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(points.size()) + "] ";
     const nlohmann::json done = isolation::unit(
         base.id.name(), [&] { return run_point(point, base, repetitions, progress, log); }, &replayed);
+    if (done.value("interrupted", false)) {  // left unfinished
+      stop_before(i);
+      break;
+    }
     PointResult result;
     nlohmann::json entries;
     if (const auto crash = isolation::crash_of(done)) {

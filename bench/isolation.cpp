@@ -15,7 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/interrupt.hpp"
 #include "common/errors.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::isolation {
 
@@ -66,8 +68,8 @@ bool read_line(int fd, std::string& buffer, std::string& line) {
 // The test-only fault hook: GPUBENCH_FAULT=KIND@NAME[;KIND@NAME...], KIND one of abort, segv,
 // hang; NAME a substring of the unit's name. Unset: nothing happens.
 void plant_fault(const std::string& unit_name) {
-  const char* spec = std::getenv("GPUBENCH_FAULT");
-  if (!spec || !*spec) return;
+  const char* spec = test_hook("GPUBENCH_FAULT");
+  if (!spec) return;
   std::stringstream in(spec);
   for (std::string item; std::getline(in, item, ';');) {
     const auto at = item.find('@');
@@ -167,6 +169,8 @@ std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log)
   nlohmann::json journal = nlohmann::json::object();
   const auto limit = std::chrono::duration<double>(options.timeout_s);
   const pid_t supervisor = ::getpid();
+  if (options.graceful_interrupt) interrupt::catch_signals(true, true);
+  int forwarded = 0;  // the signal passed on to the worker
   for (;;) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -183,6 +187,7 @@ std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log)
       // The worker must not outlive its supervisor.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != supervisor) ::_exit(static_cast<int>(ExitCode::internal));
+      if (options.graceful_interrupt) interrupt::catch_signals(false, false);  // the supervisor speaks and exits
       ::close(sv[0]);
       worker().fd = sv[1];
       worker().journal = std::move(journal);
@@ -194,16 +199,22 @@ std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log)
     auto last = std::chrono::steady_clock::now();
     std::string crash;  // why the worker did not end by itself
     for (;;) {
+      if (const int sig = interrupt::requested(); sig && sig != forwarded) {
+        ::kill(process.pid, sig);  // the worker stops after its current step and writes what it has
+        forwarded = sig;
+      }
       if (buffer.find('\n') == std::string::npos) {
         // The hang clock runs inside a unit only: between units the worker plans, generates
-        // problems and builds programs, which take as long as they take.
+        // problems and builds programs, which take as long as they take. A signal is looked at
+        // at least every 250 ms.
         const auto left = limit - (std::chrono::steady_clock::now() - last);
-        const int wait_ms =
-            current.empty() ? -1
-                            : static_cast<int>(std::max(0.0, std::chrono::duration<double, std::milli>(left).count()));
+        const double left_ms = std::max(0.0, std::chrono::duration<double, std::milli>(left).count());
+        int wait_ms = current.empty() ? -1 : static_cast<int>(left_ms);
+        if (options.graceful_interrupt && (wait_ms < 0 || wait_ms > 250)) wait_ms = 250;
         pollfd p{process.fd, POLLIN, 0};
         const int ready = ::poll(&p, 1, wait_ms);
         if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0 && (current.empty() || left_ms > 250)) continue;
         if (ready == 0) {
           process.kill();
           crash = "hung: no progress for " + seconds_text(options.timeout_s) + " s (--point-timeout), killed";

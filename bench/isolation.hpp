@@ -38,6 +38,9 @@ struct SuperviseOptions {
   // The longest a unit may go without a step (a hang). Between units (planning, generating a
   // problem, writing the output) there is no limit: only a unit can be failed and skipped.
   double timeout_s = 600;
+  // Ctrl-C and SIGTERM stop the run gracefully (bench/interrupt.hpp): the supervisor passes the
+  // first to the worker, and ends both on the second. Otherwise they end both at once.
+  bool graceful_interrupt = false;
 };
 
 // Forks a worker and supervises it (and the workers after it, one per crash) until one exits:

@@ -6,8 +6,10 @@
 #include "bench/cli.hpp"
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
+#include "common/test_hooks.hpp"
 #include "bench/format.hpp"
 #include "bench/harness.hpp"
+#include "bench/interrupt.hpp"
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/mpi.hpp"
@@ -122,9 +124,10 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   std::ostringstream table;
   write_sweep_table(reports, table);
   if (options.format == Format::json) {
-    write_out(options, nlohmann::json{{"gpubench_version", GPUBENCH_VERSION}, {"gpubench_commit", build_commit},
-                                      {"date", date}, {"sweeps", sweep_json(reports)}}
-                               .dump(2) + "\n");
+    nlohmann::json records{{"gpubench_version", GPUBENCH_VERSION}, {"gpubench_commit", build_commit},
+                           {"date", date}, {"sweeps", sweep_json(reports)}};
+    if (const auto hooks = test_hooks_set(); !hooks.empty()) records["test_hooks"] = hooks;
+    write_out(options, records.dump(2) + "\n");
     if (!options.out.empty()) std::cout << table.str();
   } else {
     write_out(options, table.str());
@@ -167,9 +170,19 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     if (options.format == Format::csv && options.command == Command::run) check_writable(kernel_csv_path(options.out));
   }
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
+  if ((measures || options.command == Command::roofline) && !options.list_devices)
+    if (const std::string hooks = test_hooks_text(); !hooks.empty())
+      std::cerr << "gpubench: TEST HOOKS SET, this run's figures may be planted and are marked so in its records: " << hooks
+                << std::endl;
   // Under mpirun the ranks are MPI's processes: none forks a worker (a crash ends the run).
-  if (measures && options.isolate && !comm)
-    if (const auto code = isolation::supervise({options.point_timeout_s}, std::cerr)) return *code;
+  // Ctrl-C or SIGTERM stop a run after its current step, and its finished points are written
+  // (bench/interrupt.hpp); sweeps and the other commands end at once. Under mpirun, mpirun decides.
+  const bool graceful = options.command == Command::run && !options.list_devices && !comm;
+  if (measures && options.isolate && !comm) {
+    if (const auto code = isolation::supervise({options.point_timeout_s, graceful}, std::cerr)) return *code;
+  } else if (graceful) {
+    interrupt::catch_signals(true, true);
+  }
 
   if (options.list_devices) {
     std::ostringstream listed;
@@ -244,6 +257,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   }
   const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr, keep);
   emit(report);
+  if (const int sig = interrupt::requested()) return interrupt::exit_code(sig);
   return report.exit_code();
 }
 

@@ -302,6 +302,13 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
       << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
       << (baseline.empty() ? std::string("the first row") : baseline)
       << (to_solution ? ", by time to solution: the variants took different iteration counts" : "") << ")\n\n";
+  if (const auto hooks = report.context.find("test_hooks"); hooks != report.context.end()) {
+    out << "TEST HOOKS SET: these figures may be planted, not measured:";
+    for (const auto& [name, value] : hooks->items()) out << " " << name << "=" << value.get<std::string>();
+    out << "\n\n";
+  }
+  if (const auto early = report.context.find("ended_early"); early != report.context.end())
+    out << "ENDED EARLY (" << early->get<std::string>() << "): the points below are those measured before\n\n";
 
   std::vector<std::string> header = {"backend", "device", "variant", "prec", "ms/iter", "GFLOP/s", "GB/s", "% roof"};
   std::vector<bool> right = {false, false, false, false, true, true, true, true};

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "common/errors.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench {
 
@@ -50,7 +51,7 @@ struct HostMemory {
 inline HostMemory available_host_memory() {
   using host_memory_detail::proc_kilobytes;
   HostMemory m;
-  if (const char* hook = std::getenv("GPUBENCH_HOST_MEMORY_AVAILABLE"); hook && *hook)
+  if (const char* hook = test_hook("GPUBENCH_HOST_MEMORY_AVAILABLE"))
     m.available = std::strtoull(hook, nullptr, 10);
   else
     m.available = proc_kilobytes("/proc/meminfo", "MemAvailable:") * 1024;

@@ -2,7 +2,7 @@
 """gpubench track: nightly performance tracking (the history, the regression check, the dashboard).
 
     gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
-    gpubench track import RECORDS.json ...               record files, each as one run
+    gpubench track import RECORDS.json ...               record files, each as one run (all or none)
     gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 on a
                                                          confirmed regression or a new failure
     gpubench track publish --out DIR                     the static dashboard (index.html)
@@ -137,57 +137,123 @@ def stamp():
     return commit, date
 
 
-def import_run(db, path, kind="import", command=None):
-    """One records file as one run, in one transaction. Returns (imported, samples)."""
+class NotARun(Exception):
+    """Another of gpubench's JSON files (a sweep's records, a roofline's ceilings): an import skips
+    it, saying so."""
+
+
+def read_run(path, allow_test_hooks=False):
+    """One records file, read and checked before anything is written: (digest, records, points).
+    Raises NotARun for another of gpubench's JSON files, TrackError for anything else wrong."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
         records = json.loads(raw)
     except (OSError, ValueError) as e:
         raise TrackError(f"{path}: {e}")
-    points = points_of(records, path)  # checks the file before anything is written
-    digest = hashlib.sha256(raw).hexdigest()
-    if db.execute("SELECT 1 FROM runs WHERE digest = ?", (digest,)).fetchone():
-        return False, 0
+    if isinstance(records, dict) and "sweeps" in records and "benchmarks" not in records:
+        raise NotARun(f"{path}: a sweep's records, not a run's")
+    if isinstance(records, list) and records and all(isinstance(d, dict) and "device" in d and "backend" in d
+                                                     for d in records):
+        raise NotARun(f"{path}: a roofline's ceilings, not a run's records")
+    try:
+        points = points_of(records, path)
+    except ReportError as e:
+        raise TrackError(str(e))
     context = records.get("context", {})
     if not context.get("date") or not context.get("gpubench_commit"):
         raise TrackError(f"{path}: its context has no date or gpubench_commit: not a run gpubench wrote")
+    hooks = context.get("test_hooks")
+    if hooks and not allow_test_hooks:
+        raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
+                         "figures may be planted; --allow-test-hooks takes it all the same")
+    return hashlib.sha256(raw).hexdigest(), records, points
+
+
+def write_run(db, path, run, kind="import", command=None, written=None):
+    """Writes one run that read_run read, inside the caller's transaction. Returns (imported, samples)."""
+    digest, records, points = run
+    if db.execute("SELECT 1 FROM runs WHERE digest = ?", (digest,)).fetchone():
+        return False, 0
+    context = records.get("context", {})
     commit, date = stamp() or (context["gpubench_commit"], context["date"])
     machine = f"{context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)"
     devices = json.dumps([{k: d.get(k) for k in ("backend", "index", "api", "name", "driver", "compute_units")}
                           for d in context.get("devices", [])])
-    kill_after = int(os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "0") or 0)  # test hook: a killed write
+    if context.get("test_hooks"):
+        kind += " (test hooks)"
     samples = 0
+    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
+                     " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
+                                                   kind, json.dumps(command) if command else None))
+    run_id = cur.lastrowid
+    for p in points.values():
+        name = f"{p.label} @ {p.device}"
+        db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
+                   " precision) VALUES (?,?,?,?,?,?,?,?)",
+                   (name, p.suite, p.problem, p.backend, p.device_index, p.device, p.variant, p.precision))
+        bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
+        if p.error:
+            db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, p.error))
+            continue
+        times = p.times()
+        for entry, seconds in zip(p.entries, times):
+            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, int(entry.get("repetition_index", 0)), seconds))
+            samples += 1
+            if written:
+                written()
+        if times:
+            ordered = sorted(times)
+            db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run_id, bench, statistics.median(ordered),
+                       quantile(ordered, 0.25), quantile(ordered, 0.75), len(ordered)))
+    return True, samples
+
+
+def planted_kill():
+    """The test-only hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES=N: the process is killed once N samples
+    are written (a killed write must leave the history as it was). Unset: None."""
+    kill_after = int(os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "0") or 0)
+    if not kill_after:
+        return None
+    count = [0]
+
+    def written():
+        count[0] += 1
+        if count[0] >= kill_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return written
+
+
+def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
+    """Record files as runs, all or none: every file is read and checked first, then all are written
+    in one transaction. Files that are not runs are skipped, with why. Returns (imported, already in
+    the history, samples, [why each skipped file was])."""
+    runs, skipped = [], []
+    for path in paths:
+        try:
+            runs.append((path, read_run(path, allow_test_hooks)))
+        except NotARun as e:
+            skipped.append(str(e))
+    added = again = samples = 0
+    written = planted_kill()
     db.execute("BEGIN IMMEDIATE")
     try:
-        cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
-                         " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
-                                                       kind, json.dumps(command) if command else None))
-        run = cur.lastrowid
-        for p in points.values():
-            name = f"{p.label} @ {p.device}"
-            db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
-                       " precision) VALUES (?,?,?,?,?,?,?,?)",
-                       (name, p.suite, p.problem, p.backend, p.device_index, p.device, p.variant, p.precision))
-            bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
-            if p.error:
-                db.execute("INSERT INTO failures VALUES (?,?,?)", (run, bench, p.error))
-                continue
-            times = p.times()
-            for entry, seconds in zip(p.entries, times):
-                db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run, bench, int(entry.get("repetition_index", 0)), seconds))
-                samples += 1
-                if kill_after and samples >= kill_after:
-                    os.kill(os.getpid(), signal.SIGKILL)
-            if times:
-                ordered = sorted(times)
-                db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run, bench, statistics.median(ordered),
-                           quantile(ordered, 0.25), quantile(ordered, 0.75), len(ordered)))
+        for path, run in runs:
+            new, n = write_run(db, path, run, kind, command, written)
+            added, again, samples = added + new, again + (not new), samples + n
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
-    return True, samples
+    return added, again, samples, skipped
+
+
+def import_run(db, path, kind="import", command=None, allow_test_hooks=False):
+    """One records file as one run, in one transaction. Returns (imported, samples)."""
+    added, _, samples, skipped = import_runs(db, [path], kind, command, allow_test_hooks)
+    if skipped:
+        raise TrackError(skipped[0])
+    return added > 0, samples
 
 
 # --------------------------------------------------------------------------------------------- run
@@ -246,7 +312,7 @@ def run_gpubench(args, repetitions, target):
     return code
 
 
-def track_run(db, history, set_path, records_dir, only):
+def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False):
     tracked = load_set(set_path)
     entries = [e for e in tracked["runs"] if not only or e["name"] in only]
     if only and len(entries) != len(set(only)):
@@ -265,7 +331,7 @@ def track_run(db, history, set_path, records_dir, only):
             target = os.path.join(records_dir, f"{night}-{entry['name']}-{k}.json")
         try:
             status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
-            new, n = import_run(db, target, kind="nightly", command=entry["args"])
+            new, n = import_run(db, target, kind="nightly", command=entry["args"], allow_test_hooks=allow_test_hooks)
             print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
         except (TrackError, ReportError) as e:  # the other runs of the set still run
             problems.append(f"{entry['name']}: {e}")
@@ -442,11 +508,11 @@ def remeasure_args(db, a):
             "--precision", precision] + kept
 
 
-def remeasure(db, a, workdir):
+def remeasure(db, a, workdir, allow_test_hooks=False):
     args = remeasure_args(db, a)
     target = os.path.join(workdir, f"remeasure-{a.bench}.json")
     run_gpubench(args, max(a.runs[-1][6], 2), target)
-    import_run(db, target, kind="remeasure", command=args)
+    import_run(db, target, kind="remeasure", command=args, allow_test_hooks=allow_test_hooks)
 
 
 def describe(a):
@@ -474,7 +540,7 @@ def verdict_json(a):
     return out
 
 
-def check(db, options, match, remeasure_ok, json_out):
+def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
     assessed = assess_all(db, options, match)
     suspected = [a for a in assessed if a.verdict == "suspected"]
     notes = []
@@ -482,7 +548,7 @@ def check(db, options, match, remeasure_ok, json_out):
         with tempfile.TemporaryDirectory(prefix="gpubench-track-") as work:
             for a in suspected:
                 try:
-                    remeasure(db, a, work)
+                    remeasure(db, a, work, allow_test_hooks)
                 except (TrackError, ReportError) as e:
                     notes.append(f"re-measuring {a.name}: {e}")
         again = {a.bench: a for a in assess_all(db, options, match)}
@@ -528,10 +594,13 @@ def main(argv=None):
     r.add_argument("--only", help="only these runs of the set (a comma list of their names)")
     r.add_argument("--records", help="where the record files are kept (default: records/ beside the history)")
     i = sub.add_parser("import", help="load record files into the history (each file one run)")
-    i.add_argument("records", nargs="+")
+    i.add_argument("records", nargs="+", help="all are imported or none (another of gpubench's JSON files, a sweep's, is skipped)")
     c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
     c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
     c.add_argument("--json", help="also write the verdicts to this file")
+    for q in (r, i, c):
+        q.add_argument("--allow-test-hooks", action="store_true",
+                       help="take records made with a test hook set (GPUBENCH_SLOWDOWN...), refused otherwise")
     p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
     p.add_argument("--out", required=True, help="the folder written")
     p.add_argument("--title", default="gpubench: nightly performance")
@@ -549,21 +618,21 @@ def main(argv=None):
         path = args.history or default_history()
         db = open_history(path, create=args.command in ("import", "run"))
         if args.command == "run":
-            return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None)
+            return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
+                             args.allow_test_hooks)
         if args.command == "import":
-            added = skipped = total = 0
-            for f in args.records:
-                new, n = import_run(db, f)
-                added, skipped, total = added + new, skipped + (not new), total + n
+            added, again, total, skipped = import_runs(db, args.records, allow_test_hooks=args.allow_test_hooks)
+            for why in skipped:
+                print(f"gpubench track: skipped {why}", file=sys.stderr)
             print(f"gpubench track: {path}: imported {added} runs ({total} repetitions); "
-                  f"{skipped} already in the history")
+                  f"{again} already in the history" + (f"; {len(skipped)} files skipped (not runs)" if skipped else ""))
             return 0
         if args.command in ("check", "publish"):
             if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
                 raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
             options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
             if args.command == "check":
-                return check(db, options, args.match, not args.no_remeasure, args.json)
+                return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
             from dashboard import publish
             return publish(db, assess_all(db, options, args.match), args.out, args.title, path)
         sys.stdout.write(show(db, args.match))

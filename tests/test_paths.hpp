@@ -17,7 +17,7 @@ inline std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
-// ../shared/data/matrices: real Matrix Market files.
+// tests/data/matrices: real Matrix Market files (their source and licence in tests/data/README.md).
 inline std::string matrix_dir() { return env_or("GPUBENCH_MATRIX_DIR", GPUBENCH_MATRIX_DIR); }
 // tests/data: small malformed and edge-case inputs.
 inline std::string test_data_dir() { return env_or("GPUBENCH_TEST_DATA", GPUBENCH_TEST_DATA); }

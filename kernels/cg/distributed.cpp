@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::cg {
 
@@ -23,8 +24,8 @@ struct PlantedFault {
 };
 
 PlantedFault planted_fault(const Comm* comm) {
-  const char* spec = std::getenv("GPUBENCH_RANK_FAULT");
-  if (!spec || !*spec || !comm || comm->size() < 2) return {};
+  const char* spec = test_hook("GPUBENCH_RANK_FAULT");
+  if (!spec || !comm || comm->size() < 2) return {};
   std::string text = spec;
   const bool hang = text.size() > 5 && text.compare(text.size() - 5, 5, ":hang") == 0;
   if (hang) text.resize(text.size() - 5);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "common/errors.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::ft {
 
@@ -43,8 +44,7 @@ const BackendTraits* backend_traits(const std::string& backend) {
 }
 
 bool planted_wrong_twiddle() {
-  const char* v = std::getenv("GPUBENCH_FT_WRONG_TWIDDLE");
-  return v && *v;
+  return test_hook("GPUBENCH_FT_WRONG_TWIDDLE") != nullptr;
 }
 
 }  // namespace gpubench::ft

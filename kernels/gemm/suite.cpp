@@ -12,6 +12,7 @@
 #include "common/host_memory.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/operations.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::gemm {
 
@@ -127,8 +128,8 @@ struct Inputs {
 // The test-only hook GPUBENCH_WRONG_RESULT=NAME: the points whose name contains NAME get one
 // element of C changed after the call, so that a test can see verification fail. Unset: nothing.
 void plant_wrong_result(const std::string& point, std::vector<double>& c) {
-  const char* name = std::getenv("GPUBENCH_WRONG_RESULT");
-  if (name && *name && point.find(name) != std::string::npos && !c.empty()) c[c.size() / 2] += 1;
+  const char* name = test_hook("GPUBENCH_WRONG_RESULT");
+  if (name && point.find(name) != std::string::npos && !c.empty()) c[c.size() / 2] += 1;
 }
 
 class GemmPoint final : public Point {

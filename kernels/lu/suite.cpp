@@ -16,6 +16,7 @@
 #include "kernels/gemm/operations.hpp"
 #include "kernels/lu/lu.hpp"
 #include "kernels/lu/operations.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::lu {
 
@@ -95,8 +96,8 @@ BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::
 // The test-only hook GPUBENCH_LU_WRONG_RESULT=NAME: the points whose name contains NAME get one
 // factor changed after the run, so that a test can see verification fail. Unset: nothing.
 void plant_wrong_result(const std::string& point, std::vector<double>& lu) {
-  const char* name = std::getenv("GPUBENCH_LU_WRONG_RESULT");
-  if (name && *name && point.find(name) != std::string::npos && !lu.empty()) lu[lu.size() / 2] += 1;
+  const char* name = test_hook("GPUBENCH_LU_WRONG_RESULT");
+  if (name && point.find(name) != std::string::npos && !lu.empty()) lu[lu.size() / 2] += 1;
 }
 
 // The profiled pass's FLOPs per step: the blocked LU's steps counted, not run.

@@ -22,8 +22,8 @@ import unittest
 
 BINARY = os.environ.get("GPUBENCH_BINARY", "gpubench")
 MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
-MATRICES = os.environ.get("GPUBENCH_MATRIX_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                                              "data", "matrices"))
+MATRICES = os.environ.get("GPUBENCH_MATRIX_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                                              "matrices"))
 
 
 def run(args, ranks=None, env=None, timeout=600, unset=(), mpi=()):

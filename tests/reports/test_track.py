@@ -24,6 +24,11 @@ def track(*args, env=None):
     return subprocess.run([sys.executable, TRACK] + list(args), capture_output=True, text=True, env=e)
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def repetitions_in(path):
     """Non-aggregate, verified repetitions of a records file."""
     with open(path) as f:
@@ -77,14 +82,44 @@ class History(unittest.TestCase):
         self.assertIn("imported 0 runs (0 repetitions); 2 already in the history", again.stdout)
         self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)
 
-    def test_the_committed_records_import(self):
-        files = [f for f in glob.glob(os.path.join(DATA, "**", "*.json"), recursive=True)
-                 if "sweep" not in os.path.basename(f) and "tiles" not in os.path.basename(f)]
+    def test_the_committed_records_import_as_the_readme_says(self):
+        # The README's `gpubench track import --history H reports/data/*.json`: the glob holds sweeps'
+        # records too, which are skipped (said), never half an import.
+        files = glob.glob(os.path.join(DATA, "**", "*.json"), recursive=True)
+        sweeps = [f for f in files if "sweeps" in load(f)]
+        self.assertGreater(len(sweeps), 0)
         r = track("import", "--history", self.history, *files)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(f"imported {len(files)} runs", r.stdout)
+        self.assertIn(f"imported {len(files) - len(sweeps)} runs", r.stdout)
+        self.assertIn(f"{len(sweeps)} files skipped (not runs)", r.stdout)
+        self.assertIn("a sweep's records, not a run's", r.stderr)
         failed = self.rows("SELECT count(*) FROM failures")[0][0]
         self.assertGreater(failed, 0)  # the LU study's points over the time limit: kept as failures, no time
+
+    def test_an_import_is_all_or_nothing(self):
+        bad = os.path.join(self.dir, "bad.json")
+        with open(bad, "w") as f:
+            f.write("{\"benchmarks\": [")
+        r = track("import", "--history", self.history, EP, LU, bad)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("bad.json", r.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 0)  # neither EP nor LU went in
+
+    def test_records_made_with_a_test_hook_are_refused_unless_allowed(self):
+        with open(EP) as f:
+            records = json.load(f)
+        records["context"]["test_hooks"] = {"GPUBENCH_SLOWDOWN": "10@cg"}
+        planted = os.path.join(self.dir, "planted.json")
+        with open(planted, "w") as f:
+            json.dump(records, f)
+        r = track("import", "--history", self.history, LU, planted)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("planted.json: made with test hooks set (GPUBENCH_SLOWDOWN=10@cg)", r.stderr)
+        self.assertIn("--allow-test-hooks", r.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 0)
+        r = track("import", "--allow-test-hooks", "--history", self.history, planted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.rows("SELECT kind FROM runs"), [("import (test hooks)",)])
 
     def test_an_import_killed_mid_write_leaves_the_history_as_it_was(self):
         self.assertEqual(track("import", "--history", self.history, EP).returncode, 0)

@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""Rules on gpubench's own sources that no other test can see:
+- every test-only hook is read through common/test_hooks.hpp's test_hook() and listed in its
+  kTestHooks, so that a run with it set is marked (a hook read with getenv would act unmarked);
+  the only GPUBENCH_ variables read otherwise are settings, not hooks.
+"""
+import os
+import re
+import sys
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# Environment variables that choose where things are, never what a run measures.
+SETTINGS = {"GPUBENCH_TUNING_DB", "GPUBENCH_COMMITTED_TUNING_DB", "GPUBENCH_SOURCE_DIR"}
+
+
+def sources():
+    for top in ("bench", "backends", "kernels", "common"):
+        for folder, _, names in os.walk(os.path.join(ROOT, top)):
+            for name in names:
+                if name.endswith((".cpp", ".hpp", ".cu", ".cuh", ".h")):
+                    path = os.path.join(folder, name)
+                    with open(path, encoding="utf-8") as f:
+                        yield os.path.relpath(path, ROOT), f.read()
+
+
+class TestHooks(unittest.TestCase):
+    def test_every_hook_is_read_through_test_hook_and_listed(self):
+        with open(os.path.join(ROOT, "common", "test_hooks.hpp"), encoding="utf-8") as f:
+            listed = set(re.findall(r'\{"(GPUBENCH_[A-Z_]+)",', f.read()))
+        self.assertIn("GPUBENCH_SLOWDOWN", listed)
+        read_raw, read_hook = [], set()
+        for path, text in sources():
+            for name in re.findall(r'getenv\("(GPUBENCH_[A-Z_]+)"\)', text):
+                if name not in SETTINGS:
+                    read_raw.append(f"{path}: getenv(\"{name}\")")
+            read_hook.update(re.findall(r'test_hook\("(GPUBENCH_[A-Z_]+)"\)', text))
+        self.assertEqual(read_raw, [], "hooks read with getenv, not test_hook(): a run with them set is not marked")
+        self.assertEqual(sorted(read_hook - listed), [], "hooks read but not listed in kTestHooks")
+        self.assertEqual(sorted(listed - read_hook), [], "hooks listed that nothing reads")
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())
