@@ -21,6 +21,13 @@ void register_backend(Backend backend);
 const std::vector<Backend>& backends();
 // Throws UsageError listing the valid names, or saying why a known backend is not in this build.
 const Backend& find_backend(const std::string& name);
+// A backend built as a module of its own (the CUDA backend: its libraries, cuBLAS and the rest, are
+// needed only when it is asked for) is loaded on first use: from <prefix>/lib/gpubench beside an
+// installed gpubench, else from the build tree. "" once it is loaded (or for a backend linked in),
+// else why it cannot be ("libcudart.so.13 not found"); tried once.
+std::string load_backend(const std::string& name);
+// Where the modules are looked for.
+std::string module_dir();
 // Why `name` is not in this build ("nvcc not found when configured (...)"), as CMake found it;
 // empty for a backend that is built, or one gpubench does not know.
 std::string not_built_reason(const std::string& name);

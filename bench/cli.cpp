@@ -81,8 +81,8 @@ struct Raw {
 const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
                                                      "--time-budget", "--seed"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
-const std::vector<std::string> run_only_options = {"--variant", "--repetitions", "--baseline", "--breakdown",
-                                                   "--list-devices"};
+const std::vector<std::string> run_only_options = {"--variant", "--repetitions", "--warmup", "--min-time",
+                                                   "--baseline", "--breakdown", "--list-devices"};
 
 CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std::string& type, const std::string& help) {
   // One value each time; every time kept, so that Raw::one can name an option given twice.
@@ -144,6 +144,11 @@ void run_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--repetitions", "R",
        "timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
            ": compare.py's U test needs 9)");
+  text(app, raw, "--warmup", "N", "untimed (but verified) runs of each point before its repetitions (default 0)");
+  text(app, raw, "--min-time", "S",
+       "each repetition repeats the point's run until it has taken at least S seconds of device time, and reports "
+       "the time per iteration over them all (for short kernels, where the timer's resolution matters; default 0: "
+       "one run)");
   output_options(app, raw,
                  "table, json (Google Benchmark's layout: compare.py reads it) or csv (one row per point and "
                  "repetition; with --out, the per-kernel table goes beside it: run.csv -> run.kernels.csv); default "
@@ -356,6 +361,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   }
   if (const auto v = raw.one("--problem")) o.run.problem = *v;
   if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1);
+  if (const auto v = raw.one("--warmup")) o.run.warmup = parse_number<int>("--warmup", *v, 0, 1000000);
+  if (const auto v = raw.one("--min-time")) {
+    o.run.min_time_s = parse_number<double>("--min-time", *v, 0.0, 3600.0);
+  }
   if (const auto v = raw.one("--format")) o.format = parse_format(*v);
   if (const auto v = raw.one("--out")) o.out = *v;
   if (const auto v = raw.one("--baseline")) o.baseline = *v;

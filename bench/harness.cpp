@@ -124,10 +124,57 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+// The linearly interpolated quantile q of `sorted` (numpy's default).
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double x = q * static_cast<double>(sorted.size() - 1);
+  const auto i = static_cast<std::size_t>(x);
+  const double next = sorted[std::min(i + 1, sorted.size() - 1)];
+  return sorted[i] + (next - sorted[i]) * (x - static_cast<double>(i));
+}
+
+// The interquartile range over the median, and the outliers by hyperfine's rule (bench/harness.hpp),
+// the deviations' scale floored at 1% of the median.
+void spread(const std::vector<double>& times, double& iqr_fraction, std::vector<double>& outliers) {
+  iqr_fraction = 0;
+  outliers.clear();
+  if (times.size() < 3) return;
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const double m = median(sorted);
+  if (m > 0) iqr_fraction = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / m;
+  std::vector<double> deviations;
+  for (double t : sorted) deviations.push_back(std::abs(t - m));
+  // The scale: 1.4826 MAD (the standard deviation, for normal noise), at least 1% of the median, so
+  // that repetitions equal to the clock's resolution do not make every other one an outlier.
+  const double scale = std::max(median(deviations) * 1.4826, 0.01 * m);
+  for (double t : times)
+    if (scale > 0 && std::abs(t - m) / scale > 14) outliers.push_back(t);
+}
+
+// One repetition: the point's run, repeated until it has taken `min_time_s` of device time (at
+// least once); the time and iterations summed, verified only when every run was.
+Outcome timed_repetition(Point& point, double min_time_s) {
+  Outcome total = point.run();
+  int runs = 1;
+  while (total.verified && total.seconds < min_time_s) {
+    Outcome next = point.run();
+    total.seconds += next.seconds;
+    total.iterations += next.iterations;
+    total.verified = next.verified;
+    if (!next.verified) total.verification = next.verification;
+    ++runs;
+  }
+  if (min_time_s > 0) total.fields["runs_in_repetition"] = runs;
+  return total;
+}
+
 // Google Benchmark calls this once per repetition: the first call prepares the point and runs its
 // profiled pass; each call times one repetition.
 void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, bool& prepare_failed,
-                        bool& interrupted, int& calls, int repetitions, const std::string& progress, std::ostream& log) {
+                        bool& interrupted, int& calls, const Timing& timing, const std::string& progress,
+                        std::ostream& log) {
+  const int repetitions = timing.repetitions;
   const int call = calls++;
   if (call == 0) {
     log << "gpubench: " << progress << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
@@ -137,6 +184,12 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
       Profile profile = point.profile();
       result.kernels = std::move(profile.kernels);
       result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
+      // --warmup: untimed runs, each still verified (a wrong answer is a failure, timed or not).
+      for (int w = 0; w < timing.warmup && !interrupt::requested(); ++w) {
+        const Outcome o = point.run();
+        if (!o.verified) throw VerificationError("verification failed in warm-up run " + std::to_string(w + 1) + ": " + o.verification);
+        isolation::alive();
+      }
     } catch (const std::exception& e) {
       record_failure(result, e, "preparing " + point.id().name());
       prepare_failed = true;
@@ -157,7 +210,7 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
         st.SkipWithError(result.error.c_str());
         continue;
       }
-      Outcome o = point.run();
+      Outcome o = timed_repetition(point, timing.min_time_s);
       o.seconds *= planted_slowdown(point.id().name());
       st.SetIterationTime(o.seconds / std::max(o.iterations, 1));
       const bool verified = o.verified;
@@ -212,7 +265,9 @@ nlohmann::json point_fields(const PointResult& p) {
           {"kernels", kernels},
           {"flops_per_iteration", p.flops_per_iteration},
           {"bytes_per_iteration", p.bytes_per_iteration},
-          {"time_includes", p.time_includes}};
+          {"time_includes", p.time_includes},
+          {"iqr_fraction", p.iqr_fraction},
+          {"outliers", p.outlier_seconds.size()}};
   fields.update(band_fields(id));
   return fields;
 }
@@ -358,14 +413,15 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
 
 // Runs one point (prepare, profiled pass, the timed repetitions, release) through Google
 // Benchmark; its result and its entries, as JSON (the form a worker process hands back).
-nlohmann::json run_point(Point& point, PointResult result, int repetitions, const std::string& progress,
+nlohmann::json run_point(Point& point, PointResult result, const Timing& timing, const std::string& progress,
                          std::ostream& log) {
+  const int repetitions = timing.repetitions;
   bool prepare_failed = false, interrupted = false;
   int calls = 0;
   const std::string name = point.id().name();
   benchmark::RegisterBenchmark(name.c_str(),
                                [&](benchmark::State& st) {
-                                 run_one_repetition(st, point, result, prepare_failed, interrupted, calls, repetitions, progress, log);
+                                 run_one_repetition(st, point, result, prepare_failed, interrupted, calls, timing, progress, log);
                                })
       ->UseManualTime()
       ->Iterations(1)
@@ -380,6 +436,7 @@ nlohmann::json run_point(Point& point, PointResult result, int repetitions, cons
   for (const auto& o : result.repetitions)
     if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
   result.median_seconds_per_iteration = median(per_iteration);
+  spread(per_iteration, result.iqr_fraction, result.outlier_seconds);
   // The overhead is the profiled pass's time outside its kernels, both from the same pass: never
   // negative but for clock granularity (device events inside a host-timed pass), shown as 0.
   // (Against the timed repetitions instead it could be: the kernels timed alone, between waits,
@@ -429,8 +486,9 @@ void complete_context(RunReport& report) {
 
 }  // namespace
 
-RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log,
+RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& ceilings, std::ostream& log,
                    const std::function<void(const RunReport&)>& after_each) {
+  const int repetitions = timing.repetitions;
   auto& points = plan.points;
   RunReport report;
   report.unavailable = plan.unavailable;
@@ -439,6 +497,9 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     collector.ReportContext(benchmark::BenchmarkReporter::Context());
     report.context = collector.context;
   }
+  report.context["repetitions"] = repetitions;
+  report.context["warmup_runs"] = timing.warmup;
+  if (timing.min_time_s > 0) report.context["min_time_s"] = timing.min_time_s;
   std::set<std::string> names;
   for (const auto& point : points)
     if (!names.insert(point->id().name()).second) throw Error(ExitCode::internal, "two points named " + point->id().name());
@@ -472,7 +533,7 @@ RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings
     bool replayed = false;
     const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(points.size()) + "] ";
     const nlohmann::json done = isolation::unit(
-        base.id.name(), [&] { return run_point(point, base, repetitions, progress, log); }, &replayed);
+        base.id.name(), [&] { return run_point(point, base, timing, progress, log); }, &replayed);
     if (done.value("interrupted", false)) {  // left unfinished
       stop_before(i);
       break;

@@ -28,6 +28,12 @@ struct PointResult {
   std::string time_includes;       // the point's own words (Point::time_includes)
   double flops_per_iteration = 0, bytes_per_iteration = 0;
   double median_seconds_per_iteration = 0;  // over verified repetitions
+  // The spread of the verified repetitions' time per iteration: the interquartile range over the
+  // median, and the repetitions that hyperfine's rule calls outliers (a modified z-score, the
+  // distance from the median in median absolute deviations x 1.4826, above 14; the scale at least
+  // 1% of the median).
+  double iqr_fraction = 0;
+  std::vector<double> outlier_seconds;
   std::optional<Ceilings> ceilings;          // the device's, when known
 
   double gflops() const;
@@ -57,7 +63,18 @@ struct RunReport {
 // a worker process, a point that crashed an earlier worker is reported FAILED with the reason.
 // `after_each`, when given, gets the report of the points measured so far after each point (what a
 // run ended early still has to write).
-RunReport run_plan(Plan& plan, int repetitions, const CeilingsByDevice& ceilings, std::ostream& log,
+// How each point is timed: its repetitions, the untimed runs before them (--warmup), and the
+// least device time of one repetition (--min-time: the run repeated until it has taken that long,
+// the time per iteration over all of them, for kernels whose timer resolution matters).
+struct Timing {
+  Timing(int repetitions_ = 9, int warmup_ = 0, double min_time_s_ = 0)  // NOLINT: a count alone is the usual case
+      : repetitions(repetitions_), warmup(warmup_), min_time_s(min_time_s_) {}
+  int repetitions;
+  int warmup;
+  double min_time_s;
+};
+
+RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& ceilings, std::ostream& log,
                    const std::function<void(const RunReport&)>& after_each = {});
 
 }  // namespace gpubench

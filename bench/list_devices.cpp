@@ -34,6 +34,10 @@ Listing listing(const std::string& name) {
     return l;
   }
   const Backend& backend = find_backend(name);  // a name gpubench does not know is a usage error
+  if (const std::string why = load_backend(name); !why.empty()) {
+    l.none = why;
+    return l;
+  }
   try {
     l.devices = backend.devices();
     if (l.devices.empty()) l.none = "the runtime found no devices";

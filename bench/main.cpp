@@ -255,7 +255,8 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
       emit(*so_far);
     });
   }
-  const RunReport report = run_plan(plan, options.run.repetitions, ceilings, std::cerr, keep);
+  const RunReport report =
+      run_plan(plan, {options.run.repetitions, options.run.warmup, options.run.min_time_s}, ceilings, std::cerr, keep);
   emit(report);
   if (const int sig = interrupt::requested()) return interrupt::exit_code(sig);
   return report.exit_code();

@@ -38,6 +38,13 @@ constexpr double compute_only_intensity = 1000;
 
 bool memory_applies(double flops, double bytes) { return bytes > 0 && flops / bytes <= compute_only_intensity; }
 
+// `v` to `digits` significant digits, as %g writes it: 11.9, 0.0612, 1.2e+04.
+std::string significant(double v, int digits) {
+  std::ostringstream o;
+  o << std::setprecision(digits) << v;
+  return o.str();
+}
+
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -298,8 +305,13 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   }
   const PointResult& first = report.points.front();
   const bool to_solution = iteration_counts_differ(report);
+  const bool context = report.context.is_object();
+  const int warmup = context ? report.context.value("warmup_runs", 0) : 0;
+  const double min_time = context ? report.context.value("min_time_s", 0.0) : 0.0;
   out << first.id.suite << " " << first.id.problem << "  (time per iteration: median of "
-      << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions; speedup against "
+      << (first.repetitions.empty() ? 0 : first.repetitions.size()) << " repetitions"
+      << (min_time > 0 ? ", each at least " + compact(min_time, 3) + " s of runs" : std::string())
+      << (warmup > 0 ? " after " + std::to_string(warmup) + " warm-up runs" : std::string()) << "; speedup against "
       << (baseline.empty() ? std::string("the first row") : baseline)
       << (to_solution ? ", by time to solution: the variants took different iteration counts" : "") << ")\n\n";
   if (const auto hooks = report.context.find("test_hooks"); hooks != report.context.end()) {
@@ -310,8 +322,8 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   if (const auto early = report.context.find("ended_early"); early != report.context.end())
     out << "ENDED EARLY (" << early->get<std::string>() << "): the points below are those measured before\n\n";
 
-  std::vector<std::string> header = {"backend", "device", "variant", "prec", "ms/iter", "GFLOP/s", "GB/s", "% roof"};
-  std::vector<bool> right = {false, false, false, false, true, true, true, true};
+  std::vector<std::string> header = {"backend", "device", "variant", "prec", "ms/iter", "spread", "GFLOP/s", "GB/s", "% roof"};
+  std::vector<bool> right = {false, false, false, false, true, true, true, true, true};
   if (to_solution) {
     header.insert(header.end(), {"iters", "ms/solve"});
     right.insert(right.end(), {true, true});
@@ -319,12 +331,12 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   header.insert(header.end(), {"speedup", "verified"});
   right.insert(right.end(), {true, false});
   TextTable summary(header, right);
-  bool above_roof = false;
+  bool above_roof = false, any_outliers = false;
   for (const auto& p : report.points) {
     std::vector<std::string> row = {p.id.where() + (p.id.ranks > 0 ? " (" + std::to_string(p.id.ranks) + " ranks)" : std::string()), p.id.device.name,
                                     p.id.variant, to_string(p.id.precision)};
     if (p.failed || p.median_seconds_per_iteration <= 0) {
-      row.insert(row.end(), to_solution ? 7 : 5, "-");
+      row.insert(row.end(), to_solution ? 8 : 6, "-");
       row.push_back("FAILED");
       summary.add(row);
       continue;
@@ -332,6 +344,8 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     const double t = p.median_seconds_per_iteration;
     const PointResult* base = baseline_row(report, baseline, p);
     row.push_back(fixed(t * 1e3, 4));
+    row.push_back(p.repetitions.size() >= 3 ? fixed(p.iqr_fraction * 100, 1) + "%" : "-");
+    if (!p.outlier_seconds.empty()) any_outliers = true;
     row.push_back(fixed(p.gflops(), 2));
     row.push_back(memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? fixed(p.gbps(), 1) : "-");
     row.push_back(p.ceilings ? roof_cell(p.roofline().roofline_pct, above_roof) : "-");
@@ -346,11 +360,24 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     }
     row.push_back(speedup);
     std::string verified = "yes";
+    if (!p.outlier_seconds.empty()) {
+      std::string times;
+      for (std::size_t k = 0; k < p.outlier_seconds.size() && k < 3; ++k)
+        times += (k ? ", " : "") + significant(p.outlier_seconds[k] * 1e3, 3) + " ms";
+      if (p.outlier_seconds.size() > 3) times += ", ...";
+      verified += "  " + std::to_string(p.outlier_seconds.size()) + " outlier" +
+                  (p.outlier_seconds.size() > 1 ? "s" : "") + "* (" + times + ")";
+    }
     if (const std::string s = summary_of(p); !s.empty()) verified += "  " + s;
     row.push_back(verified);
     summary.add(row);
   }
   summary.print(out);
+  out << "(spread: the repetitions' interquartile range over the median)\n";
+  if (any_outliers)
+    out << "* outlier: a repetition more than 14 median absolute deviations from the median (hyperfine's rule): "
+           "something else used the device or the host then; the median stands, but more --repetitions, --warmup "
+           "or --min-time would tell\n";
   if (above_roof) write_roof_footnote(report, out);
 
   TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},

@@ -7,19 +7,21 @@
 #include <cstring>
 #include <filesystem>
 
+#include "bench/data_dir.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
 
 void exec_reports_program(const std::string& program, const std::vector<std::string>& args) {
-  // The source tree this gpubench was built from, or where it has been moved to (GPUBENCH_SOURCE_DIR).
-  const char* moved = std::getenv("GPUBENCH_SOURCE_DIR");
-  const std::string script = std::string(moved && *moved ? moved : GPUBENCH_SOURCE_DIR) + "/reports/" + program;
-  const std::string python = "/usr/bin/python3";  // Debian's, where python3-matplotlib and -scipy install
-  if (!std::filesystem::exists(script))
-    throw InputError("this command needs " + script + " (the source tree this gpubench was built from)");
+  // Installed under <prefix>/share/gpubench, else the source tree (bench/data_dir.hpp).
+  const std::string script = data_dir() + "/reports/" + program;
+  // Debian's python3, where python3-matplotlib and -scipy install; $GPUBENCH_PYTHON names another.
+  const char* chosen = std::getenv("GPUBENCH_PYTHON");
+  const std::string python = chosen && *chosen ? chosen : "/usr/bin/python3";
+  if (!std::filesystem::exists(script)) throw InputError("this command needs " + script);
   if (access(python.c_str(), X_OK) != 0)
-    throw InputError("this command needs " + python + " (Debian's python3; scripts/setup installs it)");
+    throw InputError("this command needs " + python + " (Debian's python3 with python3-matplotlib and python3-scipy; "
+                     "scripts/setup installs them; GPUBENCH_PYTHON names another)");
   // A study's --run runs this gpubench.
   std::error_code error;
   if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error)

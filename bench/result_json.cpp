@@ -57,7 +57,9 @@ void to_json(nlohmann::json& j, const PointResult& p) {
        {"profiled_seconds_per_iteration", p.profiled_seconds_per_iteration},
        {"flops_per_iteration", p.flops_per_iteration},
        {"bytes_per_iteration", p.bytes_per_iteration},
-       {"median_seconds_per_iteration", p.median_seconds_per_iteration}};
+       {"median_seconds_per_iteration", p.median_seconds_per_iteration},
+       {"iqr_fraction", p.iqr_fraction},
+       {"outlier_seconds", p.outlier_seconds}};
   if (p.ceilings) j["ceilings"] = *p.ceilings;
 }
 
@@ -73,6 +75,8 @@ void from_json(const nlohmann::json& j, PointResult& p) {
   j.at("flops_per_iteration").get_to(p.flops_per_iteration);
   j.at("bytes_per_iteration").get_to(p.bytes_per_iteration);
   j.at("median_seconds_per_iteration").get_to(p.median_seconds_per_iteration);
+  p.iqr_fraction = j.value("iqr_fraction", 0.0);
+  p.outlier_seconds = j.value("outlier_seconds", std::vector<double>{});
   p.ceilings.reset();
   if (j.contains("ceilings")) p.ceilings = j["ceilings"].get<Ceilings>();
 }

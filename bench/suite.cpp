@@ -1,5 +1,7 @@
 #include "bench/suite.hpp"
 
+#include <iostream>
+
 #include <limits>
 
 #include "backends/registry.hpp"
@@ -62,6 +64,13 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
     if (implemented(b.name)) runs_on += (runs_on.empty() ? "" : ", ") + b.name;
   std::vector<std::string> with_suite;
   for (const auto& backend : options.backends) {
+    // A backend built as a module is loaded now: its suites' operations come with it.
+    if (const std::string why = load_backend(backend); !why.empty()) {
+      if (options.backends.size() == 1) throw DeviceError(backend + ": no devices: " + why);
+      std::cerr << "gpubench: skipping backend " << backend << ": no devices: " << why << std::endl;
+      skipped.push_back(backend + ": no devices: " + why);
+      continue;
+    }
     if (implemented(backend)) {
       with_suite.push_back(backend);
       continue;

@@ -34,6 +34,8 @@ struct RunOptions {
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
   int repetitions = 9;  // what compare.py's U test needs (its UTEST_OPTIMAL_REPETITIONS)
+  int warmup = 0;         // --warmup N: untimed runs of each point before its repetitions
+  double min_time_s = 0;  // --min-time S: a repetition repeats the run until S s of device time
   // --NAME VALUE for the options the suite declares (Suite::options), unparsed: the suite reads them.
   std::map<std::string, std::string> suite_options;
   // The tuning database every run reads launch parameters from; null with --tuning off (each

@@ -1,5 +1,6 @@
 #include "bench/tuning_db.hpp"
 
+#include "bench/data_dir.hpp"
 #include "bench/roofline.hpp"
 
 #include "bench/format.hpp"
@@ -358,7 +359,11 @@ std::string default_tuning_db_dir() {
 
 std::string committed_tuning_db_dir() {
   if (const char* hook = std::getenv("GPUBENCH_COMMITTED_TUNING_DB")) return hook;
-  return GPUBENCH_SOURCE_DIR "/tuning-db";
+  try {
+    return data_dir() + "/tuning-db";
+  } catch (const InputError&) {
+    return "";  // none shipped: the user's database alone
+  }
 }
 
 TuningDb open_tuning_db(const std::string& write_dir) {

@@ -72,7 +72,7 @@ class TuningDb {
 // The write layer when --tuning-db is not given: $GPUBENCH_TUNING_DB if set, else
 // $XDG_CACHE_HOME/gpubench, else $HOME/.cache/gpubench. InputError when none of them is set.
 std::string default_tuning_db_dir();
-// The committed database of the source tree: GPUBENCH_SOURCE_DIR/tuning-db. The tests set
+// The committed database: tuning-db/ under data_dir() (installed: <prefix>/share/gpubench). The tests set
 // $GPUBENCH_COMMITTED_TUNING_DB to replace it (empty: none), so that what they measure on this
 // machine does not depend on what is committed for it.
 std::string committed_tuning_db_dir();

@@ -1,6 +1,11 @@
 #include "kernels/lu/lu.hpp"
 
+#ifdef GPUBENCH_LU_LAPACKE
+#include <lapacke.h>
+#endif
+
 #include <algorithm>
+#include <iomanip>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -265,6 +270,27 @@ Verdict verify(const std::vector<double>& a, std::int64_t n, const std::vector<d
          << "), must be < 16";
   v.passed = std::isfinite(v.residual) && v.residual < 16;
   if (!std::isfinite(v.residual)) detail << "; the solution is not finite";
+#ifdef GPUBENCH_LU_LAPACKE
+  // The 1-norm of A (the largest column sum), then LAPACK's estimate from the factors.
+  double a_one = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) sum += std::abs(a[at(i, j)]);
+    a_one = std::max(a_one, sum);
+  }
+  double rcond = 0;
+  if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', static_cast<lapack_int>(n), lu.data(), static_cast<lapack_int>(n), a_one,
+                     &rcond) == 0) {
+    v.rcond = rcond;
+    detail << "; LAPACK's rcond estimate " << rcond;
+    if (rcond < unit_roundoff(p)) {
+      std::ostringstream w;
+      w << "singular to working precision: rcond " << std::setprecision(2) << rcond << " < eps "
+        << static_cast<double>(unit_roundoff(p)) << " (the factors are backward stable; a solve with them may have no correct digit)";
+      v.warning = w.str();
+    }
+  }
+#endif
   v.detail = detail.str();
   return v;
 }

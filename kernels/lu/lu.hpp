@@ -47,12 +47,19 @@ struct Verdict {
   std::string detail;
   double residual = 0;       // HPL's scaled residual
   std::int64_t singular = 0;  // 1-based column where the factorisation broke down (0: none)
+  // LAPACK's estimate of 1 / cond_1(A) from the factors (dgecon, in double); < 0 where LAPACKE is
+  // not in this build. Below the precision's unit roundoff, the matrix is singular to working
+  // precision: the factors still pass (they are backward stable), but a solve may have no
+  // correct digit, and `warning` says so.
+  double rcond = -1;
+  std::string warning;
 };
 
 // HPL's check: x from the factors (L U x = P b, b uniform in [-0.5, 0.5) from a fixed seed), then
 // ||A x - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n) < 16, eps the unit roundoff of `p`.
 // A zero or non-finite pivot U(j, j) fails before any residual, naming the column ("the
-// factorisation broke down at column j: pivot U(j,j) = ...").
+// factorisation broke down at column j: pivot U(j,j) = ..."). With LAPACKE, also the reciprocal
+// condition estimate (Verdict::rcond).
 Verdict verify(const std::vector<double>& a, std::int64_t n, const std::vector<double>& lu,
                const std::vector<int>& ipiv, Precision p);
 

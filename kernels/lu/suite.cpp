@@ -172,6 +172,11 @@ class LuPoint final : public Point {
       o.fields["singular_column"] = v.singular;  // no residual: none was computed
     else
       o.fields["hpl_scaled_residual"] = v.residual;
+    if (v.rcond >= 0) o.fields["rcond"] = v.rcond;
+    if (!v.warning.empty()) {
+      o.fields["warning"] = v.warning;
+      o.fields["summary"] = "WARNING: " + v.warning;
+    }
     return o;
   }
 

@@ -169,3 +169,92 @@ TEST(Table, CeilingsAreTheBestOfSeveralTrials) {
 
 }  // namespace
 }  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// A point whose runs take the times given, in turn (the last repeated), counting its runs.
+class ScriptedPoint final : public Point {
+ public:
+  explicit ScriptedPoint(std::vector<double> seconds) : Point(id()), seconds_(std::move(seconds)) {}
+  void prepare() override {}
+  Outcome run() override {
+    const double s = seconds_[std::min(runs, seconds_.size() - 1)];
+    ++runs;
+    return {s, 1, true, "exact", nlohmann::json::object()};
+  }
+  Profile profile() override { return {}; }
+  double flops_per_iteration() const override { return 1e6; }
+  double bytes_per_iteration() const override { return 1e6; }
+  std::string time_includes() const override { return "nothing"; }
+  void release() override {}
+  std::size_t runs = 0;
+
+ private:
+  static PointId id() {
+    PointId id;
+    id.suite = "fake";
+    id.problem = "p";
+    id.backend = "openmp";
+    id.variant = "v";
+    id.device.backend = "openmp";
+    id.device.name = "test host";
+    return id;
+  }
+  std::vector<double> seconds_;
+};
+
+// Issue 31 item 7: one repetition at 11.9 ms among others at 0.06 ms is shown, not hidden behind
+// the median.
+TEST(Table, ShowsTheSpreadAndFlagsOutliers) {
+  std::vector<double> times = {6.0e-5, 6.1e-5, 5.9e-5, 11.9e-3, 6.0e-5, 6.2e-5, 5.9e-5, 6.05e-5, 5.95e-5};
+  Plan plan;
+  plan.points.push_back(std::make_unique<ScriptedPoint>(times));
+  std::ostringstream log, table;
+  const RunReport report = run_plan(plan, 9, {}, log);
+  const PointResult& p = report.points.at(0);
+  ASSERT_EQ(p.outlier_seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.outlier_seconds[0], 11.9e-3);
+  EXPECT_GT(p.iqr_fraction, 0);
+  EXPECT_LT(p.iqr_fraction, 0.1);
+  write_table(report, table, "", false);
+  EXPECT_THAT(table.str(), HasSubstr("spread"));
+  EXPECT_THAT(table.str(), HasSubstr("1 outlier* (11.9 ms)"));
+  EXPECT_THAT(table.str(), HasSubstr("hyperfine's rule"));
+  // The records carry them too.
+  std::ostringstream json;
+  write_json(report, json);
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j.at("benchmarks").at(0).at("outliers"), 1);
+
+  // Steady repetitions: no outlier, no footnote.
+  Plan steady;
+  steady.points.push_back(std::make_unique<ScriptedPoint>(std::vector<double>{6e-5, 6.1e-5, 5.9e-5, 6e-5}));
+  std::ostringstream quiet;
+  write_table(run_plan(steady, 4, {}, log), quiet, "", false);
+  EXPECT_THAT(quiet.str(), Not(HasSubstr("outlier")));
+}
+
+// --warmup N runs each point N times untimed first; --min-time S repeats a repetition's run until it
+// has taken S seconds, and the time per iteration is over all of them.
+TEST(Table, WarmupAndMinTime) {
+  Plan plan;
+  auto owned = std::make_unique<ScriptedPoint>(std::vector<double>{1.0, 1.0, 1.0, 0.01});
+  ScriptedPoint* point = owned.get();
+  plan.points.push_back(std::move(owned));
+  std::ostringstream log, table;
+  const RunReport report = run_plan(plan, Timing{2, 3, 0.045}, {}, log);
+  // 3 warm-up runs (1 s each, untimed); then each repetition takes 0.01 s runs until 0.045 s: 5 runs.
+  EXPECT_EQ(point->runs, 3u + 2u * 5u);
+  const PointResult& p = report.points.at(0);
+  ASSERT_EQ(p.repetitions.size(), 2u);
+  EXPECT_EQ(p.repetitions[0].iterations, 5);
+  EXPECT_NEAR(p.median_seconds_per_iteration, 0.01, 1e-12);
+  EXPECT_EQ(p.repetitions[0].fields.at("runs_in_repetition"), 5);
+  EXPECT_EQ(report.context.at("warmup_runs"), 3);
+  write_table(report, table, "", false);
+  EXPECT_THAT(table.str(), HasSubstr("median of 2 repetitions, each at least 0.045 s of runs after 3 warm-up runs"));
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -117,6 +117,29 @@ TEST(LuOpenmp, ASingularMatrixFailsNamingTheColumn) {
   }
 }
 
+// Issue 31 item 8: a matrix singular to working precision (Hilbert's of order 12: cond_1 about
+// 4e16, every pivot nonzero) still verifies (LU is backward stable), but its records carry LAPACK's
+// reciprocal condition estimate and the table warns; a well-conditioned one has no warning.
+TEST(LuOpenmp, SingularToWorkingPrecisionIsVerifiedWithAWarning) {
+  const std::string hilbert =
+      write_array("hilbert12.mtx", 12, [](std::int64_t i, std::int64_t j) { return 1.0 / static_cast<double>(i + j + 1); });
+  const std::string well = write_array("dominant12.mtx", 12, [](std::int64_t i, std::int64_t j) { return dominant(12, i, j); });
+  const LuRun r = lu_run("--backend openmp --precision f64 --variant blocked --problem mtx:" + hilbert, "OMP_NUM_THREADS=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& b = r.records.at("benchmarks").at(0);
+  if (!b.contains("rcond")) GTEST_SKIP() << "LAPACKE is not in this build: no condition estimate";
+  EXPECT_GT(b["rcond"].get<double>(), 0);
+  EXPECT_LT(b["rcond"].get<double>(), 1.1e-16);
+  EXPECT_THAT(b["warning"].get<std::string>(), HasSubstr("singular to working precision: rcond"));
+  EXPECT_THAT(r.output, HasSubstr("yes  WARNING: singular to working precision"));  // the table
+  const LuRun ok = lu_run("--backend openmp --precision f64 --variant blocked --problem mtx:" + well, "OMP_NUM_THREADS=1");
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const auto& c = ok.records.at("benchmarks").at(0);
+  EXPECT_GT(c.at("rcond").get<double>(), 0.1);
+  EXPECT_FALSE(c.contains("warning"));
+  EXPECT_THAT(ok.output, Not(HasSubstr("WARNING")));
+}
+
 // "Never a number": a point that broke down reports the column, and no scaled residual (the
 // residual was never computed; 0 would read as a perfect factorisation).
 TEST(LuOpenmp, ASingularPointReportsNoResidual) {
