@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backends/device.hpp"
+#include "common/host_memory.hpp"
 #include "backends/host_device.hpp"
 #include "common/errors.hpp"
 
@@ -20,18 +21,9 @@ namespace gpubench::ceilings {
 
 constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 
-// The host's available memory now (MemAvailable), 0 where it is not known.
-inline std::uint64_t host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    if (key == "MemAvailable:") {
-      std::uint64_t kilobytes = 0;
-      meminfo >> kilobytes;
-      return kilobytes * 1024;
-    }
-  }
-  return 0;
-}
+// The host memory a probe may take now: MemAvailable, or less where an address-space limit (ulimit
+// -v) leaves less (common/host_memory.hpp); 0 where it is not known.
+inline std::uint64_t host_available_bytes() { return available_host_memory().available; }
 
 // Each of the three bandwidth arrays: at least 4 x the last-level cache and 256 MiB on a GPU
 // (64 MiB elsewhere), so that every pass streams from memory; at most what leaves the three

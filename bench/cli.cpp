@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <regex>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -49,6 +50,15 @@ std::string suites_help() {
   return text;
 }
 
+// "cuda:1" -> {"cuda", 1}; "openmp" -> {"openmp", -1}.
+std::pair<std::string, int> backend_and_device(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return {text, -1};
+  const std::string name = text.substr(0, colon);
+  if (name.empty()) throw UsageError("--backend " + text + ": no backend before the ':' (e.g. cuda:0)");
+  return {name, parse_number<int>("--backend " + name + ":N", text.substr(colon + 1), 0)};
+}
+
 // A value listed twice would plan the same points twice.
 template <class T, class Name>
 void check_unique(const std::string& option, const std::vector<T>& values, Name name) {
@@ -81,7 +91,7 @@ struct Raw {
 const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
                                                      "--time-budget", "--seed"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
-const std::vector<std::string> run_only_options = {"--variant", "--repetitions", "--warmup", "--min-time",
+const std::vector<std::string> run_only_options = {"--variant", "--filter", "--repetitions", "--warmup", "--min-time",
                                                    "--baseline", "--breakdown", "--list-devices"};
 
 CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std::string& type, const std::string& help) {
@@ -96,7 +106,9 @@ CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std:
 void device_options(CLI::App* app, Raw& raw) {
   std::vector<std::string> names;
   for (const auto& b : backends()) names.push_back(b.name);
-  text(app, raw, "--backend", "B[,B..]", join(names) + ", a comma list, or all (default all)");
+  text(app, raw, "--backend", "B[:N][,B[:N]..]",
+       join(names) + ", a comma list, or all (default all); B:N names device N of B, a separate point for each "
+                     "(--backend cuda:0,cuda:1,opencl:1,openmp)");
   text(app, raw, "--device", "N",
        "device index within the backend, as --list-devices numbers them (default: the backend's first GPU, else "
        "its first device); for a cg run, N,N,.. or all splits one solve across those devices (under mpirun, "
@@ -141,6 +153,8 @@ void run_options(CLI::App* app, Raw& raw) {
   problem_options(app, raw);
   device_options(app, raw);
   text(app, raw, "--variant", "V[,V..]", "the suite's variants (below) or all (default all)");
+  text(app, raw, "--filter", "REGEX", "only the points whose name (suite/problem/backend:device/variant/precision) "
+                                      "matches REGEX (ECMAScript, anywhere in the name), as --benchmark_filter");
   text(app, raw, "--repetitions", "R",
        "timed repetitions per point (default " + std::to_string(RunOptions{}.repetitions) +
            ": compare.py's U test needs 9)");
@@ -395,8 +409,13 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   }
   if (o.list_devices) {
     for (const auto& b : split(backend)) {
-      if (b == "all") for (const auto& reg : backends()) o.run.backends.push_back(reg.name);
-      else o.run.backends.push_back(b);  // a backend not built is listed with the reason
+      if (b == "all") {
+        for (const auto& reg : backends()) o.run.backends.push_back(reg.name), o.run.backend_devices.push_back(-1);
+        continue;
+      }
+      const auto [name, index] = backend_and_device(b);
+      o.run.backends.push_back(name);  // a backend not built is listed with the reason
+      o.run.backend_devices.push_back(index);
     }
     return o;
   }
@@ -408,16 +427,23 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     std::cerr << "gpubench: note: --tuning off: the sweep's results are not stored" << std::endl;
 
   if (o.command != Command::roofline) check_suite_options(*make_suite(o.run.suite), o.run);
+  bool named_devices = false;
   for (const auto& b : split(backend)) {
     if (b == "all") {
-      for (const auto& reg : backends()) o.run.backends.push_back(reg.name);
-    } else {
-      o.run.backends.push_back(find_backend(b).name);
+      for (const auto& reg : backends()) o.run.backends.push_back(reg.name), o.run.backend_devices.push_back(-1);
+      continue;
     }
+    const auto [name, index] = backend_and_device(b);
+    o.run.backends.push_back(find_backend(name).name);
+    o.run.backend_devices.push_back(index);
+    named_devices = named_devices || index >= 0;
   }
   if (o.run.backends.empty()) throw UsageError("--backend needs at least one backend");
+  if (named_devices && (o.run.device >= 0 || !o.run.device_group.empty() || o.run.all_devices))
+    throw UsageError("--backend " + backend + " names its devices: --device is for a single backend without one");
   if ((o.run.device >= 0 || !o.run.device_group.empty()) && o.run.backends.size() > 1)
-    throw UsageError("--device N needs a single --backend (device numbers are per backend)");
+    throw UsageError("--device N needs a single --backend (device numbers are per backend; --backend cuda:0,opencl:1 "
+                     "names a device of each)");
   for (const auto& p : split(precision)) {
     if (p == "all") o.run.precisions.insert(o.run.precisions.end(), {Precision::f32, Precision::f64});
     else o.run.precisions.push_back(parse_precision(p));
@@ -428,7 +454,18 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     throw UsageError("--variant all already names every variant: give all, or a list without it");
   if (o.run.variants == std::vector<std::string>{"all"}) o.run.variants.clear();
   const auto same = [](const std::string& s) { return s; };
-  check_unique("--backend", o.run.backends, same);
+  std::vector<std::string> where;
+  for (std::size_t k = 0; k < o.run.backends.size(); ++k)
+    where.push_back(o.run.backends[k] + (o.run.backend_devices[k] >= 0 ? ":" + std::to_string(o.run.backend_devices[k]) : ""));
+  check_unique("--backend", where, same);
+  if (const auto v = raw.one("--filter")) {
+    o.run.filter = *v;
+    try {
+      std::regex check(*v);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--filter " + *v + " is not a regular expression: " + e.what());
+    }
+  }
   check_unique("--precision", o.run.precisions, [](Precision p) { return to_string(p); });
   check_unique("--variant", o.run.variants, same);
   return o;

@@ -13,6 +13,7 @@
 #include "bench/format.hpp"
 #include "bench/interrupt.hpp"
 #include "bench/isolation.hpp"
+#include "bench/progress.hpp"
 #include "bench/result_json.hpp"
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
@@ -178,14 +179,20 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
   const int call = calls++;
   if (call == 0) {
     log << "gpubench: " << progress << point.id().name() << " on " << point.id().device.name << " ..." << std::endl;
+    progress::set_subject(point.id().name());
     try {
-      point.prepare();
+      {
+        const progress::Phase phase("setting up (allocation, upload, program builds, warm-up)");
+        point.prepare();
+      }
       isolation::alive();
+      const progress::Phase phase("the profiled pass (each kernel timed alone)");
       Profile profile = point.profile();
       result.kernels = std::move(profile.kernels);
       result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
       // --warmup: untimed runs, each still verified (a wrong answer is a failure, timed or not).
       for (int w = 0; w < timing.warmup && !interrupt::requested(); ++w) {
+        const progress::Phase warming("warm-up run " + std::to_string(w + 1) + " of " + std::to_string(timing.warmup));
         const Outcome o = point.run();
         if (!o.verified) throw VerificationError("verification failed in warm-up run " + std::to_string(w + 1) + ": " + o.verification);
         isolation::alive();
@@ -210,6 +217,8 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
         st.SkipWithError(result.error.c_str());
         continue;
       }
+      const progress::Phase phase("repetition " + std::to_string(call + 1) + " of " + std::to_string(repetitions) +
+                                  " (the timed run and its verification)");
       Outcome o = timed_repetition(point, timing.min_time_s);
       o.seconds *= planted_slowdown(point.id().name());
       st.SetIterationTime(o.seconds / std::max(o.iterations, 1));

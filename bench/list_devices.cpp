@@ -49,9 +49,16 @@ Listing listing(const std::string& name) {
 
 }  // namespace
 
-bool list_devices(const std::vector<std::string>& backends, bool json, std::ostream& out) {
+bool list_devices(const std::vector<std::string>& backends, const std::vector<int>& indices, bool json, std::ostream& out) {
   std::vector<Listing> all;
-  for (const auto& name : backends) all.push_back(listing(name));
+  for (std::size_t k = 0; k < backends.size(); ++k) {
+    Listing l = listing(backends[k]);
+    if (const int index = k < indices.size() ? indices[k] : -1; index >= 0 && l.none.empty()) {
+      if (index >= static_cast<int>(l.devices.size())) find_device(backends[k], index);  // names the valid ones
+      l.devices = {l.devices[static_cast<std::size_t>(index)]};
+    }
+    all.push_back(std::move(l));
+  }
   bool any = false;
   nlohmann::json j = nlohmann::json::array();
   for (const auto& l : all) {

@@ -24,10 +24,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
+#include <map>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <regex>
 
 namespace {
 
@@ -53,10 +56,11 @@ int roofline(const gpubench::CliOptions& options, gpubench::TuningDb& db) {
   csv << "backend,index,device,copy_gbps,triad_gbps,bandwidth_gbps,worst_bandwidth_gbps,trials,f32_gflops,f64_gflops,"
          "array_bytes,measured,commit,datasheet,datasheet_bandwidth_gbps,datasheet_f32_gflops,datasheet_f64_gflops\n";
   bool any = false;
-  for (const auto& backend : options.run.backends) {
+  for (std::size_t k = 0; k < options.run.backends.size(); ++k) {
+    const std::string& backend = options.run.backends[k];
     DeviceInfo d;
     try {
-      d = find_device(backend, options.run.device);
+      d = find_device(backend, options.run.device_of(k));
     } catch (const DeviceError& e) {
       if (options.run.backends.size() == 1) throw;
       std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
@@ -186,7 +190,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
 
   if (options.list_devices) {
     std::ostringstream listed;
-    const bool any = list_devices(options.run.backends, options.format == Format::json, listed);
+    const bool any = list_devices(options.run.backends, options.run.backend_devices, options.format == Format::json, listed);
     write_out(options, listed.str());
     return any ? 0 : static_cast<int>(ExitCode::device);
   }
@@ -206,6 +210,15 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   if (options.tuning) run_options.tuning = db;
   auto suite = make_suite(options.run.suite);
   Plan plan = suite->plan(run_options);
+  if (!options.run.filter.empty()) {
+    // --filter: the planned points whose name matches (the rest are not run, and not said unavailable).
+    const std::regex pattern(options.run.filter);
+    std::string names;
+    for (const auto& p : plan.points) names += "\n  " + p->id().name();
+    std::erase_if(plan.points, [&](const auto& p) { return !std::regex_search(p->id().name(), pattern); });
+    if (plan.points.empty())
+      throw UsageError("--filter " + options.run.filter + " matches none of the planned points:" + names);
+  }
   std::vector<PointId> planned;
   for (const auto& p : plan.points) planned.push_back(p->id());
   check_baseline(options.baseline, planned);
@@ -219,6 +232,25 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     const DeviceInfo& d = p->id().device;
     if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;  // no roofline across devices
     if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c;
+  }
+  // One roof per physical device (the host's CPU seen by openmp, PoCL and ViennaCL is one CPU): each
+  // figure the best any of its backends measured.
+  std::map<std::string, std::vector<std::string>> physical;
+  for (const auto& p : plan.points) {
+    const DeviceInfo& d = p->id().device;
+    if (!ceilings.count(device_key(d))) continue;
+    auto& keys = physical[physical_device(d)];
+    if (std::find(keys.begin(), keys.end(), device_key(d)) == keys.end()) keys.push_back(device_key(d));
+  }
+  for (const auto& [device, keys] : physical) {
+    if (keys.size() < 2) continue;
+    std::vector<Ceilings> measured;
+    std::string names;
+    for (const auto& k : keys) measured.push_back(ceilings.at(k)), names += (names.empty() ? "" : ", ") + k;
+    const Ceilings merged = merge_ceilings(measured);
+    for (const auto& k : keys) ceilings[k] = merged;
+    std::cerr << "gpubench: " << names << " are one device (" << device << "): one roof, the best of their ceilings ("
+              << merged.backend << ")" << std::endl;
   }
   const auto emit = [&](const RunReport& report) {
     std::ostringstream formatted;

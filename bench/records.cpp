@@ -382,7 +382,8 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
 
   TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},
                      {false, true, false, true, true, false});
-  std::vector<std::string> shown;
+  std::vector<std::string> shown, elsewhere;
+  const std::string here = this_host();
   for (const auto& p : report.points) {
     const bool several = p.id.devices.size() > 1;
     const std::string key = several ? p.id.where() : device_key(p.id.device);
@@ -399,10 +400,17 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     const Ceilings& c = *p.ceilings;
     ceilings.add({key, fixed(c.bandwidth_gbps(), 1) + " GB/s", trials_text(c), fixed(c.f32_gflops, 0) + " GFLOP/s",
                   c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-",
-                  c.date + " with " + c.backend + " kernels"});
+                  c.date + " on " + (c.host.empty() ? std::string("an unrecorded machine") : c.host) + " with " +
+                      c.backend + " kernels"});
+    if (c.host != here) elsewhere.push_back(key + (c.host.empty() ? " (the machine was not recorded)" : " (" + c.host + ")"));
   }
   out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
   ceilings.print(out, "  ");
+  if (!elsewhere.empty()) {
+    out << "  WARNING: ceilings measured on another machine than this one (" << here << "):";
+    for (const auto& e : elsewhere) out << " " << e;
+    out << "; % roof is against that machine's (gpubench roofline --remeasure measures this one's)\n";
+  }
 
   bool any_kernels = false;
   for (const auto& p : report.points) any_kernels = any_kernels || (!p.failed && !p.kernels.empty());

@@ -6,7 +6,8 @@ void to_json(nlohmann::json& j, const Ceilings& c) {
   j = {{"copy_gbps", c.copy_gbps},   {"triad_gbps", c.triad_gbps}, {"f32_gflops", c.f32_gflops},
        {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"trials", c.trials},
        {"worst_bandwidth_gbps", c.worst_bandwidth_gbps}, {"by", c.backend},
-       {"measured", c.date},         {"commit", c.commit}};
+       {"measured", c.date},         {"commit", c.commit}, {"host", c.host},
+       {"worst_f32_gflops", c.worst_f32_gflops}, {"worst_f64_gflops", c.worst_f64_gflops}};
 }
 
 void from_json(const nlohmann::json& j, Ceilings& c) {
@@ -20,6 +21,9 @@ void from_json(const nlohmann::json& j, Ceilings& c) {
   j.at("by").get_to(c.backend);
   j.at("measured").get_to(c.date);
   j.at("commit").get_to(c.commit);
+  c.host = j.value("host", std::string());
+  c.worst_f32_gflops = j.value("worst_f32_gflops", 0.0);
+  c.worst_f64_gflops = j.value("worst_f64_gflops", 0.0);
 }
 
 void to_json(nlohmann::json& j, const PointId& id) {

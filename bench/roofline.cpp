@@ -1,9 +1,12 @@
 #include "bench/roofline.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
 
+#include "backends/registry.hpp"
 #include "bench/build_info.hpp"
 #include "bench/format.hpp"
 #include "bench/isolation.hpp"
@@ -32,6 +35,83 @@ RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& 
   return r;
 }
 
+std::string this_host() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+Ceilings combine_trials(const std::vector<Ceilings>& trials) {
+  Ceilings c = trials.at(0);
+  c.worst_bandwidth_gbps = c.bandwidth_gbps();
+  c.worst_f32_gflops = c.f32_gflops;
+  c.worst_f64_gflops = c.f64_gflops;
+  for (std::size_t k = 1; k < trials.size(); ++k) {
+    const Ceilings& t = trials[k];
+    c.copy_gbps = std::max(c.copy_gbps, t.copy_gbps);
+    c.triad_gbps = std::max(c.triad_gbps, t.triad_gbps);
+    c.f32_gflops = std::max(c.f32_gflops, t.f32_gflops);
+    c.f64_gflops = std::max(c.f64_gflops, t.f64_gflops);
+    c.worst_bandwidth_gbps = std::min(c.worst_bandwidth_gbps, t.bandwidth_gbps());
+    c.worst_f32_gflops = std::min(c.worst_f32_gflops, t.f32_gflops);
+    c.worst_f64_gflops = std::min(c.worst_f64_gflops, t.f64_gflops);
+  }
+  c.trials = static_cast<int>(trials.size());
+  return c;
+}
+
+std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials) {
+  struct Figure {
+    const char* name;
+    double (*of)(const Ceilings&);
+    const char* unit;
+  };
+  const Figure figures[] = {{"bandwidth", [](const Ceilings& c) { return c.bandwidth_gbps(); }, "GB/s"},
+                            {"f32", [](const Ceilings& c) { return c.f32_gflops; }, "GFLOP/s"},
+                            {"f64", [](const Ceilings& c) { return c.f64_gflops; }, "GFLOP/s"}};
+  std::string why;
+  for (const Figure& f : figures) {
+    std::vector<double> values;
+    for (const auto& t : trials) values.push_back(f.of(t));
+    std::sort(values.rbegin(), values.rend());
+    if (values.size() < 2 || values[0] <= 0) continue;
+    if (values[1] >= ceiling_confirmation * values[0]) continue;
+    std::string list;
+    for (const auto& t : trials) list += (list.empty() ? "" : ", ") + fixed(f.of(t), 1);
+    why += (why.empty() ? "" : "; ") + std::string(f.name) + " " + list + " " + f.unit;
+  }
+  return why;
+}
+
+std::string physical_device(const DeviceInfo& d) {
+  if (d.type == "cpu") return "cpu";
+  const std::string family = d.backend == "viennacl" ? "opencl" : d.backend;
+  int same_name = 0;
+  try {
+    for (const auto& other : find_backend(d.backend).devices()) same_name += other.name == d.name ? 1 : 0;
+  } catch (const std::exception&) {
+    same_name = 2;  // not known: keep the backend's own numbering
+  }
+  return same_name == 1 ? d.type + ":" + d.name : family + ":" + std::to_string(d.index);
+}
+
+Ceilings merge_ceilings(const std::vector<Ceilings>& measured) {
+  Ceilings best = measured.at(0);
+  std::string by = best.backend;
+  for (const Ceilings& c : measured) {
+    if (c.bandwidth_gbps() > best.bandwidth_gbps()) {
+      const Ceilings keep = best;
+      best = c;
+      best.f32_gflops = std::max(best.f32_gflops, keep.f32_gflops);
+      best.f64_gflops = std::max(best.f64_gflops, keep.f64_gflops);
+    }
+    best.f32_gflops = std::max(best.f32_gflops, c.f32_gflops);
+    best.f64_gflops = std::max(best.f64_gflops, c.f64_gflops);
+    if (by.find(c.backend) == std::string::npos) by += "+" + c.backend;
+  }
+  best.backend = by;
+  return best;
+}
+
 std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log) {
   if (db && !remeasure)
     if (auto stored = db->ceilings(d)) return stored;
@@ -43,26 +123,31 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
   }
   // The probes are kernels like any other: a crash in one costs the roofline, not the run.
   const nlohmann::json measured = isolation::unit("ceilings/" + d.backend + ":" + std::to_string(d.index), [&] {
-    Ceilings c;
-    for (int trial = 1; trial <= ceiling_trials; ++trial) {
-      log << "gpubench: measuring the ceilings of " << d.label() << " (trial " << trial << " of " << ceiling_trials
-          << ")" << std::endl;
-      const Ceilings t = (*probe)(d, log);
+    std::vector<Ceilings> trials;
+    std::string unconfirmed;
+    for (int trial = 1; trial <= ceiling_max_trials; ++trial) {
+      log << "gpubench: measuring the ceilings of " << d.label() << " (trial " << trial << " of "
+          << (trial <= ceiling_trials ? ceiling_trials : ceiling_max_trials) << ")" << std::endl;
+      trials.push_back((*probe)(d, log));
       isolation::alive();
-      if (trial == 1) {
-        c = t;
-        c.worst_bandwidth_gbps = t.bandwidth_gbps();
-        continue;
-      }
-      c.copy_gbps = std::max(c.copy_gbps, t.copy_gbps);
-      c.triad_gbps = std::max(c.triad_gbps, t.triad_gbps);
-      c.f32_gflops = std::max(c.f32_gflops, t.f32_gflops);
-      c.f64_gflops = std::max(c.f64_gflops, t.f64_gflops);
-      c.worst_bandwidth_gbps = std::min(c.worst_bandwidth_gbps, t.bandwidth_gbps());
+      if (trial < ceiling_trials) continue;
+      unconfirmed = unconfirmed_ceilings(trials);
+      if (unconfirmed.empty()) break;
+      if (trial < ceiling_max_trials)
+        log << "gpubench: the trials disagree (" << unconfirmed << "): measuring again" << std::endl;
     }
-    c.trials = ceiling_trials;
+    Ceilings c = combine_trials(trials);
     c.date = iso_timestamp();
     c.commit = build_commit;
+    c.host = this_host();
+    // Ceilings no second trial confirms are this run's only: a busy machine must not set the roof
+    // of every later run.
+    if (!unconfirmed.empty()) {
+      log << "gpubench: warning: the ceilings of " << d.label() << " were not confirmed in " << trials.size()
+          << " trials (" << unconfirmed << "): this run uses the best of them, and they are not stored (measure "
+          << "them again on a quiet machine: gpubench roofline --remeasure)" << std::endl;
+      return nlohmann::json(c);
+    }
     // A database that cannot be written costs the next run a new measurement, not this run.
     if (db) {
       try {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,27 @@ std::optional<Datasheet> datasheet(const DeviceInfo& d);
 // Whole probes a measurement runs: the ceilings are each the best of them (a probe on a busy
 // CPU read 42.2, 17.9, 26.9 and 16.4 GB/s on four runs), and the worst trial gives the spread.
 inline constexpr int ceiling_trials = 3;
+// Each ceiling (bandwidth, f32, f64) is the best of the trials, and stands only where a second trial
+// comes within this fraction of it; until then more trials run, up to ceiling_max_trials, and
+// ceilings still unconfirmed are used by that run alone, never stored.
+inline constexpr double ceiling_confirmation = 0.8;
+inline constexpr int ceiling_max_trials = 6;
+// The best of each figure over `trials`, with the worst trials' figures (the spread).
+Ceilings combine_trials(const std::vector<Ceilings>& trials);
+// "" when every figure's best is confirmed by a second trial; else which are not, with the trials'
+// figures ("f64 47.0, 40.0, 6.6 GFLOP/s").
+std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials);
+// This machine's host name, as the ceilings record it.
+std::string this_host();
+
+// The physical device that `d` is, whatever the backend that sees it: every CPU device of this
+// host is its CPU ("cpu"); a GPU is its name where its backend has one device of that name (two
+// identical GPUs keep their backend's own index: APIs number them differently). ViennaCL's
+// devices are OpenCL's.
+std::string physical_device(const DeviceInfo& d);
+// One roof per physical device: each figure the best that any backend's probe measured on it (a
+// ceiling that a library beats is no ceiling); the others' fields from the best bandwidth's.
+Ceilings merge_ceilings(const std::vector<Ceilings>& measured);
 // "best of 3 (worst 16.4 GB/s)", or "1" for ceilings stored before trials were kept.
 std::string trials_text(const Ceilings& c);
 

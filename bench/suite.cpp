@@ -62,8 +62,9 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
   std::string runs_on;
   for (const auto& b : backends())
     if (implemented(b.name)) runs_on += (runs_on.empty() ? "" : ", ") + b.name;
-  std::vector<std::string> with_suite;
-  for (const auto& backend : options.backends) {
+  std::vector<DeviceInfo> devices;
+  for (std::size_t k = 0; k < options.backends.size(); ++k) {
+    const std::string& backend = options.backends[k];
     // A backend built as a module is loaded now: its suites' operations come with it.
     if (const std::string why = load_backend(backend); !why.empty()) {
       if (options.backends.size() == 1) throw DeviceError(backend + ": no devices: " + why);
@@ -72,7 +73,13 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
       continue;
     }
     if (implemented(backend)) {
-      with_suite.push_back(backend);
+      try {
+        devices.push_back(find_device(backend, options.device_of(k)));
+      } catch (const DeviceError& e) {  // with several backends, one without the device is skipped
+        if (options.backends.size() == 1) throw;
+        std::cerr << "gpubench: skipping backend " << backend << ": " << e.what() << std::endl;
+        skipped.push_back(backend + ": " + e.what());
+      }
       continue;
     }
     const std::string why = "backend '" + backend + "' has no " + suite + " implementation in this build (" + suite +
@@ -80,7 +87,7 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
     if (options.backends.size() == 1) throw UsageError(why);
     skipped.push_back(backend + ": " + why);
   }
-  return find_devices(with_suite, options.device, skipped);
+  return devices;
 }
 
 void check_suite_options(const Suite& suite, const RunOptions& options) {

@@ -22,8 +22,14 @@ namespace gpubench {
 // The part of the command line that suites read.
 struct RunOptions {
   std::string suite;
-  std::vector<std::string> backends;  // expanded: never "all"
+  std::vector<std::string> backends;  // expanded: never "all"; a backend may come twice (cuda:0,cuda:1)
+  // --backend B:N: the device of backends[k] (-1: not named there, `device` instead).
+  std::vector<int> backend_devices;
   int device = -1;                    // -1: each backend's default device
+  // The device index backends[k] runs on (-1: its default device).
+  int device_of(std::size_t k) const {
+    return k < backend_devices.size() && backend_devices[k] >= 0 ? backend_devices[k] : device;
+  }
   // --device 0,1 or --device all: one solve split across these devices of each backend (only
   // CG's); empty and false for one device. Under mpirun, rank r takes the (local rank r)-th.
   std::vector<int> device_group;
@@ -33,6 +39,7 @@ struct RunOptions {
   std::string problem;                // empty: the suite's default
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
+  std::string filter;                 // --filter REGEX: only the points whose name matches (empty: all)
   int repetitions = 9;  // what compare.py's U test needs (its UTEST_OPTIMAL_REPETITIONS)
   int warmup = 0;         // --warmup N: untimed runs of each point before its repetitions
   double min_time_s = 0;  // --min-time S: a repetition repeats the run until S s of device time

@@ -103,6 +103,7 @@ class Progress {
   void kernel(const std::string& name, std::size_t configs) {
     kernel_ = name;
     done_ = 0;
+    skipped_ = 0;
     most_ = configs;
     budget_ = 0;
   }
@@ -112,7 +113,8 @@ class Progress {
     now_ = std::move(now);
     start_ = now_();
   }
-  void skip(std::size_t configs) { most_ -= std::min(most_, configs); }
+  // Configurations a walk leaves out (it stopped gaining): the total stays, and says how many.
+  void skip(std::size_t configs) { skipped_ += configs; }
   void config(const ConfigResult& r) {
     ++done_;
     char time[48];
@@ -125,8 +127,9 @@ class Progress {
       fraction = spent / budget_;
       count += " configs, " + fixed(spent, 0) + " of " + fixed(budget_, 0) + " s";
     } else {
-      fraction = most_ > 0 ? std::min(1.0, static_cast<double>(done_) / static_cast<double>(most_)) : 1.0;
-      count += "/" + std::to_string(std::max(most_, done_));
+      fraction = most_ > 0 ? std::min(1.0, static_cast<double>(done_ + skipped_) / static_cast<double>(most_)) : 1.0;
+      count += "/" + std::to_string(std::max(most_, done_ + skipped_));
+      if (skipped_ > 0) count += ", " + std::to_string(skipped_) + " left out where a walk stopped gaining";
     }
     if (!terminal_) {
       log_ << "gpubench: sweep " << label_ << " " << kernel_ << " [" << count << "] " << format_params(r.params) << ": "
@@ -145,7 +148,7 @@ class Progress {
   std::ostream& log_;
   bool terminal_;
   std::string label_, kernel_;
-  std::size_t done_ = 0, most_ = 0;
+  std::size_t done_ = 0, skipped_ = 0, most_ = 0;
   double budget_ = 0, start_ = 0;
   std::function<double()> now_;
 };

@@ -109,6 +109,10 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   c.backend = string_field(j, "backend", where);
   c.date = string_field(j, "date", where);
   c.commit = string_field(j, "commit", where);
+  // The machine, and the compute trials' spread, came later still.
+  if (j.contains("host")) c.host = string_field(j, "host", where);
+  if (j.contains("worst_f32_gflops")) c.worst_f32_gflops = positive("worst_f32_gflops", true);
+  if (j.contains("worst_f64_gflops")) c.worst_f64_gflops = positive("worst_f64_gflops", true);
   return c;
 }
 
@@ -139,6 +143,9 @@ ordered_json ceilings_to_json(const Ceilings& c) {
   j["backend"] = c.backend;
   j["date"] = c.date;
   j["commit"] = c.commit;
+  if (!c.host.empty()) j["host"] = c.host;
+  if (c.worst_f32_gflops > 0) j["worst_f32_gflops"] = c.worst_f32_gflops;
+  if (c.worst_f64_gflops > 0) j["worst_f64_gflops"] = c.worst_f64_gflops;
   return j;
 }
 

@@ -883,8 +883,10 @@ def study(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gpubench report", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    helps = {"table": "a table (Markdown, LaTeX or CSV) of the points, kernels, speedups, scaling or sweeps of records",
+             "figure": "a figure (PNG, SVG or PDF): roofline, per-kernel bars, speedups, scaling or a sweep"}
     for name in ("table", "figure"):
-        p = sub.add_parser(name)
+        p = sub.add_parser(name, help=helps[name], description=helps[name])
         p.add_argument("records", nargs="+", help="gpubench record files (sweep files for sweep tables and figures)")
         for field in ("suite", "problem", "backend", "variant", "precision"):
             p.add_argument("--" + field, help=f"only these {field}s (a comma list)")

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <exception>
 #include <fstream>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,9 +54,54 @@ std::uint64_t host_memory_bytes() {
   return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : 0;
 }
 
-// The largest CPU cache level's size (the LLC): sysconf where glibc knows it, else the sizes
-// Linux lists under /sys ("32K", "1024K", "32M"); 0 when neither says.
-std::uint64_t last_level_cache_bytes() {
+}  // namespace
+
+// The last-level cache, as Linux's topology under /sys says: the largest level's size times its
+// instances (a two-socket host has two L3s), "32768K" read as 32 MiB. sysconf's
+// _SC_LEVEL3_CACHE_SIZE is no use: glibc computes it from CPUID and can be off by 10x (320 MiB
+// on a 2-core EPYC VM whose L3 is 32 MiB). sysconf only where /sys says nothing.
+std::uint64_t last_level_cache_bytes(const std::string& sys_cpu) {
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string text;
+    std::getline(in, text);
+    return text;
+  };
+  const auto bytes = [](const std::string& text) -> std::uint64_t {
+    std::uint64_t size = 0;
+    std::size_t used = 0;
+    try {
+      size = std::stoull(text, &used);
+    } catch (const std::exception&) {
+      return 0;
+    }
+    const char unit = used < text.size() ? text[used] : 0;
+    return size << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+  };
+  int best_level = 0;
+  std::uint64_t best_size = 0;
+  int best_index = -1;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = sys_cpu + "/cpu0/cache/index" + std::to_string(index);
+    const std::string type = read(dir + "/type");
+    if (type.empty()) continue;
+    if (type == "Instruction") continue;
+    const int level = std::atoi(read(dir + "/level").c_str());
+    const std::uint64_t size = bytes(read(dir + "/size"));
+    if (size > 0 && (level > best_level || (level == best_level && size > best_size)))
+      best_level = level, best_size = size, best_index = index;
+  }
+  if (best_index >= 0) {
+    // Its instances: the distinct sets of CPUs that share one.
+    std::set<std::string> instances;
+    for (int cpu = 0; cpu < 4096; ++cpu) {
+      const std::string dir = sys_cpu + "/cpu" + std::to_string(cpu);
+      if (!std::filesystem::exists(dir)) break;
+      const std::string shared = read(dir + "/cache/index" + std::to_string(best_index) + "/shared_cpu_list");
+      if (!shared.empty()) instances.insert(shared);
+    }
+    return best_size * std::max<std::size_t>(1, instances.size());
+  }
   std::uint64_t largest = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE  // glibc
   for (const int level :
@@ -63,17 +110,10 @@ std::uint64_t last_level_cache_bytes() {
     if (size > 0) largest = std::max(largest, static_cast<std::uint64_t>(size));
   }
 #endif
-  if (largest > 0) return largest;
-  for (int index = 0; index < 16; ++index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::uint64_t size = 0;
-    if (!(in >> size)) continue;
-    char unit = 0;
-    if (in >> unit) size <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
-    largest = std::max(largest, size);
-  }
   return largest;
 }
+
+namespace {
 
 // _OPENMP is the date of the specification the compiler implements.
 std::string openmp_version() {
@@ -124,7 +164,7 @@ std::vector<DeviceInfo> host_devices() {
   info.global_mem_bytes = host_memory_bytes();
   info.max_alloc_bytes = info.global_mem_bytes;
   info.local_mem_bytes = 0;
-  info.cache_bytes = last_level_cache_bytes();
+  info.cache_bytes = last_level_cache_bytes("/sys/devices/system/cpu");
   info.fp64 = true;
   return {info};
 }

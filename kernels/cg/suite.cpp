@@ -20,6 +20,7 @@
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"
+#include "bench/progress.hpp"
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/tune.hpp"
@@ -509,6 +510,8 @@ class CgSuite final : public Suite {
     check_generated_size(spec, devices, options.precisions, static_cast<std::int64_t>(bands));
     auto shared = std::make_shared<SharedProblem>();
     try {
+      progress::set_subject("problem " + spec);
+      const progress::Phase phase("generating (or reading) the matrix");
       shared->problem = make_problem(spec, cpu_device_copies(devices, options.precisions));
     } catch (const std::bad_alloc&) {
       throw OutOfMemoryError("host", "building problem " + spec);

@@ -2,7 +2,7 @@
 #include <chrono>
 
 #ifdef GPUBENCH_GEMM_OPENBLAS
-#include <cblas.h>
+#include <cblas.h>  // OPENBLAS_VERSION only: the library is loaded when first called (host_blas.hpp)
 #endif
 
 #include "kernels/gemm/openmp_kernels.hpp"
@@ -10,6 +10,7 @@
 
 #include <type_traits>
 
+#include "backends/openmp/host_blas.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench::gemm {
@@ -53,20 +54,10 @@ class OpenmpOperations final : public Operations {
  private:
   // OpenBLAS's GEMM, row-major, A transposed for TN.
   void vendor(double alpha, double beta) {
-#ifdef GPUBENCH_GEMM_OPENBLAS
-    const auto m = static_cast<blasint>(shape_.m), n = static_cast<blasint>(shape_.n), k = static_cast<blasint>(shape_.k);
-    const CBLAS_TRANSPOSE ta = shape_.transpose_a ? CblasTrans : CblasNoTrans;
-    const blasint lda = shape_.transpose_a ? m : k;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, static_cast<float>(alpha), a_.data(), lda, b_.data(), n,
-                  static_cast<float>(beta), c_.data(), n);
-    else
-      cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, alpha, a_.data(), lda, b_.data(), n, beta, c_.data(), n);
-#else
-    (void)alpha;
-    (void)beta;
-    throw DeviceError("OpenBLAS was not found when gpubench was configured: no vendor GEMM on openmp");
-#endif
+    const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k);
+    const int lda = shape_.transpose_a ? m : k;
+    host_blas::gemm(shape_.transpose_a, m, n, k, static_cast<T>(alpha), a_.data(), lda, b_.data(), n,
+                    static_cast<T>(beta), c_.data(), n);
   }
 
   Shape shape_;

@@ -12,11 +12,8 @@
 
 #include <omp.h>
 
-#ifdef GPUBENCH_LU_LAPACKE
-#include <dlfcn.h>
-#include <lapacke.h>
-#endif
 
+#include "backends/openmp/host_blas.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/openmp_kernels.hpp"
 #include "kernels/lu/blocks.hpp"
@@ -151,20 +148,11 @@ class HostOperations final : public Operations {
   }
 
   void vendor() override {
-#ifdef GPUBENCH_LU_LAPACKE
-    std::vector<lapack_int> ipiv(static_cast<std::size_t>(n_));
-    const auto n = static_cast<lapack_int>(n_);
-    lapack_int info = 0;
-    if constexpr (std::is_same_v<T, float>)
-      info = LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a_.data(), n, ipiv.data());
-    else
-      info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a_.data(), n, ipiv.data());
+    std::vector<int> ipiv(static_cast<std::size_t>(n_));
+    const int info = host_blas::getrf(static_cast<int>(n_), a_.data(), ipiv.data());
     if (info < 0) throw DeviceError("LAPACKE getrf: argument " + std::to_string(-info) + " was wrong");
     ipiv_.assign(ipiv.begin(), ipiv.end());
     one_based_ = true;
-#else
-    throw DeviceError("LAPACKE was not found when gpubench was configured: no vendor LU on openmp");
-#endif
   }
 
   StudyRun study(Variant v, StepTimes*, double) override {
@@ -181,19 +169,9 @@ class HostOperations final : public Operations {
   bool marked_ = false;
 };
 
-// The library that getrf resolves to at run time (LAPACKE calls LAPACK's dgetrf_, which Debian's
-// alternatives point at OpenBLAS's where libopenblas is installed).
-std::string vendor_library() {
-#ifdef GPUBENCH_LU_LAPACKE
-  std::string name = "LAPACKE dgetrf/sgetrf";
-  Dl_info info{};
-  if (void* symbol = dlsym(RTLD_DEFAULT, "dgetrf_"); symbol && dladdr(symbol, &info) && info.dli_fname)
-    name += std::string(" (dgetrf_ from ") + info.dli_fname + ")";
-  return name;
-#else
-  return "";
-#endif
-}
+// The library the vendor variant calls: LAPACKE's getrf, which calls LAPACK's dgetrf_ (Debian's
+// alternatives point it at OpenBLAS's), loaded when first called (host_blas.hpp).
+std::string vendor_library() { return host_blas::lapacke_built() ? "LAPACKE dgetrf/sgetrf" : ""; }
 
 }  // namespace
 
