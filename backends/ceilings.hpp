@@ -26,7 +26,7 @@ struct Ceilings {
   std::string backend;            // whose kernels measured them
   std::string date;               // ISO 8601, when measured
   std::string commit;             // gpubench commit that measured them
-  std::string host;               // the machine they were measured on (its host name); "" if not recorded
+  std::string host;               // the machine they were measured on (host name, CPU, CPUs); "" if not recorded
   double worst_f32_gflops = 0, worst_f64_gflops = 0;  // the worst trials' compute (0: not known)
 
   // The roofline's bandwidth: the better of copy and triad.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
@@ -36,8 +37,17 @@ RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& 
 }
 
 std::string this_host() {
+  // The host name alone does not tell machines apart (every lent machine here is "vm"): with it, the
+  // CPU's model and count.
   char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+  std::string host = ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("?");
+  std::string model;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; model.empty() && std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (const auto colon = line.find(':'); colon != std::string::npos) model = line.substr(line.find_first_not_of(" \t", colon + 1));
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return host + " (" + (model.empty() ? std::string("unknown CPU") : model) + ", " + std::to_string(cpus) + " CPUs)";
 }
 
 Ceilings combine_trials(const std::vector<Ceilings>& trials) {

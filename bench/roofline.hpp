@@ -52,7 +52,7 @@ Ceilings combine_trials(const std::vector<Ceilings>& trials);
 // "" when every figure's best is confirmed by a second trial; else which are not, with the trials'
 // figures ("f64 47.0, 40.0, 6.6 GFLOP/s").
 std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials);
-// This machine's host name, as the ceilings record it.
+// This machine, as the ceilings record it: "vm (AMD EPYC 9454 48-Core Processor, 2 CPUs)".
 std::string this_host();
 
 // The physical device that `d` is, whatever the backend that sees it: every CPU device of this

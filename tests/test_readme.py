@@ -25,7 +25,7 @@ README = os.path.join(SOURCE, "README.md")
 
 # Why a command is not run on a CPU machine in CI; the first pattern that matches says it.
 LEFT_OUT = [
-    (r"--backend cuda|cuda:", "needs a CUDA GPU"),
+    (r"--backend (\S*,)?cuda", "needs a CUDA GPU"),
     (r"^mpirun|--device 0,1", "needs several devices or hosts"),
     (r"npb:C|--problem C\b|poisson2d:(4096|8192)|--problem 8192", "takes longer than CI's 2 cores allow"),
     (r"^scripts/", "the scripts are tested by CI itself (scripts/test) or need the GPU machine"),
