@@ -19,7 +19,7 @@ void catch_signals(bool say, bool exit_on_second);
 // The signal that asked the run to stop (SIGINT, SIGTERM), or 0.
 int requested();
 
-// "interrupted by SIGINT (Ctrl-C)", "interrupted by SIGTERM".
+// "interrupted by SIGINT (Ctrl-C)", "interrupted by signal 15 (SIGTERM)".
 std::string reason(int sig);
 
 // What the process exits with after stopping for `sig`: 128 + sig.

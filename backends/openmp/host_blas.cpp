@@ -81,6 +81,8 @@ const Cblas& cblas() {
       b.description += std::string(", core ") + core();
     if (auto* threads = reinterpret_cast<Count*>(::dlsym(library, "openblas_get_num_threads")))
       b.description += ", " + std::to_string(threads()) + " threads";
+    // Which kernel it runs, said with every run that calls it: a baseline is only as good as that.
+    std::cerr << "gpubench: the host BLAS: " << b.description << std::endl;
     return b;
   }();
   return c;
@@ -102,6 +104,9 @@ const Lapacke& lapacke() {
     f.sgetrf = symbol<std::remove_pointer_t<decltype(f.sgetrf)>>(library, "LAPACKE_sgetrf_work", "LAPACKE");
     f.dgetrf = symbol<std::remove_pointer_t<decltype(f.dgetrf)>>(library, "LAPACKE_dgetrf_work", "LAPACKE");
     f.dgecon = symbol<std::remove_pointer_t<decltype(f.dgecon)>>(library, "LAPACKE_dgecon", "LAPACKE");
+    Dl_info info{};
+    if (void* getrf = ::dlsym(RTLD_DEFAULT, "dgetrf_"); getrf && ::dladdr(getrf, &info) && info.dli_fname)
+      std::cerr << "gpubench: LAPACKE's dgetrf_ is " << info.dli_fname << std::endl;
     return f;
   }();
   return l;
@@ -183,20 +188,6 @@ double gecon(int n, const double* lu, double a_one) {
   (void)n, (void)lu, (void)a_one;
   return -1;
 #endif
-}
-
-std::string blas_description() {
-#ifdef GPUBENCH_HOST_CBLAS
-  return cblas().description;
-#else
-  not_built("OpenBLAS (CBLAS)");
-#endif
-}
-
-std::string getrf_library() {
-  Dl_info info{};
-  if (void* s = ::dlsym(RTLD_DEFAULT, "dgetrf_"); s && ::dladdr(s, &info) && info.dli_fname) return info.dli_fname;
-  return "";
 }
 
 }  // namespace gpubench::host_blas

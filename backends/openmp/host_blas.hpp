@@ -3,7 +3,8 @@
 // OpenBLAS starts its threads as it is loaded (one 128 MiB buffer each), which under an
 // address-space limit (ulimit -v) hung every start on a 16-core host, and took cores from work
 // that never calls a BLAS. Under such a limit the threads are sized to it (OPENBLAS_NUM_THREADS,
-// said on stderr) unless the user chose.
+// said on stderr) unless the user chose. Loading says on stderr what was loaded (OpenBLAS's
+// configuration, its core, e.g. Prescott, its threads): a baseline is only as honest as that.
 #pragma once
 
 #include <string>
@@ -26,11 +27,5 @@ int getrf(int n, double* a, int* ipiv);
 // LAPACK's 1-norm reciprocal condition estimate from getrf's factors (LAPACKE_dgecon); `a_one` is
 // the 1-norm of the matrix factored. < 0 when it failed.
 double gecon(int n, const double* lu, double a_one);
-
-// "OpenBLAS 0.3.21 (libopenblas.so.0, core Haswell, 16 threads)"; loads the library. Throws
-// DeviceError when it cannot be loaded.
-std::string blas_description();
-// The file LAPACK's dgetrf_ comes from, once LAPACKE is loaded ("" before).
-std::string getrf_library();
 
 }  // namespace gpubench::host_blas
