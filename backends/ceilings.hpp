@@ -28,6 +28,9 @@ struct Ceilings {
   std::string commit;             // gpubench commit that measured them
   std::string host;               // the machine they were measured on (host name, CPU, CPUs); "" if not recorded
   double worst_f32_gflops = 0, worst_f64_gflops = 0;  // the worst trials' compute (0: not known)
+  // The figures whose best no second trial confirmed, with the trials ("f64 47.0, 20.0, 21.0
+  // GFLOP/s"); "" when every best was confirmed.
+  std::string unconfirmed;
 
   // The roofline's bandwidth: the better of copy and triad.
   double bandwidth_gbps() const { return copy_gbps > triad_gbps ? copy_gbps : triad_gbps; }

@@ -35,8 +35,12 @@ std::vector<Module>& modules() {
     for (std::size_t start = 0; start < text.size();) {
       const std::size_t end = std::min(text.find('|', start), text.size());
       const std::string item = text.substr(start, end - start);
-      if (const auto eq = item.find('='); eq != std::string::npos)
-        list.push_back({item.substr(0, eq), std::stoi(item.substr(eq + 1))});
+      if (const auto eq = item.find('='); eq != std::string::npos) {
+        Module module;
+        module.name = item.substr(0, eq);
+        module.order = std::stoi(item.substr(eq + 1));
+        list.push_back(std::move(module));
+      }
       start = end + 1;
     }
 #endif

@@ -382,7 +382,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
 
   TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},
                      {false, true, false, true, true, false});
-  std::vector<std::string> shown, elsewhere;
+  std::vector<std::string> shown, elsewhere, unconfirmed;
   const std::string here = this_host();
   for (const auto& p : report.points) {
     const bool several = p.id.devices.size() > 1;
@@ -402,10 +402,14 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
                   c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-",
                   c.date + " on " + (c.host.empty() ? std::string("an unrecorded machine") : c.host) + " with " +
                       c.backend + " kernels"});
+    if (!c.unconfirmed.empty()) unconfirmed.push_back(key + ": " + c.unconfirmed);
     if (c.host != here) elsewhere.push_back(key + (c.host.empty() ? " (the machine was not recorded)" : " (" + c.host + ")"));
   }
   out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
   ceilings.print(out, "  ");
+  for (const auto& u : unconfirmed)
+    out << "  UNCONFIRMED ceilings (no second trial came within 20% of the best: gpubench roofline --remeasure on a "
+           "quiet machine): " << u << "\n";
   if (!elsewhere.empty()) {
     out << "  WARNING: ceilings measured on another machine than this one (" << here << "):";
     for (const auto& e : elsewhere) out << " " << e;

@@ -7,7 +7,8 @@ void to_json(nlohmann::json& j, const Ceilings& c) {
        {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"trials", c.trials},
        {"worst_bandwidth_gbps", c.worst_bandwidth_gbps}, {"by", c.backend},
        {"measured", c.date},         {"commit", c.commit}, {"host", c.host},
-       {"worst_f32_gflops", c.worst_f32_gflops}, {"worst_f64_gflops", c.worst_f64_gflops}};
+       {"worst_f32_gflops", c.worst_f32_gflops}, {"worst_f64_gflops", c.worst_f64_gflops},
+       {"unconfirmed", c.unconfirmed}};
 }
 
 void from_json(const nlohmann::json& j, Ceilings& c) {
@@ -24,6 +25,7 @@ void from_json(const nlohmann::json& j, Ceilings& c) {
   c.host = j.value("host", std::string());
   c.worst_f32_gflops = j.value("worst_f32_gflops", 0.0);
   c.worst_f64_gflops = j.value("worst_f64_gflops", 0.0);
+  c.unconfirmed = j.value("unconfirmed", std::string());
 }
 
 void to_json(nlohmann::json& j, const PointId& id) {

@@ -150,14 +150,13 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     c.date = iso_timestamp();
     c.commit = build_commit;
     c.host = this_host();
-    // Ceilings no second trial confirms are this run's only: a busy machine must not set the roof
-    // of every later run.
-    if (!unconfirmed.empty()) {
+    // Ceilings no second trial confirms are stored marked as such, and every table that uses them
+    // says so: a busy machine must not set the roof of later runs unseen.
+    c.unconfirmed = unconfirmed;
+    if (!unconfirmed.empty())
       log << "gpubench: warning: the ceilings of " << d.label() << " were not confirmed in " << trials.size()
-          << " trials (" << unconfirmed << "): this run uses the best of them, and they are not stored (measure "
+          << " trials (" << unconfirmed << "): the best of them is used and stored marked UNCONFIRMED (measure "
           << "them again on a quiet machine: gpubench roofline --remeasure)" << std::endl;
-      return nlohmann::json(c);
-    }
     // A database that cannot be written costs the next run a new measurement, not this run.
     if (db) {
       try {
@@ -217,6 +216,7 @@ void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::
   row("copy bandwidth", c->copy_gbps, "GB/s", sheet ? sheet->bandwidth_gbps : 0);
   row("triad bandwidth", c->triad_gbps, "GB/s", sheet ? sheet->bandwidth_gbps : 0);
   out << "  trials                 " << trials_text(*c) << "\n";
+  if (!c->unconfirmed.empty()) out << "  UNCONFIRMED            no second trial came within 20% of the best: " << c->unconfirmed << "\n";
   row("f32 peak (FMA)", c->f32_gflops, "GFLOP/s", sheet ? sheet->f32_gflops : 0);
   if (c->f64_gflops > 0) row("f64 peak (FMA)", c->f64_gflops, "GFLOP/s", sheet ? sheet->f64_gflops : 0);
   else out << "  f64 peak (FMA)         none (no fp64)\n";

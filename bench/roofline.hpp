@@ -44,7 +44,7 @@ std::optional<Datasheet> datasheet(const DeviceInfo& d);
 inline constexpr int ceiling_trials = 3;
 // Each ceiling (bandwidth, f32, f64) is the best of the trials, and stands only where a second trial
 // comes within this fraction of it; until then more trials run, up to ceiling_max_trials, and
-// ceilings still unconfirmed are used by that run alone, never stored.
+// ceilings still unconfirmed are marked so (Ceilings::unconfirmed) wherever they are shown.
 inline constexpr double ceiling_confirmation = 0.8;
 inline constexpr int ceiling_max_trials = 6;
 // The best of each figure over `trials`, with the worst trials' figures (the spread).

@@ -113,6 +113,7 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   if (j.contains("host")) c.host = string_field(j, "host", where);
   if (j.contains("worst_f32_gflops")) c.worst_f32_gflops = positive("worst_f32_gflops", true);
   if (j.contains("worst_f64_gflops")) c.worst_f64_gflops = positive("worst_f64_gflops", true);
+  if (j.contains("unconfirmed")) c.unconfirmed = string_field(j, "unconfirmed", where);
   return c;
 }
 
@@ -146,6 +147,7 @@ ordered_json ceilings_to_json(const Ceilings& c) {
   if (!c.host.empty()) j["host"] = c.host;
   if (c.worst_f32_gflops > 0) j["worst_f32_gflops"] = c.worst_f32_gflops;
   if (c.worst_f64_gflops > 0) j["worst_f64_gflops"] = c.worst_f64_gflops;
+  if (!c.unconfirmed.empty()) j["unconfirmed"] = c.unconfirmed;
   return j;
 }
 

@@ -107,9 +107,10 @@ TEST(CeilingTrials, TheBestStandsOnlyWhereASecondTrialConfirmsIt) {
   EXPECT_THAT(unconfirmed_ceilings({trial(90, 90, 47), trial(30, 91, 46), trial(31, 92, 45)}), HasSubstr("bandwidth"));
 }
 
-// A probe whose trials never agree: its ceilings are used by the run that measured them, and not
-// stored; one whose trials agree is stored, with the machine it was measured on.
-TEST(CeilingTrials, UnconfirmedCeilingsAreNotStored) {
+// A probe whose trials never agree: after ceiling_max_trials its best is stored marked UNCONFIRMED,
+// and the table says so; one whose trials agree is stored unmarked, with the machine it was
+// measured on.
+TEST(CeilingTrials, UnconfirmedCeilingsAreRemeasuredThenMarked) {
   static int calls = 0;
   static double f64 = 0;
   register_ceiling_probe("fake_unsteady", [](const DeviceInfo&, std::ostream&) {
@@ -129,7 +130,21 @@ TEST(CeilingTrials, UnconfirmedCeilingsAreNotStored) {
   EXPECT_EQ(c->f64_gflops, 100);
   EXPECT_EQ(calls, ceiling_max_trials);
   EXPECT_THAT(log.str(), HasSubstr("were not confirmed in 6 trials (f64 100.0, 10.0"));
-  EXPECT_FALSE(db.ceilings(d).has_value());
+  ASSERT_TRUE(db.ceilings(d).has_value());
+  EXPECT_THAT(db.ceilings(d)->unconfirmed, HasSubstr("f64 100.0, 10.0, 10.0"));
+  RunReport report;
+  report.points.push_back(PointResult{});
+  PointResult& p = report.points.back();
+  p.id.suite = "cg";
+  p.id.backend = "fake_unsteady";
+  p.id.device = d;
+  p.repetitions.push_back({1e-3, 1, true, "ok", nlohmann::json::object()});
+  p.median_seconds_per_iteration = 1e-3;
+  p.ceilings = *db.ceilings(d);
+  std::ostringstream table;
+  write_table(report, table, "", false);
+  EXPECT_THAT(table.str(), HasSubstr("UNCONFIRMED ceilings"));
+  EXPECT_THAT(table.str(), HasSubstr("fake_unsteady:0: f64 100.0, 10.0"));
 
   calls = 0;
   f64 = 99;  // the second trial confirms the first
@@ -138,6 +153,7 @@ TEST(CeilingTrials, UnconfirmedCeilingsAreNotStored) {
   EXPECT_EQ(calls, ceiling_trials);
   ASSERT_TRUE(db.ceilings(d).has_value()) << steady.str();
   EXPECT_EQ(db.ceilings(d)->host, this_host());
+  EXPECT_EQ(db.ceilings(d)->unconfirmed, "");
   fs::remove_all(dir);
 }
 
