@@ -223,7 +223,8 @@ void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::
   out << "  ridge point            " << fixed(c->bandwidth_gbps() > 0 ? c->f64_gflops / c->bandwidth_gbps() : 0, 2)
       << " FLOP/byte (f64), " << fixed(c->bandwidth_gbps() > 0 ? c->f32_gflops / c->bandwidth_gbps() : 0, 2)
       << " (f32)\n";
-  out << "  measured " << c->date << " by gpubench " << c->commit << " with " << c->backend << " kernels, arrays of "
+  out << "  measured " << c->date << (c->host.empty() ? std::string(" on an unrecorded machine") : " on " + c->host)
+      << " by gpubench " << c->commit << " with " << c->backend << " kernels, arrays of "
       << fixed(static_cast<double>(c->array_bytes) / (1 << 20), 0) << " MiB";
   if (sheet) out << "; datasheet: " << sheet->source;
   out << "\n\n";
