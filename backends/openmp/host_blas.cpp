@@ -190,4 +190,12 @@ double gecon(int n, const double* lu, double a_one) {
 #endif
 }
 
+std::string blas_description() {
+#ifdef GPUBENCH_HOST_CBLAS
+  return cblas().description;
+#else
+  not_built("OpenBLAS (CBLAS)");
+#endif
+}
+
 }  // namespace gpubench::host_blas

@@ -24,6 +24,9 @@ void gemm(bool transpose_a, int m, int n, int k, double alpha, const double* a, 
 // Column-major LU with partial pivoting of the n x n `a` (LAPACKE_?getrf_work): LAPACK's info.
 int getrf(int n, float* a, int* ipiv);
 int getrf(int n, double* a, int* ipiv);
+// What was loaded for gemm(): "OpenBLAS 0.3.21 ... DYNAMIC_ARCH ... Prescott MAX_THREADS=64, core
+// Prescott, 16 threads" (its configuration, the core it chose, its threads); loads it.
+std::string blas_description();
 // LAPACK's 1-norm reciprocal condition estimate from getrf's factors (LAPACKE_dgecon); `a_one` is
 // the 1-norm of the matrix factored. < 0 when it failed.
 double gecon(int n, const double* lu, double a_one);

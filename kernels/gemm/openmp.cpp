@@ -49,6 +49,10 @@ class OpenmpOperations final : public Operations {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
+  // The records' library_mode of the vendor variant: the OpenBLAS that ran, its core and threads
+  // (Debian's picks its generic Prescott kernel on some hosts: a baseline is only as good as that).
+  std::string mode(Variant v) const override { return v == Variant::vendor ? host_blas::blas_description() : ""; }
+
   std::vector<double> result() const override { return {c_.begin(), c_.end()}; }
 
  private:

@@ -234,9 +234,27 @@ TEST(AddressSpaceLimit, NothingHangsAndTheBlasIsLoadedOnlyWhenCalled) {
   fs::remove_all(db);
 }
 
+nlohmann::json run_json(const std::string& args, test::Result* result);
+
+// The host BLAS a vendor point ran is in its records: which OpenBLAS, its core, its threads.
+TEST(AddressSpaceLimit, TheVendorPointsRecordTheBlasThatRan) {
+  test::Result r;
+  const auto j = run_json("--suite gemm --backend openmp --problem 64 --variant vendor --repetitions 2", &r);
+  if (r.output.find("no BLAS library was found") != std::string::npos) GTEST_SKIP() << "no OpenBLAS in this build";
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("gpubench: the host BLAS: OpenBLAS"));
+  int entries = 0;
+  for (const auto& b : j.at("benchmarks"))
+    if (b.at("run_type") == "iteration") {
+      ++entries;
+      EXPECT_THAT(b.value("library_mode", std::string()), testing::AllOf(HasSubstr("OpenBLAS"), HasSubstr(", core ")));
+    }
+  EXPECT_EQ(entries, 2);
+}
+
 // --------------------------------------------------- item 10: devices of several backends, filter
 
-nlohmann::json run_json(const std::string& args, test::Result* result = nullptr) {
+nlohmann::json run_json(const std::string& args, test::Result* result) {
   const fs::path dir = temp_dir("run_json");
   const std::string out = (dir / "run.json").string();
   const test::Result r = test::gpubench(args + " --format json --out " + out);
