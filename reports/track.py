@@ -48,7 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY,
-  digest TEXT NOT NULL UNIQUE,      -- sha256 of the records file: a run is imported once
+  digest TEXT NOT NULL UNIQUE,      -- sha256 of the records' content (canonical JSON): a run is imported once
   gpubench_commit TEXT NOT NULL,
   date TEXT NOT NULL,               -- the records' context date (ISO 8601)
   machine TEXT NOT NULL,            -- host name and CPU count
@@ -100,19 +100,45 @@ def default_history():
     return os.path.join(data, "gpubench", "history.sqlite")
 
 
-def open_history(path, create=True):
+BUSY_TIMEOUT_S = 30  # how long a command waits for another gpubench writing the history
+
+
+def set_busy_timeout(seconds):
+    global BUSY_TIMEOUT_S
+    if not seconds >= 0:
+        raise TrackError(f"--busy-timeout {seconds}: a number of seconds, at least 0")
+    BUSY_TIMEOUT_S = seconds
+
+
+def busy(path, e, timeout):
+    """A TrackError for a history another process holds, or None for any other database error."""
+    if "locked" in str(e) or "busy" in str(e):
+        return TrackError(f"{path}: another gpubench is writing this history (waited {timeout:g} s; "
+                          "--busy-timeout S waits longer); nothing was changed")
+    return None
+
+
+def db_path(db):
+    """The file of an open history."""
+    return db.execute("PRAGMA database_list").fetchone()[2]
+
+
+def open_history(path, create=True, timeout=None):
+    timeout = BUSY_TIMEOUT_S if timeout is None else timeout
     if not create and not os.path.exists(path):
         raise TrackError(f"no history at {path} (gpubench track run or import makes one)")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     try:
-        db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit: BEGIN ... COMMIT
+        # Transactions are explicit (BEGIN ... COMMIT); a history another process is writing is
+        # waited for (SQLite's busy timeout), not called damaged.
+        db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
         db.execute("PRAGMA foreign_keys = ON")
         check = db.execute("PRAGMA integrity_check").fetchone()[0]
         if check != "ok":
             raise TrackError(f"{path}: the history is damaged ({check})")
         db.executescript(SCHEMA)
     except sqlite3.DatabaseError as e:
-        raise TrackError(f"{path}: not a gpubench history ({e})")
+        raise busy(path, e, timeout) or TrackError(f"{path}: not a gpubench history ({e})")
     return db
 
 
@@ -167,13 +193,16 @@ def read_run(path, allow_test_hooks=False):
     if hooks and not allow_test_hooks:
         raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
                          "figures may be planted; --allow-test-hooks takes it all the same")
-    return hashlib.sha256(raw).hexdigest(), records, points
+    # A run is its content, not its bytes: the same records pretty-printed, re-serialized by jq or with
+    # CRLF line ends are the same run. (Histories written before kept the bytes' digest: both are looked up.)
+    canonical = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (hashlib.sha256(canonical.encode()).hexdigest(), hashlib.sha256(raw).hexdigest()), records, points
 
 
 def write_run(db, path, run, kind="import", command=None, written=None):
     """Writes one run that read_run read, inside the caller's transaction. Returns (imported, samples)."""
-    digest, records, points = run
-    if db.execute("SELECT 1 FROM runs WHERE digest = ?", (digest,)).fetchone():
+    (digest, bytes_digest), records, points = run
+    if db.execute("SELECT 1 FROM runs WHERE digest IN (?, ?)", (digest, bytes_digest)).fetchone():
         return False, 0
     context = records.get("context", {})
     commit, date = stamp() or (context["gpubench_commit"], context["date"])
@@ -236,7 +265,10 @@ def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
             skipped.append(str(e))
     added = again = samples = 0
     written = planted_kill()
-    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as e:
+        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}")
     try:
         for path, run in runs:
             new, n = write_run(db, path, run, kind, command, written)
@@ -613,8 +645,11 @@ def main(argv=None):
     s.add_argument("--match", help="only benchmarks whose name contains this")
     for q in (r, i, c, p, s):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
+        q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
+                       help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
     args = parser.parse_args(argv)
     try:
+        set_busy_timeout(args.busy_timeout)
         path = args.history or default_history()
         db = open_history(path, create=args.command in ("import", "run"))
         if args.command == "run":

@@ -96,6 +96,41 @@ class History(unittest.TestCase):
         failed = self.rows("SELECT count(*) FROM failures")[0][0]
         self.assertGreater(failed, 0)  # the LU study's points over the time limit: kept as failures, no time
 
+    def test_a_run_is_its_content_not_its_bytes(self):
+        # Issue 32 item 2: the same records pretty-printed, compacted or with CRLF line ends are one run.
+        records = load(EP)
+        copies = []
+        for name, text in (("pretty.json", json.dumps(records, indent=4)),
+                           ("compact.json", json.dumps(records, separators=(",", ":"))),
+                           ("crlf.json", json.dumps(records, indent=1).replace("\n", "\r\n"))):
+            path = os.path.join(self.dir, name)
+            with open(path, "w", newline="") as f:
+                f.write(text)
+            copies.append(path)
+        r = track("import", "--history", self.history, EP, *copies)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("imported 1 runs", r.stdout)
+        self.assertIn("3 already in the history", r.stdout)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)
+
+    def test_a_busy_history_is_waited_for_then_named_busy_not_damaged(self):
+        # Issue 32 item 7: another process writing the history is waited for (--busy-timeout), then said.
+        self.assertEqual(track("import", "--history", self.history, EP).returncode, 0)
+        holder = sqlite3.connect(self.history, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            r = track("import", "--busy-timeout", "0.5", "--history", self.history, LU)
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("another gpubench is writing this history (waited 0.5 s", r.stderr)
+        self.assertNotIn("not a gpubench history", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        r = track("import", "--history", self.history, LU)  # once it is free, the import goes in
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 2)
+
     def test_an_import_is_all_or_nothing(self):
         bad = os.path.join(self.dir, "bad.json")
         with open(bad, "w") as f:
