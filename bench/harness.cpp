@@ -295,9 +295,12 @@ nlohmann::json band_fields(const PointId& id) {
   return {{"devices", id.where()}, {"device_count", id.devices.size()}, {"ranks", id.ranks}, {"bands", bands}};
 }
 
-nlohmann::json roofline_fields(const PointResult& p) {
+// Where `seconds` per iteration sits under the point's roofline: each entry's place is its own
+// time's (a repetition's, the median's, the mean's).
+nlohmann::json roofline_fields(const PointResult& p, double seconds) {
   if (!p.ceilings) return {{"roofline", nullptr}};
-  nlohmann::json j = p.roofline().to_json();
+  nlohmann::json j =
+      place(p.flops_per_iteration, p.bytes_per_iteration, seconds, *p.ceilings, p.id.precision).to_json();
   j["ceilings"] = {{"bandwidth_gbps", p.ceilings->bandwidth_gbps()},
                    {"peak_gflops", p.ceilings->peak_gflops(p.id.precision)},
                    {"measured", p.ceilings->date},
@@ -392,7 +395,7 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     j["time_unit"] = "ns";
     j["gflops"] = gflops.back();
     j["gbps"] = gbps.back();
-    j.update(roofline_fields(p));
+    j.update(roofline_fields(p, seconds));
     entries.push_back(std::move(j));
   }
   if (p.failed || real.size() < 2) return entries;
@@ -411,10 +414,15 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     j["real_time"] = s.of(real);
     j["cpu_time"] = j["real_time"];
     j["time_unit"] = "ns";
-    j["gflops"] = s.of(gflops);
-    j["gbps"] = s.of(gbps);
+    // The rates of a time (mean, median) are that time's, never a statistic of the repetitions'
+    // rates (the median of two rates is not the rate of the median time); those of a spread
+    // (stddev, cv) are the spread of the rates, as Google Benchmark's counters.
+    const bool a_time = std::string(s.name) == "mean" || std::string(s.name) == "median";
+    const double seconds = s.of(real) * 1e-9;
+    j["gflops"] = a_time ? (seconds > 0 ? p.flops_per_iteration / seconds / 1e9 : 0.0) : s.of(gflops);
+    j["gbps"] = a_time ? (seconds > 0 ? p.bytes_per_iteration / seconds / 1e9 : 0.0) : s.of(gbps);
     j["verified"] = true;
-    j.update(roofline_fields(p));
+    j.update(roofline_fields(p, a_time ? seconds : p.median_seconds_per_iteration));
     entries.push_back(std::move(j));
   }
   return entries;

@@ -84,6 +84,22 @@ class Point:
                 return e[field]
         return default
 
+    def gflops(self):
+        """GFLOP/s at the median time (never the median of the repetitions' rates: with an even count
+        the two differ)."""
+        s, flops = self.seconds(), self.first("flops_per_iteration")
+        if s and isinstance(flops, (int, float)) and flops > 0:
+            return flops / s / 1e9
+        return self.median_of("gflops")
+
+    def percent_of(self, field, fallback):
+        """GFLOP/s at the median time as a % of the entries' `field` (attainable_gflops,
+        theoretical_gflops, the same for every repetition); else the median of `fallback`."""
+        g, of = self.gflops(), self.first(field)
+        if g is not None and isinstance(of, (int, float)) and of > 0:
+            return 100 * g / of
+        return self.median_of(fallback)
+
     def median_of(self, field):
         values = [e[field] for e in self.entries if isinstance(e.get(field), (int, float))]
         return statistics.median(values) if values and not self.error else None
@@ -290,7 +306,8 @@ def points_table(points, args):
         if args.ci:
             c = confidence(p.times())
             row += [f"{num(c[0] * 1e3)} ± {num(c[1] * 1e3, 2)}", f"{100 * c[2]:.2f} %"] if c else ["-", "-"]
-        row += [num(p.median_of("gflops")), num(p.median_of("roofline_pct"), 3), num(p.median_of("theoretical_pct"), 3)]
+        row += [num(p.gflops()), num(p.percent_of("attainable_gflops", "roofline_pct"), 3),
+                num(p.percent_of("theoretical_gflops", "theoretical_pct"), 3)]
         if args.baseline:
             b = baseline_of(p, args.everything, args.baseline)
             bs = b.seconds() if b else None
@@ -655,7 +672,7 @@ def roofline_figure(ax, points, args):
         ax.plot(xs, [min(peak, x * bw) for x in xs], "-", label=f"{device} ({where}, {prec}): "
                 f"{bw:.0f} GB/s, {peak:.0f} GFLOP/s")
     for p in done:
-        ax.plot(p.median_of("arithmetic_intensity"), p.median_of("gflops"), "o",
+        ax.plot(p.median_of("arithmetic_intensity"), p.gflops(), "o",
                 label=f"{p.where} {p.variant} {p.precision} {p.problem}")
         if args.kernels:
             for k in p.kernel_rows():
@@ -710,7 +727,7 @@ def scaling_figure(ax, points, args):
     lines = {}
     for p in points:
         if p.seconds() is not None:
-            y = p.seconds() * 1e3 if args.y == "time" else p.median_of("gflops")
+            y = p.seconds() * 1e3 if args.y == "time" else p.gflops()
             lines.setdefault(f"{p.where} {p.variant} {p.precision}", []).append((size_of(p.problem), p.problem, y))
     if not lines:
         raise ReportError("no verified points to plot")

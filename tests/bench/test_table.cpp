@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -246,6 +247,40 @@ TEST(Table, WarmupAndMinTime) {
   EXPECT_EQ(report.context.at("warmup_runs"), 3);
   write_table(report, table, "", false);
   EXPECT_THAT(table.str(), HasSubstr("median of 2 repetitions, each at least 0.045 s of runs after 3 warm-up runs"));
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// Issue 32 item 1: every rate is its own time's. Two repetitions of 1 and 3 ms: the median time is
+// 2 ms, whose rate is 0.5 GFLOP/s (not the median of the rates, 0.667); each repetition's % roof
+// is its own.
+TEST(Table, EveryRateIsTheRateOfTheTimeBesideIt) {
+  Plan plan;
+  plan.points.push_back(std::make_unique<ScriptedPoint>(std::vector<double>{1e-3, 3e-3}));
+  Ceilings c;
+  c.copy_gbps = c.triad_gbps = 100;
+  c.f32_gflops = c.f64_gflops = 1000;
+  std::ostringstream log, json;
+  const RunReport report = run_plan(plan, 2, {{"openmp:0", c}}, log);
+  write_json(report, json);
+  const auto j = nlohmann::json::parse(json.str());
+  std::map<std::string, nlohmann::json> by;
+  std::vector<double> roof;
+  for (const auto& b : j.at("benchmarks")) {
+    if (b.at("run_type") == "aggregate") by[b.at("aggregate_name")] = b;
+    else roof.push_back(b.at("roofline_pct").get<double>());
+  }
+  EXPECT_NEAR(by.at("median").at("real_time").get<double>(), 2e6, 1e-3);
+  EXPECT_NEAR(by.at("median").at("gflops").get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(by.at("mean").at("gflops").get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(by.at("median").at("gbps").get<double>(), 0.5, 1e-12);
+  ASSERT_EQ(roof.size(), 2u);
+  EXPECT_NEAR(roof[0], 3 * roof[1], 1e-9);  // 1 ms is 3x the rate of 3 ms
+  EXPECT_NEAR(by.at("median").at("roofline_pct").get<double>(), 1.5 * roof[1], 1e-9);  // 2 ms: 1.5x 3 ms's rate
 }
 
 }  // namespace

@@ -118,6 +118,29 @@ class Synthetic(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def test_every_rate_is_the_rate_of_the_time_beside_it(self):
+        # Issue 32 item 1: repetitions of 8.5 us and 7.87 ms (median 3.939 ms): GFLOP/s is 2 x 64^3 over
+        # 3.939 ms (0.133), not the median of the repetitions' rates (30.86); % roof and % theor likewise.
+        flops = 2 * 64 ** 3
+        records = {"context": {}, "benchmarks": [
+            {"suite": "gemm", "problem": "64", "backend": "openmp", "device_index": 0, "device": "host",
+             "variant": "tiled", "precision": "f64", "run_type": "iteration", "time_unit": "ms", "verified": True,
+             "real_time": t, "repetition_index": i, "flops_per_iteration": flops, "gflops": flops / (t * 1e-3) / 1e9,
+             "attainable_gflops": 100.0, "theoretical_gflops": 400.0,
+             "roofline_pct": flops / (t * 1e-3) / 1e9, "theoretical_pct": flops / (t * 1e-3) / 1e9 / 4}
+            for i, t in enumerate([0.0085, 7.87])]}
+        with open(self.file, "w") as f:
+            json.dump(records, f)
+        code, text, err = run_report(["table", "--format", "csv", self.file])
+        self.assertEqual(code, 0, err)
+        row = next(line for line in text.splitlines() if line.startswith("gemm/64"))
+        cells = row.split(",")
+        median_s = (0.0085 + 7.87) / 2 * 1e-3
+        self.assertAlmostEqual(float(cells[2]), median_s * 1e3, places=3)           # ms/iter
+        self.assertAlmostEqual(float(cells[3]), flops / median_s / 1e9, places=3)   # GFLOP/s: 0.133
+        self.assertAlmostEqual(float(cells[4]), 100 * flops / median_s / 1e9 / 100.0, places=3)  # % roof
+        self.assertAlmostEqual(float(cells[5]), 100 * flops / median_s / 1e9 / 400.0, places=3)  # % theor
+
     def test_the_confidence_interval_is_students_t_over_the_repetitions(self):
         synthetic(self.file, [1.0, 2.0, 3.0])
         mean, half, rel = report.confidence([1.0, 2.0, 3.0])
