@@ -116,8 +116,11 @@ class Point:
 def load_records(paths, replaced=None):
     """The points of the record files, in the order first seen. A point measured in several files is
     taken from the newest file (its context's date), never mixed; `replaced` gets a line for each."""
-    points, dates = {}, {}
+    points, dates, seen = {}, {}, set()
     for path in paths:
+        if os.path.realpath(path) in seen:  # the same file named twice is read once
+            continue
+        seen.add(os.path.realpath(path))
         records = read_json(path)
         date = str(records.get("context", {}).get("date", "")) if isinstance(records, dict) else ""
         for key, p in points_of(records, path).items():
@@ -288,6 +291,10 @@ def num(x, digits=4):
 
 
 def points_table(points, args):
+    if args.baseline and not any(baseline_of(p, args.everything, args.baseline) for p in points):
+        there = sorted({f"{q.backend}:{q.variant}" for q in args.everything})
+        raise ReportError(f"--baseline {args.baseline}: no point of the records is that baseline for any row (the "
+                          f"records hold {', '.join(there) or 'no points'})")
     header = ["point", "device", "ms/iter"]
     if args.ci:
         header += ["mean ms ± 95% CI", "rel. err"]
@@ -630,11 +637,12 @@ def pyplot():
 
 
 def size_of(problem):
-    """A number to order problems by: the first integer in it, or a NAS class's place."""
-    m = re.search(r"(?:npb:)?([SWABCDE])$", problem)
-    if m and not re.search(r"\d", problem):
-        return NPB_CLASSES.index(m.group(1))
-    m = re.search(r"\d+", problem)
+    """A number to order problems by: the size after a generator's name (poisson2d:4096 is 4096, not the
+    2 of its name), a bare size (2048, 40x70x20: its first), or a NAS class's place (npb:C, C)."""
+    spec = problem.split(":", 1)[1] if re.match(r"[A-Za-z][A-Za-z0-9_]*:", problem) else problem
+    if re.fullmatch(r"[SWABCDE]", spec):
+        return NPB_CLASSES.index(spec)
+    m = re.search(r"\d+", spec)
     return int(m.group()) if m else 0
 
 

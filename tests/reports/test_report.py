@@ -118,6 +118,26 @@ class Synthetic(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def test_a_problem_size_is_the_generators_parameter_not_a_digit_of_its_name(self):
+        # Issue 32 item 3: poisson2d:4096 plotted at x = 2 (the first number in the name).
+        self.assertEqual(report.size_of("poisson2d:4096"), 4096)
+        self.assertEqual(report.size_of("poisson3d:128"), 128)
+        self.assertEqual(report.size_of("2048"), 2048)
+        self.assertEqual(report.size_of("40x70x20:TN"), 40)
+        self.assertEqual(report.size_of("npb:C"), report.NPB_CLASSES.index("C"))
+        self.assertEqual(report.size_of("B"), report.NPB_CLASSES.index("B"))
+
+    def test_a_baseline_that_is_not_there_is_an_error_and_a_file_named_twice_is_read_once(self):
+        # Issue 32 item 5.
+        synthetic(self.file, [1.0, 2.0, 3.0])
+        code, _, err = run_report(["table", "--baseline", "cuda:vendor", self.file])
+        self.assertEqual(code, 3)
+        self.assertIn("--baseline cuda:vendor: no point of the records is that baseline", err)
+        self.assertIn("openmp:blocked", err)
+        code, text, err = run_report(["table", self.file, self.file])
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("newer than", text + err)
+
     def test_every_rate_is_the_rate_of_the_time_beside_it(self):
         # Issue 32 item 1: repetitions of 8.5 us and 7.87 ms (median 3.939 ms): GFLOP/s is 2 x 64^3 over
         # 3.939 ms (0.133), not the median of the repetitions' rates (30.86); % roof and % theor likewise.
