@@ -558,8 +558,10 @@ def describe(a):
     first, prev = a.runs[a.index], a.runs[a.index - 1]
     runs = len(a.runs) - a.index
     label = {"regression": "REGRESSION", "improvement": "improvement", "suspected": "suspected"}[a.verdict]
+    same = (" (the same commit on both sides: the code did not change; the machine, its load or the "
+            "data did)" if first[2] == prev[2] else "")
     return (f"{label:<11} {name}: {a.change * 100:+.1f}% (p = {a.p:.2g}, {runs} run{'s' if runs > 1 else ''}) "
-            f"since {first[2]} ({first[1][:10]}), before it {prev[2]} ({prev[1][:10]})")
+            f"since {first[2]} ({first[1][:10]}), before it {prev[2]} ({prev[1][:10]}){same}")
 
 
 def verdict_json(a):

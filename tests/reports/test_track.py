@@ -233,6 +233,17 @@ class Detection(unittest.TestCase):
         self.assertEqual((a.verdict, a.runs[a.index][2], a.runs[a.index - 1][2]), ("regression", "c20", "c19"))
         self.assertAlmostEqual(a.change, 0.05, delta=0.01)
 
+    def test_a_step_within_one_commit_says_the_code_did_not_change(self):
+        # Issue 32 item 4 (its second half): "since f570fa3, before it f570fa3" now says why.
+        a = assessed([1.0] * 20 + [1.3, 1.3])
+        self.assertEqual(a.verdict, "regression")
+        a.runs = [r[:2] + ("f570fa3",) + r[3:] for r in a.runs]
+        line = tracking.describe(a)
+        self.assertIn("since f570fa3", line)
+        self.assertIn("the same commit on both sides: the code did not change", line)
+        b = assessed([1.0] * 20 + [1.3, 1.3])
+        self.assertNotIn("the same commit", tracking.describe(b))
+
     def test_the_step_is_named_where_it_began(self):
         a = assessed([1.0] * 20 + [1.1] * 3)
         self.assertEqual((a.verdict, a.index), ("regression", 20))
