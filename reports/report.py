@@ -30,7 +30,29 @@ NPB_CLASSES = "SWABCDE"
 
 
 class ReportError(Exception):
-    pass
+    """Bad input (a file, its records): exit 3."""
+    code = 3
+
+
+class UsageError(ReportError):
+    """A command line that cannot be done as asked: exit 2."""
+    code = 2
+
+
+# Exit codes, as the README's table gives them: 0 done; 2 usage; 3 bad input; 5 I/O (a file that
+# cannot be read or written; for track, a busy or read-only history); 130 interrupted.
+EXIT_IO = 5
+EXIT_INTERRUPTED = 130
+
+
+def failed(prog, e):
+    """The one line and exit code of a failure that is not a ReportError."""
+    if isinstance(e, KeyboardInterrupt):
+        print(f"{prog}: interrupted: nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+    print(f"{prog}: {where}{e.strerror or e}", file=sys.stderr)
+    return EXIT_IO
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,8 +144,9 @@ def load_records(paths, replaced=None):
             continue
         seen.add(os.path.realpath(path))
         records = read_json(path)
-        date = str(records.get("context", {}).get("date", "")) if isinstance(records, dict) else ""
-        for key, p in points_of(records, path).items():
+        found = points_of(records, path)  # checks the file first
+        date = str(records.get("context", {}).get("date", ""))
+        for key, p in found.items():
             if key in points:
                 older, newer = (points[key], p) if date >= dates[key] else (p, points[key])
                 if replaced is not None:
@@ -140,6 +163,11 @@ def points_of(records, path):
     """{key: Point} of one records file's parsed JSON (its repetitions; a failed point's error)."""
     if not isinstance(records, dict) or "benchmarks" not in records:
         raise ReportError(f"{path}: not a gpubench records file (no 'benchmarks')")
+    for key in ("benchmarks", "failed_benchmarks"):
+        if not isinstance(records.get(key, []), list):
+            raise ReportError(f"{path}: '{key}' is {json.dumps(records[key])[:40]}, not a list of entries")
+    if not isinstance(records.get("context", {}), dict):
+        raise ReportError(f"{path}: 'context' is {json.dumps(records['context'])[:40]}, not an object")
     points = {}
     for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
         if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
@@ -151,6 +179,8 @@ def points_of(records, path):
             p.error = p.error or b.get("error_message") or "not verified"
         elif not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
             raise ReportError(f"{path}: {b.get('name', p.label)}: no real_time in a known time_unit ({', '.join(UNITS)})")
+        elif not math.isfinite(b["real_time"]) or b["real_time"] < 0:
+            raise ReportError(f"{path}: {b.get('name', p.label)}: real_time {b['real_time']} is not a time")
         else:
             p.entries.append(b)
     return points
@@ -646,7 +676,12 @@ def size_of(problem):
     return int(m.group()) if m else 0
 
 
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+
+
 def figure(args):
+    if os.path.splitext(args.out)[1].lower() not in FIGURE_FORMATS:
+        raise UsageError(f"--out {args.out}: a figure is written as {', '.join(FIGURE_FORMATS)} (by the name's extension)")
     plt = pyplot()
     if args.kind == "sweep":
         fig = sweep_figure(plt, args)
@@ -976,7 +1011,9 @@ def main(argv=None):
         return 0
     except ReportError as e:
         print(f"gpubench report: {e}", file=sys.stderr)
-        return 3
+        return e.code
+    except (OSError, KeyboardInterrupt) as e:
+        return failed("gpubench report", e)
 
 
 if __name__ == "__main__":

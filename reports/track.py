@@ -41,7 +41,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import ReportError, points_of  # noqa: E402
+from report import EXIT_IO, ReportError, failed, points_of  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -87,7 +87,13 @@ CREATE INDEX IF NOT EXISTS samples_by_benchmark ON samples(benchmark_id, run_id)
 
 
 class TrackError(Exception):
-    pass
+    """Bad input: exit 3 (report.py's table of exit codes)."""
+    code = 3
+
+
+class TrackBusy(TrackError):
+    """Another gpubench holds the history: exit 5."""
+    code = EXIT_IO
 
 
 def default_history():
@@ -113,7 +119,7 @@ def set_busy_timeout(seconds):
 def busy(path, e, timeout):
     """A TrackError for a history another process holds, or None for any other database error."""
     if "locked" in str(e) or "busy" in str(e):
-        return TrackError(f"{path}: another gpubench is writing this history (waited {timeout:g} s; "
+        return TrackBusy(f"{path}: another gpubench is writing this history (waited {timeout:g} s; "
                           "--busy-timeout S waits longer); nothing was changed")
     return None
 
@@ -676,7 +682,13 @@ def main(argv=None):
         return 0
     except (TrackError, ReportError) as e:
         print(f"gpubench track: {e}", file=sys.stderr)
-        return 3
+        return e.code
+    except sqlite3.Error as e:  # a read-only history, a full disk: nothing was changed (transactions)
+        print(f"gpubench track: {getattr(args, 'history', None) or default_history()}: {e}; nothing was changed",
+              file=sys.stderr)
+        return EXIT_IO
+    except (OSError, KeyboardInterrupt) as e:
+        return failed("gpubench track", e)
 
 
 if __name__ == "__main__":
