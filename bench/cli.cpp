@@ -373,6 +373,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       throw UsageError("--device " + *v + " splits one CG run across devices; " + command_name +
                        " takes one device: --device N");
   }
+  // An empty value is a mistake (a shell variable that was not set), never "the default".
+  for (const char* option : {"--problem", "--variant", "--backend", "--precision", "--suite", "--filter", "--device"})
+    if (const auto v = raw.one(option); v && v->find_first_not_of(" \t") == std::string::npos)
+      throw UsageError(std::string(option) + " is empty: give a value, or leave the option out for the default");
   if (const auto v = raw.one("--problem")) o.run.problem = *v;
   if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1);
   if (const auto v = raw.one("--warmup")) o.run.warmup = parse_number<int>("--warmup", *v, 0, 1000000);

@@ -192,6 +192,8 @@ def read_run(path, allow_test_hooks=False):
         points = points_of(records, path)
     except ReportError as e:
         raise TrackError(str(e))
+    if not points:
+        raise TrackError(f"{path}: no benchmark entries gpubench wrote (nothing to import)")
     context = records.get("context", {})
     if not context.get("date") or not context.get("gpubench_commit"):
         raise TrackError(f"{path}: its context has no date or gpubench_commit: not a run gpubench wrote")

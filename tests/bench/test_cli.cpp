@@ -68,6 +68,12 @@ TEST(Cli, UnknownValuesListTheValidOnes) {
   EXPECT_THAT(usage_error({"--frobnicate"}), HasSubstr("unknown option '--frobnicate'"));
 }
 
+// Issue 32 item 8: an empty value (an unset shell variable) is refused, not read as the default.
+TEST(Cli, EmptyValuesAreRefusedNotTheDefault) {
+  for (const std::string option : {"--problem", "--variant", "--backend", "--precision"})
+    EXPECT_THAT(usage_error({"--suite", "cg", option, ""}), HasSubstr(option + " is empty")) << option;
+}
+
 TEST(Cli, BadNumbersAreRejected) {
   EXPECT_THAT(usage_error({"--iterations", "ten"}), HasSubstr("--iterations needs a number, got 'ten'"));
   EXPECT_THAT(usage_error({"--iterations", "0"}), HasSubstr("at least 1"));

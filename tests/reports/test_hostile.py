@@ -63,6 +63,12 @@ class Hostile(unittest.TestCase):
         nan = self.records("nan.json", lambda r: r["benchmarks"][0].update(real_time=float("inf")))
         self.expect(run(REPORT, "table", nan), 3, "nan.json", "is not a time")
         self.expect(run(TRACK, "import", "--history", self.history, five), 3, "five.json")
+        junk = os.path.join(self.dir, "junk.json")
+        with open(junk, "w") as f:
+            json.dump({"benchmarks": [1, 2, "x"], "context": {"date": "2026-11-26", "gpubench_commit": "x"}}, f)
+        self.expect(run(TRACK, "import", "--history", self.history, junk), 3, "junk.json", "no benchmark entries")
+        self.assertFalse(os.path.exists(self.history) and
+                         sqlite3.connect(self.history).execute("SELECT count(*) FROM runs").fetchone()[0])
 
     def test_track_outputs_that_cannot_be_written(self):
         self.assertEqual(run(TRACK, "import", "--history", self.history, EP).returncode, 0)
