@@ -21,10 +21,6 @@ namespace gpubench::ceilings {
 
 constexpr std::uint64_t mib = std::uint64_t{1} << 20;
 
-// The host memory a probe may take now: MemAvailable, or less where an address-space limit (ulimit
-// -v) leaves less (common/host_memory.hpp); 0 where it is not known.
-inline std::uint64_t host_available_bytes() { return available_host_memory().available; }
-
 // Each of the three bandwidth arrays: at least 4 x the last-level cache and 256 MiB on a GPU
 // (64 MiB elsewhere), so that every pass streams from memory; at most what leaves the three
 // arrays within a quarter of the device's memory, and of `free_bytes` (what it has free now;
@@ -44,10 +40,11 @@ inline std::uint64_t stream_array_bytes(const DeviceInfo& device, std::uint64_t 
   return bytes;
 }
 
-// A CPU device's arrays live in the host's memory: capped by what the host has available (a
-// 2-core machine with a large last-level cache would otherwise hold gigabytes).
+// A CPU device's arrays live in the host's memory: capped by what the host has available, or less
+// where an address-space limit (ulimit -v) leaves less (a 2-core machine with a large last-level
+// cache would otherwise hold gigabytes).
 inline std::uint64_t stream_array_bytes(const DeviceInfo& device) {
-  return stream_array_bytes(device, device.type == "cpu" ? host_available_bytes() : 0);
+  return stream_array_bytes(device, device.type == "cpu" ? available_host_memory().available : 0);
 }
 
 // The arrays' contents, exact in float and double: a[i] and c[i] as the init kernels write them,

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/errors.hpp"
+#include "common/executable.hpp"
 
 namespace gpubench {
 
@@ -94,10 +95,9 @@ void register_backend(Backend backend) {
 }
 
 std::string module_dir() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
+  if (const std::filesystem::path self = executable_path(); !self.empty()) {
     const auto installed = self.parent_path() / ".." / "lib" / "gpubench";
+    std::error_code error;
     if (std::filesystem::is_directory(installed, error)) return std::filesystem::weakly_canonical(installed).string();
   }
 #ifdef GPUBENCH_MODULE_DIR

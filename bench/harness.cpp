@@ -37,6 +37,21 @@ RooflinePlace PointResult::roofline(const KernelRow& k) const {
 }
 std::string device_key(const DeviceInfo& d) { return d.backend + ":" + std::to_string(d.index); }
 
+void one_roof_per_physical_device(CeilingsByDevice& ceilings, const std::vector<DeviceInfo>& devices, std::ostream& log) {
+  std::map<std::string, std::vector<std::string>> physical;  // physical device -> its device keys
+  for (const DeviceInfo& d : devices) physical[physical_device(d)].push_back(device_key(d));
+  for (const auto& [device, keys] : physical) {
+    if (keys.size() < 2) continue;
+    std::vector<Ceilings> measured;
+    std::string names;
+    for (const auto& k : keys) measured.push_back(ceilings.at(k)), names += (names.empty() ? "" : ", ") + k;
+    const Ceilings merged = merge_ceilings(measured);
+    for (const auto& k : keys) ceilings[k] = merged;
+    log << "gpubench: " << names << " are one device (" << device << "): one roof, the best of their ceilings ("
+        << merged.backend << ")" << std::endl;
+  }
+}
+
 bool RunReport::any_failed() const {
   return std::any_of(points.begin(), points.end(), [](const PointResult& p) { return p.failed; });
 }

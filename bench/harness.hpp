@@ -46,6 +46,10 @@ struct PointResult {
 // Each device's ceilings, by "backend:index".
 using CeilingsByDevice = std::map<std::string, Ceilings>;
 std::string device_key(const DeviceInfo& d);
+// One roof per physical device (bench/roofline.hpp's physical_device): the ceilings of `devices`
+// that are one device (the host's CPU seen by openmp, PoCL and ViennaCL) are replaced by their merge,
+// each figure the best any backend measured; each merge is said on `log`.
+void one_roof_per_physical_device(CeilingsByDevice& ceilings, const std::vector<DeviceInfo>& devices, std::ostream& log);
 
 struct RunReport {
   nlohmann::json context;              // Google Benchmark's context block, with gpubench's fields

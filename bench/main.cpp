@@ -228,30 +228,13 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     throw UsageError("nothing to run:" + (why.empty() ? std::string(" no backend has a device") : why));
   }
   CeilingsByDevice ceilings;
+  std::vector<DeviceInfo> measured;  // each device once
   for (const auto& p : plan.points) {
     const DeviceInfo& d = p->id().device;
     if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;  // no roofline across devices
-    if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c;
+    if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c, measured.push_back(d);
   }
-  // One roof per physical device (the host's CPU seen by openmp, PoCL and ViennaCL is one CPU): each
-  // figure the best any of its backends measured.
-  std::map<std::string, std::vector<std::string>> physical;
-  for (const auto& p : plan.points) {
-    const DeviceInfo& d = p->id().device;
-    if (!ceilings.count(device_key(d))) continue;
-    auto& keys = physical[physical_device(d)];
-    if (std::find(keys.begin(), keys.end(), device_key(d)) == keys.end()) keys.push_back(device_key(d));
-  }
-  for (const auto& [device, keys] : physical) {
-    if (keys.size() < 2) continue;
-    std::vector<Ceilings> measured;
-    std::string names;
-    for (const auto& k : keys) measured.push_back(ceilings.at(k)), names += (names.empty() ? "" : ", ") + k;
-    const Ceilings merged = merge_ceilings(measured);
-    for (const auto& k : keys) ceilings[k] = merged;
-    std::cerr << "gpubench: " << names << " are one device (" << device << "): one roof, the best of their ceilings ("
-              << merged.backend << ")" << std::endl;
-  }
+  one_roof_per_physical_device(ceilings, measured, std::cerr);
   const auto emit = [&](const RunReport& report) {
     std::ostringstream formatted;
     if (options.format == Format::json) write_json(report, formatted);

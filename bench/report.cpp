@@ -9,6 +9,7 @@
 
 #include "bench/data_dir.hpp"
 #include "common/errors.hpp"
+#include "common/executable.hpp"
 
 namespace gpubench {
 
@@ -23,9 +24,7 @@ void exec_reports_program(const std::string& program, const std::vector<std::str
     throw InputError("this command needs " + python + " (Debian's python3 with python3-matplotlib and python3-scipy; "
                      "scripts/setup installs them; GPUBENCH_PYTHON names another)");
   // A study's --run runs this gpubench.
-  std::error_code error;
-  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error)
-    setenv("GPUBENCH_BINARY", self.c_str(), 0);
+  if (const auto self = executable_path(); !self.empty()) setenv("GPUBENCH_BINARY", self.c_str(), 0);
   std::vector<std::string> words = {python, script};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -119,14 +119,6 @@ const Lapacke& lapacke() {
 
 }  // namespace
 
-bool cblas_built() {
-#ifdef GPUBENCH_HOST_CBLAS
-  return true;
-#else
-  return false;
-#endif
-}
-
 bool lapacke_built() {
 #ifdef GPUBENCH_HOST_LAPACKE
   return true;

@@ -11,9 +11,8 @@
 
 namespace gpubench::host_blas {
 
-// Whether this build knows the host BLAS (CBLAS) and LAPACKE headers; the libraries may still be
-// missing at run time (each call then throws DeviceError naming the library).
-bool cblas_built();
+// Whether this build knows the LAPACKE headers; the library may still be missing at run time (each
+// call then throws DeviceError naming it).
 bool lapacke_built();
 
 // Row-major C = alpha op(A) B + beta C, op(A) = A or A^T (cblas_?gemm).
