@@ -3,8 +3,9 @@
 
     gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
     gpubench track import RECORDS.json ...               record files, each as one run (all or none)
-    gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 on a
-                                                         confirmed regression or a new failure
+    gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 while a
+                                                         regression is open or a benchmark fails
+    gpubench track ack BENCHMARK --reason TEXT [--until DATE]   accept a benchmark's open regressions
     gpubench track publish --out DIR                     the static dashboard (index.html)
     gpubench track show [--match TEXT]                   each benchmark's runs
     (each takes --history PATH)
@@ -24,6 +25,11 @@ against those before it gives p < --alpha. A change that rests on tonight's run 
 the fit finds there, or tonight off its level by 2 sigmas, with p < 0.05) is suspected: it is re-measured (the benchmark run again, the run added to the history)
 and is reported only when the re-measured run stands with it (so is an improvement). Each change names the
 commit of the first run of its step and the commit before it.
+
+Regressions stay open: every slower step of the whole history that passes those tests, however
+old, is an alert kept in the history. It is reported by every check, which exits 1, until a level
+of two runs after it is back within --min-effect of the level before it (then it is closed) or
+someone acknowledges it (track ack, for good or to a day).
 """
 import argparse
 import datetime
@@ -38,10 +44,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import EXIT_IO, ReportError, failed, points_of  # noqa: E402
+from report import EXIT_IO, ReportError, UsageError, failed, points_of  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -81,6 +88,17 @@ CREATE TABLE IF NOT EXISTS failures (
   benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
   message TEXT NOT NULL,
   PRIMARY KEY (run_id, benchmark_id)
+);
+CREATE TABLE IF NOT EXISTS alerts (  -- each regression a check found: open until its level returns or it is acknowledged
+  id INTEGER PRIMARY KEY,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),           -- the first run of the step
+  previous_run_id INTEGER NOT NULL REFERENCES runs(id),  -- the run before it
+  change REAL NOT NULL, p REAL NOT NULL,
+  before REAL NOT NULL,             -- the level before the step (s): it closes when a level of 2 runs returns near it
+  detected TEXT NOT NULL,           -- when a check first found it (UTC)
+  closed TEXT, closed_run_id INTEGER REFERENCES runs(id),
+  ack_reason TEXT, ack_date TEXT, ack_until TEXT  -- track ack: why, when, and the last day it holds (none: for good)
 );
 CREATE INDEX IF NOT EXISTS samples_by_benchmark ON samples(benchmark_id, run_id);
 """
@@ -129,20 +147,44 @@ def db_path(db):
     return db.execute("PRAGMA database_list").fetchone()[2]
 
 
-def open_history(path, create=True, timeout=None):
+class History(sqlite3.Connection):
+    """An open history; readonly when this user may not write it (the file or its folder)."""
+    readonly = False
+
+
+def open_history(path, create=True, timeout=None, write=False):
+    """The history at path, made if create and missing. One this user may not write opens read-only
+    (its tables missing from an older history stand in empty, in memory), and write refuses it."""
     timeout = BUSY_TIMEOUT_S if timeout is None else timeout
     if not create and not os.path.exists(path):
         raise TrackError(f"no history at {path} (gpubench track run or import makes one)")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise TrackBusy(f"{path}: cannot make its folder ({e.strerror}); nothing was changed")
+    readonly = os.path.exists(path) and not (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
+    if readonly and write:
+        raise TrackBusy(f"{path}: the history is read-only (this user may not write it or its folder); nothing was "
+                        "changed")
     try:
         # Transactions are explicit (BEGIN ... COMMIT); a history another process is writing is
         # waited for (SQLite's busy timeout), not called damaged.
-        db = sqlite3.connect(path, isolation_level=None, timeout=timeout)
+        target = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro" if readonly else path
+        db = sqlite3.connect(target, isolation_level=None, timeout=timeout, factory=History, uri=readonly)
+        db.readonly = readonly
         db.execute("PRAGMA foreign_keys = ON")
         check = db.execute("PRAGMA integrity_check").fetchone()[0]
         if check != "ok":
             raise TrackError(f"{path}: the history is damaged ({check})")
-        db.executescript(SCHEMA)
+        if readonly:
+            present = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[1:]:
+                name = table.split()[0]
+                if name not in present:
+                    db.execute("CREATE TEMP TABLE " + table.split(";")[0])
+        else:
+            db.executescript(SCHEMA)
     except sqlite3.DatabaseError as e:
         raise busy(path, e, timeout) or TrackError(f"{path}: not a gpubench history ({e})")
     return db
@@ -166,7 +208,14 @@ def stamp():
     commit, at, date = text.partition("@")
     if not commit or not at or not date:
         raise TrackError(f"GPUBENCH_TRACK_STAMP: '{text}' is not COMMIT@DATE")
+    if not STAMP_SAID:
+        STAMP_SAID.append(True)
+        print(f"gpubench track: test hook GPUBENCH_TRACK_STAMP={text} set: the runs written are said to come from "
+              "that commit and date (their kind says test hooks)", file=sys.stderr)
     return commit, date
+
+
+STAMP_SAID = []
 
 
 class NotARun(Exception):
@@ -217,7 +266,7 @@ def write_run(db, path, run, kind="import", command=None, written=None):
     machine = f"{context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)"
     devices = json.dumps([{k: d.get(k) for k in ("backend", "index", "api", "name", "driver", "compute_units")}
                           for d in context.get("devices", [])])
-    if context.get("test_hooks"):
+    if context.get("test_hooks") or stamp():
         kind += " (test hooks)"
     samples = 0
     cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
@@ -247,17 +296,23 @@ def write_run(db, path, run, kind="import", command=None, written=None):
 
 
 def planted_kill():
-    """The test-only hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES=N: the process is killed once N samples
-    are written (a killed write must leave the history as it was). Unset: None."""
-    kill_after = int(os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "0") or 0)
-    if not kill_after:
+    """The test-only hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES=N[:INT]: once N samples are written the
+    process is killed (SIGKILL), or interrupted (SIGINT, as Ctrl-C) with :INT; either must leave the
+    history as it was. Unset: None."""
+    text = os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "")
+    if not text:
         return None
-    count = [0]
+    count, how = text.partition(":")[::2]
+    if not count.isdigit() or int(count) < 1 or how not in ("", "INT"):
+        raise TrackError(f"GPUBENCH_TRACK_KILL_AFTER_SAMPLES: '{text}' is not N or N:INT")
+    print(f"gpubench track: test hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES={text} set: this import is "
+          f"{'interrupted' if how else 'killed'} after {count} samples", file=sys.stderr)
+    written_so_far = [0]
 
     def written():
-        count[0] += 1
-        if count[0] >= kill_after:
-            os.kill(os.getpid(), signal.SIGKILL)
+        written_so_far[0] += 1
+        if written_so_far[0] == int(count):
+            os.kill(os.getpid(), signal.SIGINT if how else signal.SIGKILL)
     return written
 
 
@@ -451,6 +506,7 @@ class Assessment:
         self.change = self.p = None
         self.index = None      # the first run of tonight's change
         self.failure = None
+        self.regressions = []  # (index, change, p, level before): every confirmed slower step in the history
 
 
 def assess(a, options, samples_of, failure=None):
@@ -473,12 +529,22 @@ def assess(a, options, samples_of, failure=None):
     smooth = [statistics.median(logs[max(i - 1, 0):max(i - 1, 0) + 3]) for i in range(n - 1)] + [logs[-1]]
     starts = segment(smooth, sigma, options)
     if n - 1 - starts[-1] >= 2:  # tonight within a longer level: is it alone off it by SUSPECT_Z sigmas?
-        level = statistics.median(logs[max(starts[-1], n - 11):n - 1])
+        level = statistics.median(smooth[max(starts[-1], n - 11):n - 1])
         if abs(logs[-1] - level) > SUSPECT_Z * sigma and abs(math.expm1(logs[-1] - level)) >= options.min_effect:
             starts.append(n - 1)  # a suspected step: its re-measure, a second run, must pass the fit's penalty
-    level = [statistics.median(logs[s:e]) for s, e in zip(starts, starts[1:] + [n])]
+    # Each level is the median of its runs after the running median: an outlier inside a short level
+    # (a 5x step whose second night read 250x) moves it no more than it moved the fit.
+    level = [statistics.median(smooth[s:e]) for s, e in zip(starts, starts[1:] + [n])]
     a.levels = [(s, e, math.exp(v)) for s, e, v in zip(starts, starts[1:] + [n], level)]
     a.steps = [(s, math.exp(level[i] - level[i - 1]) - 1) for i, s in enumerate(starts) if i]
+    # Every slower step of the whole history that the rank test confirms, however old: a regression
+    # that landed while no check ran is still one (the alerts keep it open until it is dealt with).
+    for (first, end, before), (s, e, after) in zip(a.levels, a.levels[1:]):
+        if after / before - 1 >= options.min_effect and e - s >= 2:
+            p = mann_whitney(samples_of([r[0] for r in a.runs[s:e]][:10]),
+                             samples_of([r[0] for r in a.runs[first:end]][-10:]), True)
+            if p < options.alpha:
+                a.regressions.append((s, after / before - 1, p, before))
     if len(starts) < 2 or starts[-1] < n - options.recent:
         return a
     s, before = starts[-1], starts[-2]
@@ -528,6 +594,200 @@ def samples_reader(db, bench):
 def assess_all(db, options, match=None):
     history, failed = load_history(db, match)
     return [assess(Assessment(b, name, runs), options, samples_reader(db, b), failed.get(b)) for b, name, runs in history]
+
+
+# ----------------------------------------------------------------------------------------- alerts
+
+ALERT_COLUMNS = ("id, benchmark_id, run_id, previous_run_id, change, p, before, detected, closed, closed_run_id, "
+                 "ack_reason, ack_date, ack_until")
+
+
+class Alert:
+    """A regression a check found, as the history keeps it."""
+
+    def __init__(self, row):
+        (self.id, self.bench, self.run, self.previous, self.change, self.p, self.before, self.detected, self.closed,
+         self.closed_run, self.ack_reason, self.ack_date, self.ack_until) = row
+        self.name = None
+        self.runs_since = 0    # runs from its step to the newest
+        self.commit = self.date = self.previous_commit = self.previous_date = None
+        self.closed_commit = self.closed_date = None
+        self.new = self.moved = self.closed_now = False
+
+    def state(self, today):
+        """open, acknowledged or closed; an acknowledgement holds to the end of its --until day."""
+        if self.closed:
+            return "closed"
+        if self.ack_reason and (not self.ack_until or self.ack_until >= today):
+            return "acknowledged"
+        return "open"
+
+    def lapsed(self, today):
+        return not self.closed and bool(self.ack_reason and self.ack_until and self.ack_until < today)
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def today():
+    return utc_now().strftime("%Y-%m-%d")
+
+
+def update_alerts(db, assessed, options, persist=True):
+    """The history's alerts brought up to date with the benchmarks assessed. Each regression their
+    histories hold (a.regressions) is an alert: the one stored for that step (its first run within
+    two runs of it: more nights can move the fitted edge) or a new one. An alert closes when a level
+    of two runs or more after its step is back within --min-effect of the level before it. Written
+    in one transaction when persist (a read-only history: shown, not kept, and said). Returns every
+    alert of those benchmarks."""
+    now = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    stored = {}
+    for row in db.execute(f"SELECT {ALERT_COLUMNS} FROM alerts ORDER BY id"):
+        stored.setdefault(row[1], []).append(Alert(row))
+    alerts = []
+    for a in assessed:
+        mine = stored.get(a.bench, [])
+        position = {r[0]: i for i, r in enumerate(a.runs)}
+        for s, change, p, before in a.regressions:
+            near = [x for x in mine if x.run in position and abs(position[x.run] - s) <= 2]
+            if near:
+                x = near[0]
+                x.moved = (x.run, x.change, x.p, x.before) != (a.runs[s][0], change, p, before)
+                x.run, x.previous, x.change, x.p, x.before = a.runs[s][0], a.runs[s - 1][0], change, p, before
+            else:
+                x = Alert((None, a.bench, a.runs[s][0], a.runs[s - 1][0], change, p, before, now, None, None, None,
+                           None, None))
+                x.new = True
+                mine.append(x)
+        for x in mine:
+            at = position.get(x.run)
+            if x.closed or at is None:
+                continue
+            for first, end, level in a.levels:
+                if first > at and end - first >= 2 and level <= x.before * (1 + options.min_effect):
+                    x.closed, x.closed_run, x.closed_now = now, a.runs[first][0], True
+                    break
+        for x in mine:
+            x.name = a.name
+            x.runs_since = len(a.runs) - position[x.run] if x.run in position else 0
+            x.commit, x.date = run_stamp(db, x.run)
+            x.previous_commit, x.previous_date = run_stamp(db, x.previous)
+            if x.closed_run is not None:
+                x.closed_commit, x.closed_date = run_stamp(db, x.closed_run)
+        alerts += mine
+    changed = [x for x in alerts if x.new or x.moved or x.closed_now]
+    if persist and changed and getattr(db, "readonly", False):
+        print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
+    elif persist and changed:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            if "readonly" not in str(e):
+                raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}")
+            print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
+            return alerts
+        try:
+            for x in changed:
+                if x.new:
+                    x.id = db.execute("INSERT INTO alerts (benchmark_id, run_id, previous_run_id, change, p, before, "
+                                      "detected, closed, closed_run_id) VALUES (?,?,?,?,?,?,?,?,?)",
+                                      (x.bench, x.run, x.previous, x.change, x.p, x.before, x.detected, x.closed,
+                                       x.closed_run)).lastrowid
+                else:
+                    db.execute("UPDATE alerts SET run_id = ?, previous_run_id = ?, change = ?, p = ?, before = ?, "
+                               "closed = ?, closed_run_id = ? WHERE id = ?",
+                               (x.run, x.previous, x.change, x.p, x.before, x.closed, x.closed_run, x.id))
+            db.execute("COMMIT")
+        except sqlite3.OperationalError as e:
+            db.execute("ROLLBACK")
+            if "readonly" not in str(e):
+                raise
+            print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return alerts
+
+
+def run_stamp(db, run):
+    """(commit, date) of a run."""
+    row = db.execute("SELECT gpubench_commit, date FROM runs WHERE id = ?", (run,)).fetchone()
+    return row or ("?", "?")
+
+
+def describe_alert(x, day):
+    """The check's line of one alert."""
+    state = x.state(day)
+    same = (" (the same commit on both sides: the code did not change; the machine, its load or the data did)"
+            if x.commit == x.previous_commit else "")
+    step = (f"{x.change * 100:+.1f}% (p = {x.p:.2g}, {x.runs_since} run{'s' if x.runs_since != 1 else ''}) "
+            f"since {x.commit} ({x.date[:10]}), before it {x.previous_commit} ({x.previous_date[:10]}){same}")
+    if state == "closed":
+        return (f"closed      {x.name}: {x.change * 100:+.1f}% since {x.commit} ({x.date[:10]}) is over: back within "
+                f"the minimum effect of before it since {x.closed_commit} ({x.closed_date[:10]})")
+    if state == "acknowledged":
+        until = f", until {x.ack_until}" if x.ack_until else ""
+        return f"acknowledged {x.name}: {step}; acknowledged {x.ack_date[:10]}{until}: {x.ack_reason}"
+    found = "found by this check" if x.new else f"open since {x.detected[:10]}"
+    lapsed = f"; its acknowledgement lapsed after {x.ack_until} ({x.ack_reason})" if x.lapsed(day) else ""
+    return f"REGRESSION  {x.name}: {step}; {found}{lapsed}"
+
+
+def alert_json(x, day):
+    out = {"benchmark": x.name, "state": x.state(day), "change": x.change, "p": x.p, "commit": x.commit,
+           "date": x.date, "previous_commit": x.previous_commit, "runs_since": x.runs_since, "detected": x.detected}
+    if x.closed:
+        out.update(closed=x.closed, closed_commit=x.closed_commit, closed_date=x.closed_date)
+    if x.ack_reason:
+        out["acknowledged"] = {"reason": x.ack_reason, "date": x.ack_date, "until": x.ack_until, "lapsed": x.lapsed(day)}
+    return out
+
+
+def acknowledge(db, options, benchmark, reason, until):
+    """track ack: the open regressions of one benchmark (its whole name, or words of it that name one)
+    acknowledged, with why, for good or to the end of the day --until."""
+    reason = " ".join((reason or "").split())
+    if not reason:
+        raise UsageError("--reason: say why the regression is accepted (it is shown beside it)")
+    if until is not None:
+        try:
+            datetime.date.fromisoformat(until)
+        except ValueError:
+            raise UsageError(f"--until {until}: not a date (YYYY-MM-DD)")
+        if until < today():
+            raise UsageError(f"--until {until}: that day is over")
+    assessed = assess_all(db, options)
+    alerts = [x for x in update_alerts(db, assessed, options) if not x.closed]
+    exact = [x for x in alerts if x.name == benchmark]
+    words = benchmark.lower().split()
+    chosen = exact or [x for x in alerts if all(w in x.name.lower() for w in words)]
+    names = sorted({x.name for x in chosen})
+    if not names:
+        known = [a.name for a in assessed if a.name == benchmark or all(w in a.name.lower() for w in words)]
+        raise TrackError(f"'{benchmark}': " + ("no open regression of " + (known[0] if len(known) == 1 else
+                         f"the {len(known)} benchmarks it names") if known else "no benchmark of the history has that name")
+                         + " (gpubench track check lists the open ones)")
+    if len(names) > 1:
+        raise TrackError(f"'{benchmark}' names {len(names)} benchmarks with open regressions; name one:\n  "
+                         + "\n  ".join(names))
+    now = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as e:
+        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}; nothing was changed")
+    try:
+        for x in chosen:
+            db.execute("UPDATE alerts SET ack_reason = ?, ack_date = ?, ack_until = ? WHERE id = ?",
+                       (reason, now, until, x.id))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    for x in chosen:
+        print(f"gpubench track: acknowledged {x.name}: {x.change * 100:+.1f}% since {x.commit} ({x.date[:10]})"
+              + (f", until {until}" if until else "") + f": {reason}")
+    return 0
 
 
 def remeasure_args(db, a):
@@ -586,7 +846,9 @@ def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
     assessed = assess_all(db, options, match)
     suspected = [a for a in assessed if a.verdict == "suspected"]
     notes = []
-    if suspected and remeasure_ok:
+    if suspected and remeasure_ok and db.readonly:
+        notes.append(f"{db_path(db)} is read-only: {len(suspected)} suspected changes were not re-measured")
+    elif suspected and remeasure_ok:
         with tempfile.TemporaryDirectory(prefix="gpubench-track-") as work:
             for a in suspected:
                 try:
@@ -595,21 +857,36 @@ def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
                     notes.append(f"re-measuring {a.name}: {e}")
         again = {a.bench: a for a in assess_all(db, options, match)}
         assessed = [again.get(a.bench, a) for a in assessed]
-    order = {"failed": 0, "regression": 1, "suspected": 2, "improvement": 3, "new": 4, "same": 5}
-    assessed.sort(key=lambda a: (order[a.verdict], a.name))
-    counts = {k: sum(a.verdict == k for a in assessed) for k in order}
-    for a in assessed:
-        if a.verdict != "same":
-            print(describe(a))
-    print(f"gpubench track check: {len(assessed)} benchmarks: {counts['regression']} regressed, "
-          f"{counts['improvement']} improved, {counts['suspected']} suspected (one run), "
-          f"{counts['failed']} failing, {counts['new']} with too little history, {counts['same']} unchanged")
+    # Regressions are the alerts': every one the history holds stays open, whatever its age, until its
+    # level returns or someone acknowledges it. Tonight's other news is the verdicts'.
+    day = today()
+    alerts = update_alerts(db, assessed, options)
+    state = {"open": 1, "acknowledged": 2, "closed": 5}
+    shown = [x for x in alerts if x.state(day) != "closed" or x.closed_now]
+    order = {"failed": 0, "suspected": 3, "improvement": 4, "new": 6}
+    lines = [((order[a.verdict], a.name), describe(a)) for a in assessed if a.verdict in order]
+    lines += [((state[x.state(day)], x.name, x.date), describe_alert(x, day)) for x in shown]
+    for _, line in sorted(lines):
+        print(line)
+    # Each benchmark counted once: failing, else regressed (an open regression), else acknowledged,
+    # else tonight's verdict.
+    opened = {x.bench for x in alerts if x.state(day) == "open"}
+    acked = {x.bench for x in alerts if x.state(day) == "acknowledged"}
+    kinds = [("failing", "failed"), ("regressed", "open"), ("acknowledged", "acked"), ("improved", "improvement"),
+             ("suspected (one run)", "suspected"), ("with too little history", "new"), ("unchanged", "same")]
+    of = ["failed" if a.verdict == "failed" else "open" if a.bench in opened else "acked" if a.bench in acked
+          else "same" if a.verdict == "regression" else a.verdict for a in assessed]
+    closed = sum(x.closed_now for x in alerts)
+    print(f"gpubench track check: {len(assessed)} benchmarks: "
+          + ", ".join(f"{of.count(k)} {label}" for label, k in kinds)
+          + (f"; {closed} regression{'s' if closed != 1 else ''} closed by this check (the level came back)" if closed else ""))
     for note in notes:
         print(f"gpubench track check: {note}", file=sys.stderr)
     if json_out:
         with open(json_out, "w") as f:
-            json.dump({"verdicts": [verdict_json(a) for a in assessed]}, f, indent=1)
-    return 1 if counts["regression"] or counts["failed"] else 0
+            json.dump({"verdicts": [verdict_json(a) for a in assessed], "alerts": [alert_json(x, day) for x in alerts]},
+                      f, indent=1)
+    return 1 if opened or "failed" in of else 0
 
 
 def show(db, match):
@@ -646,14 +923,19 @@ def main(argv=None):
     p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
     p.add_argument("--out", required=True, help="the folder written")
     p.add_argument("--title", default="gpubench: nightly performance")
-    for q in (c, p):
-        q.add_argument("--match", help="only benchmarks whose name contains this")
+    k = sub.add_parser("ack", help="acknowledge a benchmark's open regressions: check no longer fails on them")
+    k.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
+    k.add_argument("--reason", required=True, help="why it is accepted (shown beside it by check and the dashboard)")
+    k.add_argument("--until", metavar="YYYY-MM-DD", help="the last day the acknowledgement holds (default: for good)")
+    for q in (c, p, k):
+        if q is not k:
+            q.add_argument("--match", help="only benchmarks whose name contains this")
         q.add_argument("--min-effect", type=float, default=2.0, help="the smallest change reported, in %% (default 2)")
         q.add_argument("--alpha", type=float, default=0.01, help="the rank test's significance level (default 0.01)")
         q.add_argument("--recent", type=int, default=3, help="a step is news while it began within this many newest runs (default 3)")
     s = sub.add_parser("show", help="each benchmark's runs in the history")
     s.add_argument("--match", help="only benchmarks whose name contains this")
-    for q in (r, i, c, p, s):
+    for q in (r, i, c, p, k, s):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
         q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
                        help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
@@ -661,7 +943,7 @@ def main(argv=None):
     try:
         set_busy_timeout(args.busy_timeout)
         path = args.history or default_history()
-        db = open_history(path, create=args.command in ("import", "run"))
+        db = open_history(path, create=args.command in ("import", "run"), write=args.command in ("import", "run", "ack"))
         if args.command == "run":
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
                              args.allow_test_hooks)
@@ -672,14 +954,17 @@ def main(argv=None):
             print(f"gpubench track: {path}: imported {added} runs ({total} repetitions); "
                   f"{again} already in the history" + (f"; {len(skipped)} files skipped (not runs)" if skipped else ""))
             return 0
-        if args.command in ("check", "publish"):
+        if args.command in ("check", "publish", "ack"):
             if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
                 raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
             options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
             if args.command == "check":
                 return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
+            if args.command == "ack":
+                return acknowledge(db, options, args.benchmark, args.reason, args.until)
             from dashboard import publish
-            return publish(db, assess_all(db, options, args.match), args.out, args.title, path)
+            assessed = assess_all(db, options, args.match)
+            return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
         sys.stdout.write(show(db, args.match))
         return 0
     except (TrackError, ReportError) as e:

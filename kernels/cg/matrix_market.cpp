@@ -216,8 +216,7 @@ class MatrixMarketParser {
   Symmetry parse_symmetry(std::string_view symmetry) const {
     if (equals_ignoring_case(symmetry, "general")) return Symmetry::general;
     if (equals_ignoring_case(symmetry, "symmetric")) return Symmetry::symmetric;
-    fail("unsupported symmetry " + quoted(symmetry) +
-         ": expected general or symmetric (CG needs a real symmetric matrix)");
+    fail("unsupported symmetry " + quoted(symmetry) + ": only general and symmetric matrices are read");
   }
 
   // A non-negative decimal integer (an optional '+' allowed), or fail naming `what`.

@@ -1,12 +1,14 @@
 #include "kernels/lu/lu.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iomanip>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 #include "backends/openmp/host_blas.hpp"
 #include "common/errors.hpp"
@@ -41,8 +43,24 @@ void check_memory(std::int64_t n, const std::string& what) {
   check_host_memory(4 * 8 * e, what);
 }
 
+// One value of an array file: a finite number, or an InputError naming its line and why not.
+double parse_array_value(std::string_view text, const std::string& where) {
+  std::string_view number = text;
+  if (number.size() > 1 && number.front() == '+' && number[1] != '-') number.remove_prefix(1);  // from_chars takes no '+'
+  double v = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), v);
+  std::string quoted(1, '\'');  // (built by appending: GCC 12 warns falsely of "'" + string)
+  quoted.append(text).push_back('\'');
+  if (error == std::errc::result_out_of_range) throw InputError(where + quoted + " is out of the range of double");
+  if (error != std::errc() || end != number.data() + number.size()) throw InputError(where + quoted + " is not a number");
+  if (!std::isfinite(v)) throw InputError(where + quoted + " is not finite (LU needs finite values)");
+  return v;
+}
+
 // A Matrix Market array file ("%%MatrixMarket matrix array real general|symmetric"): column by
-// column, as the format keeps it.
+// column, as the format keeps it; a symmetric one holds the lower triangle. Every value is named
+// by its line when it is not a finite number, and the file must hold exactly the values its size
+// line declares.
 std::vector<double> read_array(const std::string& path, std::ifstream& in, const std::string& symmetry,
                                std::int64_t& n) {
   std::string line;
@@ -53,8 +71,9 @@ std::vector<double> read_array(const std::string& path, std::ifstream& in, const
   }
   std::istringstream size(line);
   long long rows = 0, cols = 0;
-  if (!(size >> rows >> cols) || rows < 1 || cols < 1)
-    throw InputError(path + ":" + std::to_string(number) + ": expected the array's size 'ROWS COLS'");
+  std::string more;
+  if (!(size >> rows >> cols) || rows < 1 || cols < 1 || (size >> more))
+    throw InputError(path + ":" + std::to_string(number) + ": expected the array's size 'ROWS COLS', found '" + line + "'");
   if (rows != cols)
     throw InputError(path + ": LU needs a square matrix; this one is " + std::to_string(rows) + " x " +
                      std::to_string(cols));
@@ -64,17 +83,40 @@ std::vector<double> read_array(const std::string& path, std::ifstream& in, const
   check_memory(n, "LU problem mtx:" + path);
   std::vector<double> a(static_cast<std::size_t>(n * n), 0.0);
   const bool symmetric = symmetry == "symmetric";
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t i = symmetric ? j : 0; i < n; ++i) {
-      double v = 0;
-      if (!(in >> v)) {
-        throw InputError(path + ": expected " +
-                         std::to_string(symmetric ? n * (n + 1) / 2 : n * n) + " values, the file ends or is "
-                         "malformed at value " + std::to_string((symmetric ? j * n - j * (j - 1) / 2 + (i - j) : j * n + i) + 1));
-      }
+  const std::int64_t expected = symmetric ? n * (n + 1) / 2 : n * n;
+  std::int64_t i = 0, j = 0, count = 0;  // the next value's row and column
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::size_t at = 0;
+    while (true) {
+      at = line.find_first_not_of(" \t", at);
+      if (at == std::string::npos) break;
+      const std::size_t stop = std::min(line.find_first_of(" \t", at), line.size());
+      const std::string_view token(line.data() + at, stop - at);
+      at = stop;
+      if (count == expected)
+        throw InputError(path + ":" + std::to_string(number) + ": more values than the " + std::to_string(expected) +
+                         " the size line declares (" + std::to_string(n) + " x " + std::to_string(n) +
+                         (symmetric ? ", symmetric: its lower triangle)" : ")"));
+      const double v = parse_array_value(token, path + ":" + std::to_string(number) + ": value " +
+                                                    std::to_string(count + 1) + " of " + std::to_string(expected) +
+                                                    " (row " + std::to_string(i + 1) + ", column " +
+                                                    std::to_string(j + 1) + ") ");
       a[static_cast<std::size_t>(i + j * n)] = v;
       if (symmetric) a[static_cast<std::size_t>(j + i * n)] = v;
+      ++count;
+      if (++i == n) {
+        ++j;
+        i = symmetric ? j : 0;
+      }
     }
+  }
+  if (count < expected)
+    throw InputError(path + ": the file ends after " + std::to_string(count) + " of the " + std::to_string(expected) +
+                     " values its size line declares (expected value " + std::to_string(count + 1) + ", row " +
+                     std::to_string(i + 1) + ", column " + std::to_string(j + 1) + ", at line " +
+                     std::to_string(number + 1) + ")");
   return a;
 }
 
@@ -101,7 +143,7 @@ std::vector<double> read_file(const std::string& path, std::int64_t& n) {
   // Coordinate: CG's reader (which names the line of a malformed entry), then dense.
   const cg::CsrMatrix m = cg::read_matrix_market(path, [](std::int64_t rows, std::int64_t) {
     const auto e = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(rows);
-    return cg::SharedHostCopy{4 * 8 * e, "the dense matrix LU makes of it and its factors"};
+    return cg::SharedHostCopy{4 * 8 * e, ", counting the dense matrix LU makes of it and its factors"};
   });
   if (m.rows != m.cols)
     throw InputError(path + ": LU needs a square matrix; this one is " + std::to_string(m.rows) + " x " +

@@ -91,6 +91,86 @@ class Hostile(unittest.TestCase):
         self.assertEqual(db.execute("SELECT count(*) FROM runs").fetchone()[0], 2)
         db.close()
 
+    def test_an_import_interrupted_by_ctrl_c_changes_nothing(self):
+        self.assertEqual(run(TRACK, "import", "--history", self.history, EP).returncode, 0)
+        before = sqlite3.connect(self.history).execute("SELECT count(*) FROM samples").fetchone()[0]
+        r = subprocess.run([sys.executable, TRACK, "import", "--history", self.history, LU], capture_output=True,
+                           text=True, env=dict(os.environ, GPUBENCH_TRACK_KILL_AFTER_SAMPLES="3:INT"))
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(r.returncode, 130, r.stderr)
+        self.assertIn("interrupted: nothing was written", r.stderr)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT count(*) FROM samples").fetchone()[0], before)
+        self.assertEqual(db.execute("SELECT count(*) FROM runs").fetchone()[0], 1)
+        db.close()
+
+    def as_another_user(self, program, *args):
+        """program run by a user who may not write self.dir (nobody, when the tests run as root)."""
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        return subprocess.run(prefix + [sys.executable, program] + list(args), capture_output=True, text=True)
+
+    def test_a_read_only_history_is_read_and_never_written(self):
+        self.assertEqual(run(TRACK, "import", "--history", self.history, EP).returncode, 0)
+        db = sqlite3.connect(self.history)
+        db.execute("DROP TABLE alerts")  # a history older than the alerts
+        db.commit()
+        db.close()
+        os.chmod(self.history, 0o444)
+        os.chmod(self.dir, 0o555)
+        try:
+            self.expect(self.as_another_user(TRACK, "import", "--history", self.history, LU), 5, "history.sqlite",
+                        "read-only", "nothing was changed")
+            self.expect(self.as_another_user(TRACK, "ack", "ep", "--reason", "x", "--history", self.history), 5,
+                        "read-only")
+            r = self.as_another_user(TRACK, "check", "--history", self.history)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # too little history: nothing to say
+            self.assertIn("with too little history", r.stdout)
+            r = self.as_another_user(TRACK, "show", "--history", self.history)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("ep/npb:A", r.stdout)
+            site = os.path.join(tempfile.gettempdir(), f"gpubench-ro-site-{os.getpid()}")
+            try:
+                os.makedirs(site, mode=0o777)
+                os.chmod(site, 0o777)
+                r = self.as_another_user(TRACK, "publish", "--history", self.history, "--out", site)
+                self.assertEqual(r.returncode, 0, r.stderr)
+            finally:
+                shutil.rmtree(site)
+            # and onto a folder this user may not write
+            self.expect(self.as_another_user(TRACK, "publish", "--history", self.history, "--out",
+                                             os.path.join(self.dir, "site")), 5, "site")
+            self.expect(self.as_another_user(REPORT, "table", EP, "--out", os.path.join(self.dir, "t.md")), 5, "t.md")
+        finally:
+            os.chmod(self.dir, 0o755)
+            os.chmod(self.history, 0o644)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT count(*) FROM runs").fetchone()[0], 1)
+        self.assertIsNone(db.execute("SELECT name FROM sqlite_master WHERE name = 'alerts'").fetchone())
+        db.close()
+
+    def test_publish_keeps_to_folders_it_made(self):
+        # Issue 32 item 8: a user's own index.html is not overwritten; a republish leaves no stale page.
+        self.assertEqual(run(TRACK, "import", "--history", self.history, EP, LU).returncode, 0)
+        mine = os.path.join(self.dir, "mine")
+        os.makedirs(mine)
+        with open(os.path.join(mine, "index.html"), "w") as f:
+            f.write("my own page")
+        self.expect(run(TRACK, "publish", "--history", self.history, "--out", mine), 2, "mine",
+                    "a folder gpubench did not make")
+        with open(os.path.join(mine, "index.html")) as f:
+            self.assertEqual(f.read(), "my own page")
+        site = os.path.join(self.dir, "site")
+        self.assertEqual(run(TRACK, "publish", "--history", self.history, "--out", site).returncode, 0)
+        pages = len(os.listdir(os.path.join(site, "b")))
+        self.assertGreater(pages, 1)
+        r = run(TRACK, "publish", "--history", self.history, "--out", site, "--match", "lu/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("removed", r.stdout)
+        kept = os.listdir(os.path.join(site, "b"))
+        with open(os.path.join(site, "verdicts.json")) as f:
+            self.assertEqual(len(kept), len(json.load(f)))
+        self.assertLess(len(kept), pages)
+
 
 if __name__ == "__main__":
     unittest.main()

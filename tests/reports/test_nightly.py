@@ -13,6 +13,7 @@ The nights are stamped with their commit and date by the test hook GPUBENCH_TRAC
 import json
 import os
 import shutil
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -80,12 +81,17 @@ class Check(unittest.TestCase):
                      dict(self.env, GPUBENCH_TRACK_STAMP=f"bbbbbbb@{NIGHTS[-1][1]}", **SLOWDOWN))
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn(f"REGRESSION  {PLANTED} @ ", r.stdout)
-        line = next(x for x in r.stdout.splitlines() if x.startswith("REGRESSION"))
+        line = next(x for x in r.stdout.splitlines() if x.startswith(f"REGRESSION  {PLANTED}"))
         self.assertIn("since bbbbbbb (2026-11-09), before it aaaaaaa (2026-11-08)", line)
         self.assertIn("2 runs", line)  # tonight's and the re-measured one
         with open(verdicts) as f:
-            reported = [v for v in json.load(f)["verdicts"] if v["verdict"] != "same"]
+            out = json.load(f)
+        # Every change blamed on a change of code is the planted one. (Steps between nights of one
+        # commit, this shared machine's own, may be reported too, saying the code did not change.)
+        reported = [v for v in out["verdicts"] if v["verdict"] != "same" and v.get("commit") != v.get("previous_commit")]
         self.assertEqual(len(reported), 1, reported)
+        blamed = [x for x in out["alerts"] if x["state"] == "open" and x["commit"] != x["previous_commit"]]
+        self.assertEqual([x["benchmark"].split(" @ ")[0] for x in blamed], [PLANTED], out["alerts"])
         self.assertTrue(reported[0]["benchmark"].startswith(PLANTED))
         self.assertEqual((reported[0]["commit"], reported[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
         self.assertAlmostEqual(reported[0]["change"], 0.50, delta=0.2)
@@ -93,8 +99,8 @@ class Check(unittest.TestCase):
         self.assertEqual(publish.returncode, 0, publish.stderr)
 
     def test_without_a_remeasure_it_is_only_suspected(self):
-        r = gpubench(["track", "check", "--history", self.history, "--no-remeasure"], self.env)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = gpubench(["track", "check", "--history", self.history, "--no-remeasure", "--min-effect", "15"], self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # (--min-effect 15: the machine's noise, below)
         self.assertIn(f"suspected   {PLANTED} @ ", r.stdout)  # (others may be too: one run is not enough)
         self.assertIn("0 regressed", r.stdout)
 
@@ -107,9 +113,12 @@ class Check(unittest.TestCase):
             db.execute("DELETE FROM runs WHERE id = ?", (run,))
         db.commit()
         db.close()
-        r = gpubench(["track", "check", "--history", self.history], self.env)
+        # This shared 2-core machine moves whole runs by up to 14% (EP's serial kernel has two modes
+        # 8-10% apart): with every step of the history now kept open, the check asked here is one
+        # for changes above that noise.
+        r = gpubench(["track", "check", "--history", self.history, "--min-effect", "15"], self.env)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("0 regressed, 0 improved, 0 suspected", r.stdout)
+        self.assertIn("0 failing, 0 regressed, 0 acknowledged, 0 improved, 0 suspected", r.stdout)
 
     def test_a_bad_tracked_set_is_named(self):
         bad = os.path.join(self.dir, "set.json")
@@ -148,8 +157,9 @@ class Dashboard(unittest.TestCase):
         dom = self.dom(os.path.join(site, "index.html"))
         self.assertIn('data-ready="1"', dom)  # the page's script ran to its end
         self.assertNotRegex(dom, "<html[^>]*data-script-errors")  # the page's error handler marks them there
-        rows = [x for x in dom.split("<tr") if 'data-verdict="regression"' in x]
+        rows = [x for x in dom.split("<tr") if 'data-verdict="regression"' in x and "bbbbbbb" in x]
         self.assertEqual(len(rows), 1, rows)
+        self.assertIn('data-state="open"', rows[0])
         self.assertIn(PLANTED, rows[0])
         self.assertIn("bbbbbbb", rows[0])
         self.assertIn("+", rows[0])
@@ -172,6 +182,39 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr[-3000:])
         self.assertEqual(png_size(shot), (1200, 800))
         self.assertGreater(os.path.getsize(shot), 20000)  # a drawn chart, not a blank page
+
+
+    def test_no_two_labels_overlap_at_5_20_and_60_runs(self):
+        # Issue 32 item 10: the page measures its own text boxes once drawn (data-label-overlaps).
+        # Steps close together, a wild run and several runs a day are the hard cases.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from test_track import nights
+        work = tempfile.mkdtemp()
+        try:
+            history = os.path.join(work, "h.sqlite")
+            series = {5: [1.0, 1.0, 1.0, 1.3, 1.3], 20: [1.0] * 6 + [1.2] * 3 + [1.0] * 3 + [38] + [1.4] * 7,
+                      60: [1.0] * 8 + [1.1] * 3 + [1.25] * 3 + [1.0] * 3 + [0.8] * 3 + [1.0] * 20 + [40] + [1.3] * 19}
+            for n, levels in series.items():
+                nights(history, levels, name=f"cg/{n}/openmp:0/classic/f64 @ cpu")
+            db = sqlite3.connect(history)  # the 60-run one: three runs a day
+            db.execute("UPDATE runs SET date = '2026-11-' || printf('%02d', 1 + (id - 26) / 3) || 'T0' || ((id - 26) % 3) "
+                       "|| ':15:00' WHERE id > 25")
+            db.commit()
+            db.close()
+            site = os.path.join(work, "site")
+            r = gpubench(["track", "publish", "--history", history, "--out", site])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(site, "verdicts.json")) as f:
+                pages = {v["benchmark"].split("/")[1]: v["page"] for v in json.load(f)}
+            for page in ["index.html"] + [pages[str(n)] for n in series]:
+                dom = self.dom(os.path.join(site, page))
+                self.assertIn('data-label-overlaps="0"', dom, page)
+                if page != "index.html":
+                    self.assertIn('class="step"', dom)
+            self.assertIn("and time (UTC)", dom)  # several runs a day: their labels carry the time
+            self.assertIn('class="apart"', dom)   # the 40x run is drawn on the edge
+        finally:
+            shutil.rmtree(work)
 
 
 def main():

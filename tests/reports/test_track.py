@@ -225,6 +225,138 @@ def assessed(levels, noise=0.005, seed=3, repetitions=10):
     return tracking.assess(a, tracking.Options(), lambda ids: [v for i in ids for v in reps[i]])
 
 
+def nights(path, levels, name="cg/poisson2d:64/openmp:0/classic/f64 @ synthetic CPU", first=0, noise=0.004, seed=7,
+           repetitions=10):
+    """Adds nights to a history (made if missing): night first + k at levels[k] (x 1 ms), with noise,
+    commit c<night>, dated 2026-10-01 plus k days."""
+    import random
+    rng = random.Random(seed + first)
+    db = tracking.open_history(path)
+    db.execute("BEGIN")
+    db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant, precision)"
+               " VALUES (?, 'cg', 'poisson2d:64', 'openmp', 0, 'synthetic CPU', 'classic', 'f64')", (name,))
+    bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
+    for k, level in enumerate(levels, start=first):
+        date = (tracking.datetime.datetime(2026, 10, 1) + tracking.datetime.timedelta(days=k)).isoformat()
+        run = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source) VALUES (?,?,?,?,?,?)",
+                         (f"{name}-{k}", f"c{k:02}", date, "synthetic (2 CPUs)", "[]", "synthetic")).lastrowid
+        centre = 1e-3 * level * (1 + rng.gauss(0, noise))
+        values = sorted(centre * (1 + rng.gauss(0, noise / 2)) for _ in range(repetitions))
+        for i, v in enumerate(values):
+            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run, bench, i, v))
+        db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run, bench, values[repetitions // 2], values[2],
+                                                                  values[-3], repetitions))
+    db.execute("COMMIT")
+    db.close()
+
+
+class Alerts(unittest.TestCase):
+    """Issue 32 item 11: a regression stays open until its level returns or someone acknowledges it."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.history = os.path.join(self.dir, "history.sqlite")
+        self.verdicts = os.path.join(self.dir, "verdicts.json")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def check(self, *more):
+        r = track("check", "--no-remeasure", "--history", self.history, "--json", self.verdicts, *more)
+        self.assertNotIn("Traceback", r.stderr)
+        return r, load(self.verdicts)["alerts"]
+
+    def test_a_regression_no_check_saw_land_is_reported_and_stays_open(self):
+        # +10% on night 12 of 20; no check ran until night 20 (its step is 9 runs old: not "recent").
+        nights(self.history, [1.0] * 11 + [1.1] * 9)
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        line = next(x for x in r.stdout.splitlines() if x.startswith("REGRESSION"))
+        self.assertIn("since c11 (2026-10-12), before it c10 (2026-10-11)", line)
+        self.assertIn("found by this check", line)
+        self.assertEqual([(x["state"], x["commit"]) for x in alerts], [("open", "c11")])
+        self.assertAlmostEqual(alerts[0]["change"], 0.10, delta=0.02)
+        nights(self.history, [1.1] * 5, first=20)  # five more nights at the slower level: still open
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertRegex(r.stdout, r"REGRESSION  .*since c11 .*open since \d{4}-\d\d-\d\d")
+        self.assertEqual(len(alerts), 1)
+
+    def test_it_closes_when_the_level_returns(self):
+        nights(self.history, [1.0] * 11 + [1.1] * 9)
+        self.assertEqual(self.check()[0].returncode, 1)
+        nights(self.history, [1.0] * 3, first=20)
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("closed      ", r.stdout)
+        self.assertIn("is over: back within the minimum effect of before it since c20", r.stdout)
+        self.assertEqual([(x["state"], x["closed_commit"]) for x in alerts], [("closed", "c20")])
+        r, alerts = self.check()  # said once, kept
+        self.assertNotIn("closed      ", r.stdout)
+        self.assertEqual([x["state"] for x in alerts], ["closed"])
+
+    def test_an_acknowledged_regression_passes_the_check_and_a_new_one_does_not(self):
+        nights(self.history, [1.0] * 11 + [1.1] * 9)
+        r = track("ack", "classic/f64", "--history", self.history, "--reason", "the new  smoother costs 10%")
+        self.assertEqual(r.returncode, 0, r.stderr)  # no check ran before: ack finds it itself
+        self.assertIn("acknowledged cg/poisson2d:64/openmp:0/classic/f64 @ synthetic CPU: +", r.stdout)
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("acknowledged cg/poisson2d:64", r.stdout)
+        self.assertIn(": the new smoother costs 10%", r.stdout)
+        self.assertEqual(alerts[0]["state"], "acknowledged")
+        nights(self.history, [1.25] * 3, first=20)  # a further step: a new regression, not covered
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertEqual(sorted((x["state"], x["commit"]) for x in alerts), [("acknowledged", "c11"), ("open", "c20")])
+
+    def test_an_acknowledgement_until_a_day_lapses_after_it(self):
+        nights(self.history, [1.0] * 11 + [1.1] * 9)
+        r = track("ack", "cg/poisson2d:64/openmp:0/classic/f64 @ synthetic CPU", "--history", self.history,
+                  "--reason", "until the driver update", "--until", "2999-01-01")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.check()[0].returncode, 0)
+        db = sqlite3.connect(self.history)
+        db.execute("UPDATE alerts SET ack_until = '2026-01-01'")  # that day has passed
+        db.commit()
+        db.close()
+        r, alerts = self.check()
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("its acknowledgement lapsed after 2026-01-01 (until the driver update)", r.stdout)
+        self.assertTrue(alerts[0]["acknowledged"]["lapsed"])
+
+    def test_ack_refuses_what_it_cannot_do(self):
+        nights(self.history, [1.0] * 20)
+        nights(self.history, [1.0] * 11 + [1.1] * 9, name="gemm/64/openmp:0/naive/f64 @ synthetic CPU")
+        nights(self.history, [1.0] * 11 + [1.1] * 9, name="gemm/64/openmp:0/tiled/f64 @ synthetic CPU")
+        cases = [(["classic", "--reason", "x"], 3, "no open regression of cg/poisson2d:64"),
+                 (["nothing/like/it", "--reason", "x"], 3, "no benchmark of the history has that name"),
+                 (["gemm", "--reason", "x"], 3, "names 2 benchmarks with open regressions"),
+                 (["naive", "--reason", "  "], 2, "--reason: say why"),
+                 (["naive", "--reason", "x", "--until", "next week"], 2, "not a date"),
+                 (["naive", "--reason", "x", "--until", "2020-01-01"], 2, "that day is over")]
+        for args, code, message in cases:
+            r = track("ack", "--history", self.history, *args)
+            self.assertEqual((r.returncode, r.stderr.count("\n")), (code, 1 + (message.startswith("names") * 2)),
+                             args + [r.stderr])
+            self.assertIn(message, r.stderr)
+        self.assertEqual(self.check()[0].returncode, 1)  # nothing was acknowledged
+
+    def test_the_dashboard_lists_open_acknowledged_and_closed_ones(self):
+        nights(self.history, [1.0] * 11 + [1.1] * 9, name="a/1/openmp:0/x/f64 @ cpu")
+        nights(self.history, [1.0] * 11 + [1.1] * 9, name="b/1/openmp:0/x/f64 @ cpu")
+        nights(self.history, [1.0] * 8 + [1.1] * 6 + [1.0] * 6, name="c/1/openmp:0/x/f64 @ cpu")
+        self.assertEqual(track("ack", "b/1", "--history", self.history, "--reason", "accepted").returncode, 0)
+        site = os.path.join(self.dir, "site")
+        r = track("publish", "--history", self.history, "--out", site)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(site, "index.html")) as f:
+            index = f.read()
+        states = {row.split("</a>")[0].rsplit(">", 1)[1][0]: row.split('data-state="')[1].split('"')[0]
+                  for row in index.split('<tr class="alert"')[1:]}
+        self.assertEqual(states, {"a": "open", "b": "acknowledged", "c": "closed"})
+
+
 class Detection(unittest.TestCase):
     def test_a_step_on_tonight_alone_is_suspected_and_confirmed_by_a_second_run(self):
         a = assessed([1.0] * 20 + [1.05])
@@ -265,6 +397,20 @@ class Detection(unittest.TestCase):
     def test_a_change_below_the_noise_or_the_minimum_effect_is_not_reported(self):
         self.assertEqual(assessed([1.0] * 20 + [1.01] * 3).verdict, "same")  # under --min-effect 2%
         self.assertEqual(assessed([1.0] * 20 + [1.04] * 2, noise=0.06, seed=5).verdict, "same")  # 6% noise
+
+    def test_a_level_is_its_median_not_an_outlier_inside_it(self):
+        # Issue 32 item 4 (its first half): a 5x step whose second night read 250x was "+4763.9%".
+        a = assessed([1.0] * 20 + [5, 250, 5])
+        self.assertEqual([s for s, _ in a.steps], [20])
+        self.assertAlmostEqual(a.change, 4.0, delta=0.1)
+        self.assertEqual(a.verdict, "regression")
+        a = assessed([1.0] * 20 + [5] * 6 + [250, 5, 5, 5])
+        self.assertAlmostEqual(a.steps[0][1], 4.0, delta=0.1)
+
+    def test_every_confirmed_slower_step_of_the_history_is_a_regression(self):
+        a = assessed([1.0] * 10 + [1.1] * 10 + [1.0] * 10 + [0.9] * 10)
+        self.assertEqual(a.verdict, "same")
+        self.assertEqual([s for s, *_ in a.regressions], [10])  # the steps back down are not
 
     def test_too_little_history_is_said(self):
         self.assertEqual(assessed([1.0, 1.0, 1.5]).verdict, "new")
