@@ -112,6 +112,9 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
     for (const auto& u : t.untunable) why += "\n  " + u;
   }
   if (!anything) throw UsageError("nothing to sweep:" + (why.empty() ? std::string(" no device") : why));
+  if (options.tuning)  // a database the sweep cannot write is said before anything is measured
+    for (const auto& t : targets)
+      if (!t.kernels.empty()) gpubench::writable_tuning_db_file(db->path_for(t.device));
   const bool terminal = isatty(fileno(stderr)) != 0;
   std::vector<SweepReport> reports;
   const std::string date = iso_timestamp();

@@ -528,15 +528,15 @@ std::string serialize(const DeviceIdentity& device, const TuningDbFile& db) {
   return root.dump(2) + "\n";
 }
 
-void update_tuning_db_file(const std::string& path, const DeviceIdentity& device,
-                           const std::function<void(TuningDbFile&)>& change) {
+std::string writable_tuning_db_file(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   const std::string dir = parent.empty() ? "." : parent.string();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UnwritableError("tuning database " + path + ": cannot create its directory (" + ec.message() + ")");
-  const DirectoryLock lock(dir);
-  remove_stale_temporaries(dir);
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UnwritableError("tuning database " + dir + ": the directory is not writable (" + std::strerror(errno) +
+                          "; write another layer with --tuning-db DIR)");
   // A symbolic link is written through (its target replaced), never replaced by a regular file.
   std::string target = path;
   if (fs::is_symlink(fs::symlink_status(path, ec))) {
@@ -550,6 +550,17 @@ void update_tuning_db_file(const std::string& path, const DeviceIdentity& device
           fs::perms::none)
     throw UnwritableError("tuning database " + target + " is read-only: not replaced (make it writable, or write "
                      "another layer with --tuning-db DIR)");
+  return target;
+}
+
+void update_tuning_db_file(const std::string& path, const DeviceIdentity& device,
+                           const std::function<void(TuningDbFile&)>& change) {
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  writable_tuning_db_file(path);  // (makes the directory)
+  const DirectoryLock lock(dir);
+  remove_stale_temporaries(dir);
+  const std::string target = writable_tuning_db_file(path);  // again, under the lock
   TuningDbFile db = read_tuning_db_file(path, device);  // fresh: another writer may have changed it since
   change(db);
   replace_file_durably(target, serialize(device, db));

@@ -79,6 +79,10 @@ class UnwritableError : public InputError {
   using InputError::InputError;
 };
 
+// The file a write of `path` replaces (a link's target), its directory made: UnwritableError when
+// the directory or the file may not be written (a file without write permission, even for root).
+std::string writable_tuning_db_file(const std::string& path);
+
 // What one file holds, parsed and checked.
 struct TuningDbFile {
   std::optional<DeviceIdentity> device;  // nullopt only for a file that does not exist (yet)

@@ -140,7 +140,7 @@ class CudaSteps final : public Operations, public GpuSteps {
     const auto n = static_cast<std::size_t>(c.total());
     const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
     const bool study = v == Variant::v1 || v == Variant::v2;
-    if (study) check_host_memory(n * (sizeof(Complex) + sizeof(double)), what);
+    if (study) check_host_memory(study_host_bytes(c, v), what);
     std::string held;
     const std::uint64_t bytes = device_bytes(c, v, &held);
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -325,4 +325,4 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     gpubench::ft::BackendTraits{{{"cufft", gpubench::ft::cufft_library}},
                                 {gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
                                  gpubench::ft::Variant::vendor},
-                                gpubench::ft::shared_memory_optin});
+                                gpubench::ft::shared_memory_optin, gpubench::ft::study_host_bytes});

@@ -200,7 +200,7 @@ class OpenclSteps final : public Operations, public GpuSteps {
     const auto n = static_cast<std::size_t>(c.total());
     const std::string what = "FT class " + std::string(1, c.name) + " (" + to_string(v) + ")";
     const bool study = v == Variant::v1 || v == Variant::v2;
-    if (study) check_host_memory(n * (sizeof(Complex) + sizeof(double)), what);
+    if (study) check_host_memory(study_host_bytes(c, v), what);
     std::string held;
     const std::uint64_t bytes = device_bytes(c, v, &held);
     if (bytes > context_.info().global_mem_bytes)
@@ -414,4 +414,4 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
                                                  gpubench::ft::Variant::vendor},
-        nullptr});
+        nullptr, gpubench::ft::study_host_bytes});

@@ -83,7 +83,16 @@ struct BackendTraits {
   // The most local memory one of fast's work-groups may take on a device (CUDA's opt-in shared
   // memory is above the default 48 KiB); null: the device's local_mem_bytes.
   std::function<std::uint64_t(const DeviceInfo&)> local_memory;
+  // The host memory one point of variant v on class c holds (checked when the run is planned, so
+  // that a class the host cannot hold is refused before anything runs); null: none to speak of.
+  std::function<std::uint64_t(const FtClass&, Variant)> host_bytes;
 };
+
+// What the study's forms (v1, v2) keep on the host: the field and its twiddle factors.
+inline std::uint64_t study_host_bytes(const FtClass& c, Variant v) {
+  return v == Variant::v1 || v == Variant::v2 ? static_cast<std::uint64_t>(c.total()) * (sizeof(Complex) + sizeof(double))
+                                              : 0;
+}
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
 const OperationsFactory* find_operations(const std::string& backend);

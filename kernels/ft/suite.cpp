@@ -10,6 +10,7 @@
 #include "bench/suite.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
+#include "common/host_memory.hpp"
 #include "kernels/ft/ft.hpp"
 #include "kernels/ft/operations.hpp"
 
@@ -231,6 +232,7 @@ class FtSuite final : public Suite {
     for (const auto& v : options.variants) variants.push_back(parse_variant(v));
     if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
     Plan plan;
+    std::vector<std::string> memory;  // the points refused for the host's memory
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
       const BackendTraits& traits = *backend_traits(device.backend);
       for (Variant v : variants) {
@@ -251,6 +253,15 @@ class FtSuite final : public Suite {
         id.variant = to_string(v);
         id.device = device;
         id.precision = Precision::f64;
+        if (traits.host_bytes) {  // a class the host cannot hold is refused here, before anything runs
+          try {
+            check_host_memory(traits.host_bytes(c, v), "FT class " + std::string(1, c.name) + " (" + to_string(v) + " on " +
+                                                           device.backend + ")");
+          } catch (const InputError& e) {
+            memory.push_back(e.what());
+            continue;
+          }
+        }
         if (v == Variant::serial) id.params["threads"] = 1;
         RunChoices choices;
         if (v == Variant::vendor) {
@@ -283,6 +294,12 @@ class FtSuite final : public Suite {
         plan.points.push_back(std::make_unique<FtPoint>(std::move(id), c, v, choices));
       }
     }
+    if (plan.points.empty() && !memory.empty()) {  // as GEMM and LU: input the host cannot hold
+      std::string why = "FT class " + std::string(1, c.name) + " cannot be held by this host:";
+      for (const auto& m : memory) why += "\n  " + m;
+      throw InputError(why);
+    }
+    plan.unavailable.insert(plan.unavailable.end(), memory.begin(), memory.end());
     return plan;
   }
 

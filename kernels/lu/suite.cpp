@@ -374,6 +374,7 @@ class LuSuite final : public Suite {
       return pivoting;
     };
     if (problem.kind == Kind::file) needs_pivoting();  // the order, from the file
+    bool refused_for_the_matrix = false;  // (else only for variants the backends lack)
     for (const DeviceInfo& device : devices) {
       const BackendTraits& traits = *backend_traits(device.backend);
       for (Variant v : variants) {
@@ -395,6 +396,7 @@ class LuSuite final : public Suite {
             plan.unavailable.push_back(to_string(v) + " on " + device.backend + " (" +
                                        (v == Variant::vendor ? traits.vendor : "the study's form") +
                                        ") does not pivot, and " + problem.name + ": " + why);
+            refused_for_the_matrix = true;
             continue;
           }
         }
@@ -422,7 +424,10 @@ class LuSuite final : public Suite {
     if (plan.points.empty() && !plan.unavailable.empty()) {
       std::string why = "nothing to run for LU problem " + problem.name + ":";
       for (const auto& u : plan.unavailable) why += "\n  " + u;
-      throw InputError(why);
+      // A matrix the variants cannot take is bad input (3); variants the backends lack alone are
+      // a usage error (2), as in GEMM and FT.
+      if (refused_for_the_matrix) throw InputError(why);
+      throw UsageError(why);
     }
     return plan;
   }

@@ -446,6 +446,54 @@ TEST(EndToEnd, BadInputGetsAClearErrorAndItsExitCode) {
   }
 }
 
+// Issue 32 item 9: one kind of refusal, one exit code, whatever the suite: a variant the backend
+// lacks is a usage error (2); a problem the host's memory cannot hold is refused when the run is
+// planned, as bad input (3), never as a failed point (1).
+TEST(EndToEnd, TheSameRefusalHasTheSameExitCodeInEverySuite) {
+  const std::vector<std::pair<std::string, std::string>> lacking = {
+      {"--suite gemm --backend openmp --variant tensor --problem 64", "not a GEMM variant of this backend"},
+      {"--suite lu --backend openmp --variant naive --problem 17:dd", "not an LU variant of this backend"},
+      {"--suite ft --backend openmp --variant fast --problem S", "not an FT variant of this backend"},
+  };
+  for (const auto& [args, message] : lacking) {
+    const Result r = gpubench(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(message)) << args;
+  }
+  const std::string small_host = "GPUBENCH_HOST_MEMORY_AVAILABLE=1000000000";
+  const std::vector<std::pair<std::string, std::string>> too_big = {
+      {"--suite gemm --backend openmp --problem 40000 --precision f64", "GEMM problem 40000 in f64 needs 102.40 GB"},
+      {"--suite lu --backend openmp --problem 20000", "LU problem 20000 needs 12.80 GB"},
+      {"--suite ft --backend openmp --problem D", "FT class D cannot be held by this host:\n  FT class D (nas on openmp) "
+                                                  "needs 85.90 GB of host memory; 1.00 GB is available"},
+  };
+  for (const auto& [args, message] : too_big) {
+    const Result r = gpubench(args, small_host);
+    EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(message)) << args;
+    EXPECT_THAT(r.output, testing::Not(HasSubstr("[1/"))) << args;  // refused before any point began
+  }
+}
+
+// Issue 32 item 9: a sweep whose tuning database cannot be written says so before it measures
+// anything (it measured every configuration, then failed to store the best).
+TEST(EndToEnd, ASweepIntoAReadOnlyDatabaseIsRefusedBeforeItMeasures) {
+  const std::string db = temp_path("read-only-db");
+  const std::string sweep = "sweep --suite cg --backend opencl --problem poisson2d:64 --kernel axpy --tuning-db " + db;
+  std::filesystem::remove_all(db);
+  const Result first = gpubench(sweep);
+  if (first.output.find("no devices") != std::string::npos) GTEST_SKIP() << "no OpenCL device: " << first.output;
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  for (const auto& file : std::filesystem::directory_iterator(db))
+    std::filesystem::permissions(file.path(), std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                                  std::filesystem::perms::others_read);
+  const Result r = gpubench(sweep);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("is read-only: not replaced"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("axpy ["))) << "it measured before refusing";
+  std::filesystem::remove_all(db);
+}
+
 TEST(EndToEnd, AnUnwritableOutIsRefusedBeforeTheRun) {
   const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 ";
   const std::string missing = temp_path("no-such-dir") + "/r.json";
