@@ -679,24 +679,51 @@ def size_of(problem):
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
 
+BARS_UPRIGHT = 8  # up to this many bars stand upright, labelled below; more lie down, a line each
+
+
 def figure(args):
     if os.path.splitext(args.out)[1].lower() not in FIGURE_FORMATS:
         raise UsageError(f"--out {args.out}: a figure is written as {', '.join(FIGURE_FORMATS)} (by the name's extension)")
     plt = pyplot()
-    if args.kind == "sweep":
-        fig = sweep_figure(plt, args)
-    else:
-        points = select(everything(args), args)
-        fig, ax = plt.subplots(figsize=(args.width, args.height), dpi=args.dpi)
-        {"roofline": roofline_figure, "kernels": kernels_figure, "speedup": speedup_figure,
-         "scaling": scaling_figure}[args.kind](ax, points, args)
-        ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    fig = draw(plt, args)
     fig.savefig(args.out)
     plt.close(fig)
 
 
+def draw(plt, args):
+    """The figure args asks for, drawn and laid out."""
+    if args.kind == "sweep":
+        fig = sweep_figure(plt, args)
+    else:
+        points = select(everything(args), args)
+        fig, ax = plt.subplots(figsize=(args.width, args.height or 5.0), dpi=args.dpi)
+        {"roofline": roofline_figure, "kernels": kernels_figure, "speedup": speedup_figure,
+         "scaling": scaling_figure}[args.kind](ax, points, args)
+        ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def bar_layout(ax, args, labels):
+    """Bars upright with their labels below (a few), or lying down with a label a line each (many):
+    the figure grows to give each one its line unless --height was given. True when lying."""
+    lying = len(labels) > BARS_UPRIGHT
+    if lying and args.height is None:
+        ax.figure.set_size_inches(args.width, max(5.0, 0.17 * len(labels) + 1.6))
+    return lying
+
+
+def legend(ax, entries=None):
+    """A legend that keeps within the axes: more columns as the entries grow."""
+    n = entries if entries is not None else len(ax.get_legend_handles_labels()[1])
+    ax.legend(fontsize=6, ncol=max(1, math.ceil(n / 24)))
+
+
 def roofline_figure(ax, points, args):
+    """The measured ceilings, and each point at its arithmetic intensity: one colour per backend,
+    variant and precision (its problems share it); with --kernels each kernel too, in its point's
+    colour, one marker per kernel name (the legend names them: no label on the plot to pile up)."""
     ceilings = {}
     for p in points:
         c = p.first("ceilings")
@@ -712,22 +739,35 @@ def roofline_figure(ax, points, args):
             raise ReportError(f"the ceilings of {device} ({where}) have no bandwidth_gbps and peak_gflops")
         bw, peak = c["bandwidth_gbps"], c["peak_gflops"]
         xs = [lo, min(max(peak / bw, lo), hi), hi]
-        ax.plot(xs, [min(peak, x * bw) for x in xs], "-", label=f"{device} ({where}, {prec}): "
-                f"{bw:.0f} GB/s, {peak:.0f} GFLOP/s")
+        ax.plot(xs, [min(peak, x * bw) for x in xs], "-", color="black", alpha=0.4 + 0.6 / len(ceilings),
+                label=f"{device} ({where}, {prec}): {bw:.0f} GB/s, {peak:.0f} GFLOP/s")
+    groups = {}
     for p in done:
-        ax.plot(p.median_of("arithmetic_intensity"), p.gflops(), "o",
-                label=f"{p.where} {p.variant} {p.precision} {p.problem}")
+        groups.setdefault(f"{p.where} {p.variant} {p.precision}", []).append(p)
+    import matplotlib
+    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
+    palette = cycle if len(groups) <= len(cycle) else [matplotlib.cm.tab20(i % 20) for i in range(len(groups))]
+    markers = {}
+    for g, (name, members) in enumerate(groups.items()):
+        colour = palette[g % len(palette)]
+        problems = sorted({p.problem for p in members}, key=size_of)
+        label = f"{name} {problems[0]}" if len(problems) == 1 else f"{name} ({len(problems)} problems)"
+        ax.plot([p.median_of("arithmetic_intensity") for p in members], [p.gflops() for p in members], "o",
+                color=colour, label=label)
         if args.kernels:
-            for k in p.kernel_rows():
-                if k.get("arithmetic_intensity") and k.get("gflops"):
-                    ax.plot(k["arithmetic_intensity"], k["gflops"], "x", color="gray")
-                    ax.annotate(k["kernel"], (k["arithmetic_intensity"], k["gflops"]), fontsize=6)
+            for p in members:
+                for k in p.kernel_rows():
+                    if k.get("arithmetic_intensity") and k.get("gflops"):
+                        marker = markers.setdefault(k["kernel"], "xv^<>sPD*+1234"[len(markers) % 14])
+                        ax.plot(k["arithmetic_intensity"], k["gflops"], marker, color=colour, markersize=5)
+    for kernel, marker in markers.items():  # the kernels' markers, named once
+        ax.plot([], [], marker, color="gray", label=f"kernel {kernel}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (FLOP/B)")
     ax.set_ylabel("GFLOP/s")
     ax.set_title("roofline: measured ceilings and points")
-    ax.legend(fontsize=6)
+    legend(ax)
 
 
 def kernels_figure(ax, points, args):
@@ -737,16 +777,25 @@ def kernels_figure(ax, points, args):
     names = []
     for p in done:
         names += [k for k, _ in p.kernels() if k not in names]
+    lying = bar_layout(ax, args, done)
     bottom = [0.0] * len(done)
-    xs = range(len(done))
+    xs = list(range(len(done)))
     for k in names:
         values = [dict(p.kernels()).get(k, 0.0) for p in done]
-        ax.bar(xs, values, bottom=bottom, label=k)
+        if lying:
+            ax.barh(xs, values, left=bottom, label=k)
+        else:
+            ax.bar(xs, values, bottom=bottom, label=k)
         bottom = [b + v for b, v in zip(bottom, values)]
-    ax.set_xticks(list(xs), [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p in done], fontsize=7)
-    ax.set_ylabel("ms per iteration")
+    if lying:
+        ax.set_yticks(xs, [f"{p.where} {p.variant} {p.precision} {p.problem}" for p in done], fontsize=7)
+        ax.invert_yaxis()  # the first point on top, as a table reads
+        ax.set_xlabel("ms per iteration")
+    else:
+        ax.set_xticks(xs, [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p in done], fontsize=7)
+        ax.set_ylabel("ms per iteration")
     ax.set_title("time per kernel")
-    ax.legend(fontsize=7)
+    legend(ax)
 
 
 def speedup_figure(ax, points, args):
@@ -756,13 +805,21 @@ def speedup_figure(ax, points, args):
     for p in points:
         b = baseline_of(p, args.everything, args.baseline)
         if p.seconds() and b and b.seconds():
-            bars.append((f"{p.where}\n{p.variant} {p.precision}\n{p.problem}", b.seconds() / p.seconds()))
+            bars.append((p, b.seconds() / p.seconds()))
     if not bars:
         raise ReportError(f"no point has a baseline {args.baseline} on its suite, problem and precision")
-    ax.bar(range(len(bars)), [v for _, v in bars])
-    ax.set_xticks(range(len(bars)), [n for n, _ in bars], fontsize=7)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_ylabel(f"speedup over {args.baseline}")
+    xs = list(range(len(bars)))
+    if bar_layout(ax, args, bars):
+        ax.barh(xs, [v for _, v in bars])
+        ax.set_yticks(xs, [f"{p.where} {p.variant} {p.precision} {p.problem}" for p, _ in bars], fontsize=7)
+        ax.invert_yaxis()
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_xlabel(f"speedup over {args.baseline}")
+    else:
+        ax.bar(xs, [v for _, v in bars])
+        ax.set_xticks(xs, [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p, _ in bars], fontsize=7)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_ylabel(f"speedup over {args.baseline}")
     ax.set_title("speedup")
 
 
@@ -788,14 +845,14 @@ def scaling_figure(ax, points, args):
     ax.set_yscale("log")
     ax.set_ylabel("ms per iteration" if args.y == "time" else "GFLOP/s")
     ax.set_title(("time" if args.y == "time" else "GFLOP/s") + " vs problem size")
-    ax.legend(fontsize=7)
+    legend(ax)
 
 
 def sweep_figure(plt, args):
     """Per swept kernel, one panel: time (or GFLOP/s) vs one parameter, one line per value of the others;
     with --x problem, one panel: each configuration's line across the sweeps' problem sizes."""
     if args.x == "problem":
-        fig, ax = plt.subplots(figsize=(args.width, args.height), dpi=args.dpi)
+        fig, ax = plt.subplots(figsize=(args.width, args.height or 5.0), dpi=args.dpi)
         lines = {}
         for s, k, configs in sweep_configs(args):
             for c in configs:
@@ -818,7 +875,7 @@ def sweep_figure(plt, args):
                configs) for s, k, configs in sweep_configs(args)]
     cols = min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(args.width * cols / 2, args.height * rows / 1.6), dpi=args.dpi,
+    fig, axes = plt.subplots(rows, cols, figsize=(args.width * cols / 2, (args.height or 5.0) * rows / 1.6), dpi=args.dpi,
                              squeeze=False)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
@@ -940,7 +997,7 @@ def study(args):
     print(f"gpubench report: wrote {out}/README.md and its tables and figures", file=sys.stderr)
 
 
-def main(argv=None):
+def make_parser():
     parser = argparse.ArgumentParser(prog="gpubench report", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     helps = {"table": "a table (Markdown, LaTeX or CSV) of the points, kernels, speedups, scaling or sweeps of records",
@@ -974,14 +1031,18 @@ def main(argv=None):
     f.add_argument("--kernel", help="sweep: only these kernels")
     f.add_argument("--kernels", action="store_true", help="roofline: each kernel's point too")
     f.add_argument("--width", type=float, default=8.0)
-    f.add_argument("--height", type=float, default=5.0)
+    f.add_argument("--height", type=float, help="in inches (default 5; figures of many bars grow to give each its line)")
     f.add_argument("--dpi", type=int, default=100)
     s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
     s.add_argument("name", help="the recipe: cg-thesis, cg-multi-gpu, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
     s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
     s.add_argument("--out", help="the folder written (default ./gpubench-report-NAME)")
     s.add_argument("--run", action="store_true", help="run what the data lacks on this machine's devices")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = make_parser().parse_args(argv)
     try:
         if args.command == "study":
             study(args)

@@ -304,6 +304,71 @@ class Figures(unittest.TestCase):
         self.figure(["--kind", "sweep", "--x", "problem", "--backend", "cuda"],
                     ["h100-2026-11-24-gemm-study/gpu/tiles-64.json", "h100-2026-11-24-gemm-study/gpu/tiles-1024.json"])
 
+    def test_no_two_labels_overlap_at_5_20_and_60_points(self):
+        # Issue 32 item 10: every text of every figure kind (ticks, labels, legends, titles), drawn,
+        # keeps clear of every other and within the figure, at 5, 20 and 60 points.
+        sys.path.insert(0, os.path.join(SOURCE, "reports"))
+        import report
+        plt = report.pyplot()
+        cg = os.path.join(DATA, "h100-2026-11-23-cg-cuda-poisson2d-4096-f64-tuned.json")
+        for points in (5, 20, 60):
+            records = self.copies(cg, points)
+            for kind in (["roofline", "--kernels"], ["kernels"], ["speedup", "--baseline", "cuda:vendor"],
+                         ["scaling"]):
+                args = report.make_parser().parse_args(["figure", "--kind"] + kind + [records, "--out", "x.png"])
+                fig = report.draw(plt, args)
+                try:
+                    fig.canvas.draw()
+                    renderer = fig.canvas.get_renderer()
+                    texts = list(fig.texts)
+                    for ax in fig.axes:  # what is drawn: the ticks within the view (not the Text kept beyond it)
+                        for axis in (ax.xaxis, ax.yaxis):
+                            texts += [t for tick in axis._update_ticks() for t in (tick.label1, tick.label2)]
+                            texts.append(axis.label)
+                        texts += [ax.title, ax._left_title, ax._right_title] + list(ax.texts)
+                        if ax.get_legend():
+                            texts += ax.get_legend().get_texts()
+                    texts = [t for t in texts if t.get_visible() and t.get_text().strip()]
+                    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+                    where = f"{kind[0]} at {points} points"
+                    self.assertGreater(len(boxes), 5, where)
+                    frame = fig.bbox
+                    for text, b in boxes:
+                        self.assertTrue(b.x0 >= frame.x0 - 1 and b.x1 <= frame.x1 + 1 and b.y0 >= frame.y0 - 1
+                                        and b.y1 <= frame.y1 + 1, f"{where}: '{text}' leaves the figure")
+                    for i, (ta, a) in enumerate(boxes):
+                        for tb, b in boxes[i + 1:]:
+                            w = min(a.x1, b.x1) - max(a.x0, b.x0)
+                            h = min(a.y1, b.y1) - max(a.y0, b.y0)
+                            self.assertFalse(w > 1 and h > 1, f"{where}: '{ta}' and '{tb}' overlap")
+                finally:
+                    plt.close(fig)
+
+    def copies(self, path, points):
+        """A records file of `points` points: path's four CG variants at points / 4 sizes (the last
+        size cut to make the count)."""
+        with open(path) as f:
+            records = json.load(f)
+        out, made = [], 0
+        for size in range(4096, 4096 + points):
+            keep = [b for b in records["benchmarks"]]
+            variants = sorted({b["variant"] for b in keep})
+            for v in variants:
+                if made == points:
+                    break
+                made += 1
+                for b in keep:
+                    if b["variant"] == v:
+                        c = json.loads(json.dumps(b).replace("poisson2d:4096", f"poisson2d:{size}"))
+                        out.append(c)
+            if made == points:
+                break
+        records["benchmarks"] = out
+        target = os.path.join(self.dir, f"cg-{points}.json")
+        with open(target, "w") as f:
+            json.dump(records, f)
+        return target
+
     def test_a_figure_without_what_it_needs_says_so(self):
         out = os.path.join(self.dir, "x.png")
         code, _, err = run_report(["figure", "--kind", "speedup", os.path.join(DATA, "h100-2026-11-25-lu-cuda-4096.json"), "--out", out])
