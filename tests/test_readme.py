@@ -30,6 +30,7 @@ LEFT_OUT = [
     (r"npb:C|--problem C\b|poisson2d:(4096|8192)|--problem 8192", "takes longer than CI's 2 cores allow"),
     (r"^scripts/", "the scripts are tested by CI itself (scripts/test) or need the GPU machine"),
     (r"^gpubench track (run|check|publish)", "tested by Reports.TrackNights (a history of nights)"),
+    (r"^gpubench track ack", "needs a history with a regression: tested by Reports.TrackHistory (Alerts)"),
 ]
 # Placeholders and what stands in for them.
 FILL = [
