@@ -202,7 +202,20 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   // launch parameters from it, and sweeps from storing theirs.
   const auto db = std::make_shared<TuningDb>(open_tuning_db(options.tuning_db));
   if (options.command == Command::tuning_show) {
-    db->show(std::cout, {options.backend_filter, options.device_filter, options.suite_filter, options.kernel_filter});
+    // Each entry's parameters against what its kernel declares: a name it does not take, a value
+    // outside its values (a device's and a problem's limits are a run's to check).
+    const auto check = [](const std::string& suite, const std::string& kernel, const nlohmann::json& params) {
+      std::unique_ptr<Suite> s;
+      try {
+        s = make_suite(suite);
+      } catch (const UsageError&) {
+        return "no suite '" + suite + "' in this build";
+      }
+      const auto declared = s->parameters_of(kernel);
+      return declared ? undeclared_params(*declared, params) : "the " + suite + " suite tunes no kernel '" + kernel + "'";
+    };
+    db->show(std::cout, {options.backend_filter, options.device_filter, options.suite_filter, options.kernel_filter},
+             check);
     return 0;
   }
   if (options.command == Command::roofline) return roofline(options, *db);

@@ -152,6 +152,13 @@ class Suite {
   // The tunable kernels for `gpubench sweep`: one target per backend device and precision;
   // `kernel` non-empty picks one kernel. The default: this suite has nothing to tune (UsageError).
   virtual std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel);
+  // The parameters tunable `kernel` takes and each one's values, as on the widest device (the
+  // constraints of a device and a problem are left out: a run checks those); nullopt for a kernel
+  // this suite does not tune. `tuning show` checks the database's entries against it.
+  virtual std::optional<TunableSpace> parameters_of(const std::string& kernel) const {
+    (void)kernel;
+    return std::nullopt;
+  }
 };
 
 // The one device-finding policy of every suite: the --device (or default) device of each

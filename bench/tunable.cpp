@@ -142,6 +142,19 @@ KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, d
   return t;
 }
 
+std::string undeclared_params(const TunableSpace& declared, const nlohmann::json& params) {
+  if (!params.is_object()) return "the parameters are not a JSON object";
+  std::string names;
+  for (const Tunable& t : declared.params) names += (names.empty() ? "" : ", ") + t.name;
+  for (const auto& [name, value] : params.items()) {
+    const Tunable* t = declared.find(name);
+    if (!t) return "'" + name + "' is not a parameter of this kernel (it takes " + names + ")";
+    if (!value.is_number_integer()) return name + " = " + value.dump() + " is not an integer";
+    if (!t->allows(value.get<int>())) return name + " = " + value.dump() + " is not one of its values, " + t->legal;
+  }
+  return "";
+}
+
 LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, const TuningKey& key,
                                   const Params& heuristic, const TunableSpace& space) {
   if (std::string why; !space.legal(heuristic, &why))
@@ -152,6 +165,17 @@ LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, 
   LaunchChoice c{heuristic, {h, TuningSource::off, "--tuning off"}};
   if (!db) return c;
   c.choice = db->lookup(device, key, h);
+  // A name the kernel does not take (a typo, another kernel's) is never passed over in silence:
+  // an entry of this very key is an error, one borrowed from another leaves the heuristic to run.
+  for (const auto& [name, value] : c.choice.params.items()) {
+    if (space.find(name)) continue;
+    std::string names;
+    for (const Tunable& t : space.params) names += (names.empty() ? "" : ", ") + t.name;
+    const std::string why = "'" + name + "' is not a parameter of " + key.kernel + " (it takes " + names + ")";
+    if (c.choice.source == TuningSource::exact) throw InputError("tuning database: " + c.choice.detail + ": " + why);
+    c.choice = {h, TuningSource::heuristic, "heuristic: " + c.choice.detail + ": " + why};
+    return c;
+  }
   for (const Tunable& t : space.params) {
     const auto it = c.choice.params.find(t.name);
     if (it == c.choice.params.end()) continue;

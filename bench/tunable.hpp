@@ -53,6 +53,10 @@ struct TunableSpace {
   std::vector<Params> neighbours(const Params& p) const;
 };
 
+// What is wrong with a stored parameter set against the parameters a kernel declares (their
+// names and values, not a device's or a problem's constraints): "" when nothing.
+std::string undeclared_params(const TunableSpace& declared, const nlohmann::json& params);
+
 // "wg=256 wg/cu=4 tile=16": short names for the two common parameters, the others as declared.
 std::string format_params(const Params& p);
 

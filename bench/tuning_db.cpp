@@ -96,7 +96,17 @@ bool shows_entry(const TuningDb::ShowFilter& f, const TuningEntry& e) {
   return (f.suite.empty() || e.key.suite == f.suite) && (f.kernel.empty() || e.key.kernel == f.kernel);
 }
 
-void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, std::ostream& out) {
+// Prints one file's contents; returns how many of the entries and defaults shown `check` refuses
+// (each said on an "error:" line).
+std::size_t show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, const TuningDb::ParamsCheck& check,
+                          std::ostream& out) {
+  std::vector<std::string> refused;
+  const auto checked = [&](const std::string& what, const std::string& suite, const std::string& kernel,
+                           const nlohmann::json& params) {
+    if (!check) return;
+    if (const std::string why = check(suite, kernel, params); !why.empty())
+      refused.push_back(what + " " + params_text(params) + ": " + why);
+  };
   out << "  device:   " << db.device->describe() << "\n";
   if (db.ceilings) {
     const Ceilings& c = *db.ceilings;
@@ -113,7 +123,7 @@ void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, s
     const auto slash = name.find('/');
     const std::string suite = name.substr(0, slash), kernel = slash == std::string::npos ? "" : name.substr(slash + 1);
     if ((filter.suite.empty() || suite == filter.suite) && (filter.kernel.empty() || kernel == filter.kernel))
-      defaults.emplace_back(name, params_text(params));
+      defaults.emplace_back(name, params_text(params)), checked("default " + name, suite, kernel, params);
   }
   if (defaults.empty()) {
     out << "  defaults: none\n";
@@ -124,9 +134,15 @@ void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, s
   std::vector<const TuningEntry*> shown;
   for (const auto& e : db.entries)
     if (shows_entry(filter, e)) shown.push_back(&e);
+  for (const TuningEntry* e : shown)
+    checked("entry " + e->key.text(), e->key.suite, e->key.kernel, e->params);
+  const auto say_refused = [&] {
+    for (const auto& r : refused) out << "  error: " << r << " (a run refuses it)\n";
+    return refused.size();
+  };
   if (shown.empty()) {
     out << (db.entries.empty() ? "  entries:  none\n" : "  entries:  none of this suite and kernel\n");
-    return;
+    return say_refused();
   }
   // In the order the file keeps them (sorted by key when written).
   const std::vector<std::string> header = {"kernel", "buckets", "problem", "params", "ms", "GFLOP/s", "% roofline",
@@ -156,6 +172,7 @@ void show_contents(const TuningDbFile& db, const TuningDb::ShowFilter& filter, s
   out << "  entries:\n";
   line(header);
   for (const auto& r : rows) line(r);
+  return say_refused();
 }
 
 // The *.json files of a layer, sorted; none when the directory does not exist.
@@ -175,7 +192,7 @@ std::vector<fs::path> layer_files(const std::string& dir) {
 
 // Shows one layer's files and counts them; returns the paths of those that cannot be read.
 std::vector<std::string> show_layer(const std::string& dir, std::size_t index, const TuningDb::ShowFilter& filter,
-                                    std::size_t& count, std::ostream& out) {
+                                    const TuningDb::ParamsCheck& check, std::size_t& count, std::ostream& out) {
   out << "== " << dir << " (" << layer_role(index) << ")\n";
   const std::vector<fs::path> files = layer_files(dir);
   count += files.size();
@@ -192,7 +209,8 @@ std::vector<std::string> show_layer(const std::string& dir, std::size_t index, c
                                        db.device->file_name());
       if (!shows_device(filter, *db.device)) continue;
       out << name << "\n";
-      show_contents(db, filter, out);
+      if (const std::size_t refused = show_contents(db, filter, check, out))
+        bad.push_back(path + " (" + std::to_string(refused) + " entr" + (refused == 1 ? "y" : "ies") + " a run refuses)");
     } catch (const InputError& e) {
       out << name << "\n  error: " << e.what() << "\n";
       bad.push_back(path);
@@ -326,7 +344,7 @@ void TuningDb::record(const DeviceInfo& d, const std::vector<TuningEntry>& new_e
   });
 }
 
-void TuningDb::show(std::ostream& out, const ShowFilter& filter) const {
+void TuningDb::show(std::ostream& out, const ShowFilter& filter, const ParamsCheck& check) const {
   out << "tuning database layers, the first written, the others read beneath it in order:\n";
   std::string only;
   for (const auto& [what, value] : {std::pair<const char*, const std::string&>{"backend", filter.backend},
@@ -338,13 +356,13 @@ void TuningDb::show(std::ostream& out, const ShowFilter& filter) const {
   std::size_t files = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     out << "\n";
-    for (auto& b : show_layer(layers_[i], i, filter, files, out)) bad.push_back(std::move(b));
+    for (auto& b : show_layer(layers_[i], i, filter, check, files, out)) bad.push_back(std::move(b));
   }
   if (!bad.empty()) {
     std::string list;
     for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
     throw InputError("tuning database: " + std::to_string(bad.size()) + " of " + std::to_string(files) +
-                     " files cannot be read: " + list + " (see above)");
+                     " files cannot be read or hold what a run refuses: " + list + " (see above)");
   }
 }
 

@@ -63,7 +63,11 @@ class TuningDb {
   };
   // Each layer (its path, whether it is written) and every file in it, readable: device,
   // ceilings, defaults, entries with their buckets and parameters; only what `filter` matches.
-  void show(std::ostream& out, const ShowFilter& filter = {}) const;
+  // Says what is wrong with an entry's or a default's parameters ("" when nothing): what `show`
+  // checks each one with, besides the file's own form.
+  using ParamsCheck = std::function<std::string(const std::string& suite, const std::string& kernel,
+                                                const nlohmann::json& params)>;
+  void show(std::ostream& out, const ShowFilter& filter = {}, const ParamsCheck& check = nullptr) const;
 
  private:
   std::vector<std::string> layers_;

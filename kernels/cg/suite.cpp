@@ -335,6 +335,12 @@ class CgSuite final : public Suite {
     stop_rule(options);
   }
 
+  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+    const auto& names = tunable_kernels();
+    if (std::find(names.begin(), names.end(), kernel) == names.end()) return std::nullopt;
+    return kernel_tunables(kernel, std::size_t{1} << 30);
+  }
+
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
     std::vector<std::string> skipped;

@@ -180,6 +180,12 @@ class EpSuite final : public Suite {
     return plan;
   }
 
+  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+    for (Variant v : device_variants)
+      if (kernel == tally_kernel(v)) return tunables(1 << 30);
+    return std::nullopt;
+  }
+
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     const EpClass& c = parse_class(options);
     std::vector<Variant> variants;

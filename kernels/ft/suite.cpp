@@ -303,6 +303,12 @@ class FtSuite final : public Suite {
     return plan;
   }
 
+  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+    for (int axis = 0; axis < 3; ++axis)
+      if (kernel == kernel_names[axis]) return TunableSpace{axis_space(ft_class("S"), axis, DeviceInfo{}).params, {}};
+    return std::nullopt;
+  }
+
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     int only = -1;
     for (int axis = 0; axis < 3; ++axis)

@@ -293,6 +293,12 @@ class GemmSuite final : public Suite {
     return plan;
   }
 
+  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+    if (kernel == "tiled") return tile_space();
+    if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32, BackendTraits{}).params, {}};
+    return std::nullopt;
+  }
+
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!kernel.empty() && kernel != "tiled" && kernel != "tuned")
       throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled, tuned)");

@@ -432,6 +432,12 @@ class LuSuite final : public Suite {
     return plan;
   }
 
+  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+    if (kernel != "blocked") return std::nullopt;
+    // "update" is the place of GEMM's kernel among a backend's (how many it has, a run checks).
+    return TunableSpace{blocked_space(std::int64_t{1} << 20, std::vector<std::string>(8, "")).params, {}};
+  }
+
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!kernel.empty() && kernel != "blocked") throw UsageError("unknown LU kernel '" + kernel + "' (tunable: blocked)");
     if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");

@@ -494,6 +494,47 @@ TEST(EndToEnd, ASweepIntoAReadOnlyDatabaseIsRefusedBeforeItMeasures) {
   std::filesystem::remove_all(db);
 }
 
+// Issue 32 item 9: `tuning show` refuses what a run refuses: a value outside a parameter's values
+// (tile=7, tile=-1), a parameter the kernel does not take (a typo: a run passed it over in silence).
+TEST(EndToEnd, TuningShowRefusesTheEntriesARunRefuses) {
+  const std::string db = temp_path("show-db");
+  std::filesystem::remove_all(db);
+  const Result made = gpubench("sweep --suite gemm --backend openmp --kernel tiled --problem 64 --precision f64 --tuning-db " + db);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const auto file = std::filesystem::directory_iterator(db)->path();
+  nlohmann::json original;
+  std::ifstream(file) >> original;
+  const Result fine = gpubench("tuning show --tuning-db " + db);
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+  EXPECT_THAT(fine.output, testing::Not(HasSubstr("error:")));
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {{{"tile", 7}}, "tile = 7 is not one of its values, {8, 16, 32}"},
+      {{{"tile", -1}}, "tile = -1 is not one of its values"},
+      {{{"tile", 32}, {"tlie", 16}}, "'tlie' is not a parameter of this kernel (it takes tile)"},
+  };
+  for (const auto& [params, message] : cases) {
+    nlohmann::json changed = original;
+    changed["entries"][0]["params"] = params;
+    std::ofstream(file) << changed.dump(2);
+    const Result show = gpubench("tuning show --tuning-db " + db);
+    EXPECT_EQ(show.exit_code, 3) << params << "\n" << show.output;
+    EXPECT_THAT(show.output, HasSubstr("error: entry gemm/tiled/f64"));
+    EXPECT_THAT(show.output, HasSubstr(message)) << params;
+    EXPECT_THAT(show.output, HasSubstr("hold what a run refuses"));
+    const Result run = gpubench("--suite gemm --backend openmp --variant tiled --problem 64 --precision f64 "
+                                "--repetitions 1 --tuning-db " + db);
+    EXPECT_EQ(run.exit_code, 3) << params << "\n" << run.output;  // and the run does refuse it
+    EXPECT_THAT(run.output, HasSubstr("tuning database: ")) << params;
+  }
+  nlohmann::json text = original;  // (a value that is no integer: the file's reader refuses it, for both)
+  text["entries"][0]["params"] = {{"tile", "32"}};
+  std::ofstream(file) << text.dump(2);
+  const Result show = gpubench("tuning show --tuning-db " + db);
+  EXPECT_EQ(show.exit_code, 3) << show.output;
+  EXPECT_THAT(show.output, HasSubstr("entries[0].params.tile is \"32\", not an integer"));
+  std::filesystem::remove_all(db);
+}
+
 TEST(EndToEnd, AnUnwritableOutIsRefusedBeforeTheRun) {
   const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 ";
   const std::string missing = temp_path("no-such-dir") + "/r.json";
