@@ -714,10 +714,14 @@ def bar_layout(ax, args, labels):
     return lying
 
 
-def legend(ax, entries=None):
-    """A legend that keeps within the axes: more columns as the entries grow."""
-    n = entries if entries is not None else len(ax.get_legend_handles_labels()[1])
-    ax.legend(fontsize=6, ncol=max(1, math.ceil(n / 24)))
+def legend(ax, beside=False):
+    """A legend that keeps within the figure: more columns as the entries grow; beside the axes
+    (outside them, on the right) where the bars fill the plot."""
+    n = len(ax.get_legend_handles_labels()[1])
+    if beside:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        ax.legend(fontsize=6, ncol=max(1, math.ceil(n / 24)))
 
 
 def roofline_figure(ax, points, args):
@@ -795,7 +799,7 @@ def kernels_figure(ax, points, args):
         ax.set_xticks(xs, [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p in done], fontsize=7)
         ax.set_ylabel("ms per iteration")
     ax.set_title("time per kernel")
-    legend(ax)
+    legend(ax, beside=lying)
 
 
 def speedup_figure(ax, points, args):

@@ -649,8 +649,9 @@ def update_alerts(db, assessed, options, persist=True):
     for a in assessed:
         mine = stored.get(a.bench, [])
         position = {r[0]: i for i, r in enumerate(a.runs)}
+        matched = set()
         for s, change, p, before in a.regressions:
-            near = [x for x in mine if x.run in position and abs(position[x.run] - s) <= 2]
+            near = [x for x in mine if id(x) not in matched and x.run in position and abs(position[x.run] - s) <= 2]
             if near:
                 x = near[0]
                 x.moved = (x.run, x.change, x.p, x.before) != (a.runs[s][0], change, p, before)
@@ -660,6 +661,7 @@ def update_alerts(db, assessed, options, persist=True):
                            None, None))
                 x.new = True
                 mine.append(x)
+            matched.add(id(x))
         for x in mine:
             at = position.get(x.run)
             if x.closed or at is None:
