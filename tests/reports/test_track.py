@@ -357,6 +357,44 @@ class Alerts(unittest.TestCase):
         self.assertEqual(states, {"a": "open", "b": "acknowledged", "c": "closed"})
 
 
+class ProjectHistory(unittest.TestCase):
+    """Issue 32 item 12: the project's own H100 history is committed (records), checks, and its
+    published dashboard is the one those records make, linked from the README."""
+    RECORDS = os.path.join(SOURCE, "reports", "track", "records")
+    SITE = os.path.join(SOURCE, "reports", "track", "site")
+
+    def test_the_records_import_and_check_and_the_site_is_theirs(self):
+        records = sorted(glob.glob(os.path.join(self.RECORDS, "*.json")))
+        self.assertGreaterEqual(len(records), 5)
+        work = tempfile.mkdtemp()
+        try:
+            history = os.path.join(work, "h.sqlite")
+            r = track("import", "--history", history, *records)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"imported {len(records)} runs", r.stdout)
+            r = track("check", "--no-remeasure", "--history", history)
+            self.assertIn(r.returncode, (0, 1), r.stderr)  # 1: a regression to deal with, said below
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertIn(" with too little history", r.stdout)
+            db = sqlite3.connect(history)
+            names = {n for (n,) in db.execute("SELECT name FROM benchmarks")}
+            fewest = db.execute("SELECT min(c) FROM (SELECT count(*) AS c FROM medians GROUP BY benchmark_id)").fetchone()[0]
+            newest = db.execute("SELECT max(date) FROM runs").fetchone()[0]
+            db.close()
+            self.assertGreaterEqual(fewest, 5, "a verdict needs 5 runs of each benchmark")
+        finally:
+            shutil.rmtree(work)
+        # The committed site was published from these very records: the same benchmarks, the same newest run.
+        with open(os.path.join(self.SITE, "verdicts.json")) as f:
+            self.assertEqual({v["benchmark"] for v in json.load(f)}, names)
+        with open(os.path.join(self.SITE, "index.html")) as f:
+            index = f.read()
+        self.assertIn(f"{len(records)} runs from ", index)  # records added since: publish again (README)
+        self.assertIn(f"to {newest[:10]} on ", index)
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            self.assertIn("(reports/track/site/index.html)", f.read())
+
+
 class Detection(unittest.TestCase):
     def test_a_step_on_tonight_alone_is_suspected_and_confirmed_by_a_second_run(self):
         a = assessed([1.0] * 20 + [1.05])
