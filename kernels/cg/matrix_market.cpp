@@ -51,6 +51,11 @@ std::string read_whole_file(const std::string& path) {
   return text;
 }
 
+// from_chars does not take a leading '+', which Matrix Market writers may emit.
+std::string_view without_plus(std::string_view text) {
+  return text.size() > 1 && text.front() == '+' && text[1] != '-' ? text.substr(1) : text;
+}
+
 // File bytes for a message, in quotes, with control and non-ASCII bytes escaped as \xNN: a NUL
 // would end the message where it is printed as a C string, and others garble the terminal.
 // At most the first 80 bytes: a line may be the whole file (CR-only line ends).
@@ -307,29 +312,18 @@ class MatrixMarketParser {
     if (text.empty()) {
       fail("missing value: a " + field_name(field) + " file has 3 fields per entry");
     }
-    std::string_view number = text;
-    // from_chars does not take a leading '+', which Matrix Market writers may emit.
-    if (number.front() == '+' && number.size() > 1 && number[1] != '-') number.remove_prefix(1);
-    const char* first = number.data();
-    const char* last = number.data() + number.size();
     if (field == Field::integer) {
+      const std::string_view number = without_plus(text);
       std::int64_t value = 0;
-      const auto [end, error] = std::from_chars(first, last, value);
-      if (error != std::errc() || end != last) {
+      const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+      if (error != std::errc() || end != number.data() + number.size()) {
         fail("value " + quoted(text) + " is not an integer (the file's field is integer)");
       }
       return static_cast<double>(value);
     }
-    double value = 0;
-    const auto [end, error] = std::from_chars(first, last, value);
-    if (error == std::errc::result_out_of_range) {
-      fail("value " + quoted(text) + " is out of the range of double");
-    }
-    if (error != std::errc() || end != last) {
-      fail("value " + quoted(text) + " is not a number");
-    }
-    if (!std::isfinite(value)) fail("value " + quoted(text) + " is not finite");
-    return value;
+    std::string why;
+    if (const auto value = parse_real(text, why)) return *value;
+    fail("value " + why);
   }
 
   static std::string field_name(Field field) {
@@ -498,6 +492,21 @@ CsrMatrix coordinates_to_csr(Coordinates&& coo) {
 }
 
 }  // namespace
+
+std::optional<double> parse_real(std::string_view text, std::string& why) {
+  const std::string_view number = without_plus(text);
+  double value = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error == std::errc::result_out_of_range)
+    why = quoted(text) + " is out of the range of double";
+  else if (error != std::errc() || end != number.data() + number.size())
+    why = quoted(text) + " is not a number";
+  else if (!std::isfinite(value))
+    why = quoted(text) + " is not finite";
+  else
+    return value;
+  return std::nullopt;
+}
 
 CsrMatrix read_matrix_market(const std::string& path, const SharedHostCopies& shared) {
   const std::string text = read_whole_file(path);

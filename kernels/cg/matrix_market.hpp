@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "kernels/cg/csr.hpp"
 
@@ -26,5 +28,10 @@ using SharedHostCopies = std::function<SharedHostCopy(std::int64_t rows, std::in
 // The header's size is checked against the host's available memory before anything is
 // allocated, counting `shared` (the CPU devices' copies; problems.hpp) when given.
 CsrMatrix read_matrix_market(const std::string& path, const SharedHostCopies& shared = {});
+
+// One real value of a Matrix Market file (a leading '+' taken): the number, or nullopt with `why`
+// saying what the text is instead, quoted ("'nan' is not finite", "'1e400' is out of the range
+// of double", "'abc' is not a number").
+std::optional<double> parse_real(std::string_view text, std::string& why);
 
 }  // namespace gpubench::cg

@@ -1,7 +1,6 @@
 #include "kernels/lu/lu.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <iomanip>
 #include <cmath>
 #include <fstream>
@@ -41,20 +40,6 @@ std::int64_t parse_order(const std::string& text, const std::string& spec) {
 void check_memory(std::int64_t n, const std::string& what) {
   const auto e = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
   check_host_memory(4 * 8 * e, what);
-}
-
-// One value of an array file: a finite number, or an InputError naming its line and why not.
-double parse_array_value(std::string_view text, const std::string& where) {
-  std::string_view number = text;
-  if (number.size() > 1 && number.front() == '+' && number[1] != '-') number.remove_prefix(1);  // from_chars takes no '+'
-  double v = 0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), v);
-  std::string quoted(1, '\'');  // (built by appending: GCC 12 warns falsely of "'" + string)
-  quoted.append(text).push_back('\'');
-  if (error == std::errc::result_out_of_range) throw InputError(where + quoted + " is out of the range of double");
-  if (error != std::errc() || end != number.data() + number.size()) throw InputError(where + quoted + " is not a number");
-  if (!std::isfinite(v)) throw InputError(where + quoted + " is not finite (LU needs finite values)");
-  return v;
 }
 
 // A Matrix Market array file ("%%MatrixMarket matrix array real general|symmetric"): column by
@@ -99,12 +84,14 @@ std::vector<double> read_array(const std::string& path, std::ifstream& in, const
         throw InputError(path + ":" + std::to_string(number) + ": more values than the " + std::to_string(expected) +
                          " the size line declares (" + std::to_string(n) + " x " + std::to_string(n) +
                          (symmetric ? ", symmetric: its lower triangle)" : ")"));
-      const double v = parse_array_value(token, path + ":" + std::to_string(number) + ": value " +
-                                                    std::to_string(count + 1) + " of " + std::to_string(expected) +
-                                                    " (row " + std::to_string(i + 1) + ", column " +
-                                                    std::to_string(j + 1) + ") ");
-      a[static_cast<std::size_t>(i + j * n)] = v;
-      if (symmetric) a[static_cast<std::size_t>(j + i * n)] = v;
+      std::string why;
+      const auto v = cg::parse_real(token, why);
+      if (!v)
+        throw InputError(path + ":" + std::to_string(number) + ": value " + std::to_string(count + 1) + " of " +
+                         std::to_string(expected) + " (row " + std::to_string(i + 1) + ", column " +
+                         std::to_string(j + 1) + ") " + why);
+      a[static_cast<std::size_t>(i + j * n)] = *v;
+      if (symmetric) a[static_cast<std::size_t>(j + i * n)] = *v;
       ++count;
       if (++i == n) {
         ++j;
