@@ -337,13 +337,16 @@ def publish(db, assessed, alerts, out, title, history):
     written = {"index.html", "verdicts.json", MARK}
     with open(os.path.join(out, "index.html"), "w") as f:
         f.write(page(title, "\n".join(body), FILTER))
+    of_bench = {}  # each benchmark's alerts
+    for x in alerts:
+        of_bench.setdefault(x.bench, []).append(x)
     for a in assessed:
         with open(os.path.join(out, "b", f"{a.bench}.html"), "w") as f:
-            f.write(benchmark_page(a, [x for x in alerts if x.bench == a.bench], day, "index.html"))
+            f.write(benchmark_page(a, of_bench.get(a.bench, []), day, "index.html"))
         written.add(f"b/{a.bench}.html")
     with open(os.path.join(out, "verdicts.json"), "w") as f:
         json.dump([{"benchmark": a.name, "page": f"b/{a.bench}.html", "verdict": a.verdict,
-                    "regressions": {k: sum(x.state(day) == k for x in alerts if x.bench == a.bench)
+                    "regressions": {k: sum(x.state(day) == k for x in of_bench.get(a.bench, []))
                                     for k in ("open", "acknowledged", "closed")}} for a in assessed], f)
     stale = [x for x in earlier if x not in written and os.path.isfile(os.path.join(out, x))]
     for x in stale:  # the pages of benchmarks no longer published (another --match, a new history)

@@ -717,11 +717,10 @@ def bar_layout(ax, args, labels):
 def legend(ax, beside=False):
     """A legend that keeps within the figure: more columns as the entries grow; beside the axes
     (outside them, on the right) where the bars fill the plot."""
-    n = len(ax.get_legend_handles_labels()[1])
     if beside:
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
-        ax.legend(fontsize=6, ncol=max(1, math.ceil(n / 24)))
+        ax.legend(fontsize=6, ncol=max(1, math.ceil(len(ax.get_legend_handles_labels()[1]) / 24)))
 
 
 def roofline_figure(ax, points, args):

@@ -32,13 +32,13 @@ of two runs after it is back within --min-effect of the level before it (then it
 someone acknowledges it (track ack, for good or to a day).
 """
 import argparse
+import contextlib
 import datetime
 import hashlib
 import json
 import math
 import os
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -145,6 +145,22 @@ def busy(path, e, timeout):
 def db_path(db):
     """The file of an open history."""
     return db.execute("PRAGMA database_list").fetchone()[2]
+
+
+@contextlib.contextmanager
+def writing(db):
+    """One write transaction (BEGIN IMMEDIATE ... COMMIT): another writer is waited for (the busy
+    timeout), then named; any error or interrupt rolls it back, leaving the history as it was."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as e:
+        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}; nothing was changed")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 class History(sqlite3.Connection):
@@ -328,18 +344,10 @@ def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
             skipped.append(str(e))
     added = again = samples = 0
     written = planted_kill()
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as e:
-        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}")
-    try:
+    with writing(db):
         for path, run in runs:
             new, n = write_run(db, path, run, kind, command, written)
             added, again, samples = added + new, again + (not new), samples + n
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
     return added, again, samples, skipped
 
 
@@ -670,26 +678,23 @@ def update_alerts(db, assessed, options, persist=True):
                 if first > at and end - first >= 2 and level <= x.before * (1 + options.min_effect):
                     x.closed, x.closed_run, x.closed_now = now, a.runs[first][0], True
                     break
+        stamps = {r[0]: (r[2], r[1]) for r in a.runs}  # (commit, date) of its runs, read once
+
+        def stamp_of(run):
+            return stamps.get(run) or run_stamp(db, run)
         for x in mine:
             x.name = a.name
             x.runs_since = len(a.runs) - position[x.run] if x.run in position else 0
-            x.commit, x.date = run_stamp(db, x.run)
-            x.previous_commit, x.previous_date = run_stamp(db, x.previous)
+            x.commit, x.date = stamp_of(x.run)
+            x.previous_commit, x.previous_date = stamp_of(x.previous)
             if x.closed_run is not None:
-                x.closed_commit, x.closed_date = run_stamp(db, x.closed_run)
+                x.closed_commit, x.closed_date = stamp_of(x.closed_run)
         alerts += mine
     changed = [x for x in alerts if x.new or x.moved or x.closed_now]
-    if persist and changed and getattr(db, "readonly", False):
+    if persist and changed and db.readonly:
         print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
     elif persist and changed:
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
-            if "readonly" not in str(e):
-                raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}")
-            print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
-            return alerts
-        try:
+        with writing(db):
             for x in changed:
                 if x.new:
                     x.id = db.execute("INSERT INTO alerts (benchmark_id, run_id, previous_run_id, change, p, before, "
@@ -700,20 +705,11 @@ def update_alerts(db, assessed, options, persist=True):
                     db.execute("UPDATE alerts SET run_id = ?, previous_run_id = ?, change = ?, p = ?, before = ?, "
                                "closed = ?, closed_run_id = ? WHERE id = ?",
                                (x.run, x.previous, x.change, x.p, x.before, x.closed, x.closed_run, x.id))
-            db.execute("COMMIT")
-        except sqlite3.OperationalError as e:
-            db.execute("ROLLBACK")
-            if "readonly" not in str(e):
-                raise
-            print(f"gpubench track: {db_path(db)} is read-only: the alerts are shown, not kept", file=sys.stderr)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
     return alerts
 
 
 def run_stamp(db, run):
-    """(commit, date) of a run."""
+    """(commit, date) of a run the benchmark's assessed runs do not hold."""
     row = db.execute("SELECT gpubench_commit, date FROM runs WHERE id = ?", (run,)).fetchone()
     return row or ("?", "?")
 
@@ -774,18 +770,10 @@ def acknowledge(db, options, benchmark, reason, until):
         raise TrackError(f"'{benchmark}' names {len(names)} benchmarks with open regressions; name one:\n  "
                          + "\n  ".join(names))
     now = utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as e:
-        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}; nothing was changed")
-    try:
+    with writing(db):
         for x in chosen:
             db.execute("UPDATE alerts SET ack_reason = ?, ack_date = ?, ack_until = ? WHERE id = ?",
                        (reason, now, until, x.id))
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
     for x in chosen:
         print(f"gpubench track: acknowledged {x.name}: {x.change * 100:+.1f}% since {x.commit} ({x.date[:10]})"
               + (f", until {until}" if until else "") + f": {reason}")
