@@ -142,13 +142,27 @@ KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, d
   return t;
 }
 
+namespace {
+
+// "'tlie' is not a parameter of KERNEL (it takes tile)" for the first name of `params` that
+// `space` does not declare; "" when it declares them all.
+std::string unknown_param(const TunableSpace& space, const nlohmann::json& params, const std::string& kernel) {
+  for (const auto& [name, value] : params.items()) {
+    if (space.find(name)) continue;
+    std::string names;
+    for (const Tunable& t : space.params) names += (names.empty() ? "" : ", ") + t.name;
+    return "'" + name + "' is not a parameter of " + kernel + " (it takes " + names + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string undeclared_params(const TunableSpace& declared, const nlohmann::json& params) {
   if (!params.is_object()) return "the parameters are not a JSON object";
-  std::string names;
-  for (const Tunable& t : declared.params) names += (names.empty() ? "" : ", ") + t.name;
+  if (std::string why = unknown_param(declared, params, "this kernel"); !why.empty()) return why;
   for (const auto& [name, value] : params.items()) {
     const Tunable* t = declared.find(name);
-    if (!t) return "'" + name + "' is not a parameter of this kernel (it takes " + names + ")";
     if (!value.is_number_integer()) return name + " = " + value.dump() + " is not an integer";
     if (!t->allows(value.get<int>())) return name + " = " + value.dump() + " is not one of its values, " + t->legal;
   }
@@ -167,11 +181,7 @@ LaunchChoice choose_launch_params(const TuningDb* db, const DeviceInfo& device, 
   c.choice = db->lookup(device, key, h);
   // A name the kernel does not take (a typo, another kernel's) is never passed over in silence:
   // an entry of this very key is an error, one borrowed from another leaves the heuristic to run.
-  for (const auto& [name, value] : c.choice.params.items()) {
-    if (space.find(name)) continue;
-    std::string names;
-    for (const Tunable& t : space.params) names += (names.empty() ? "" : ", ") + t.name;
-    const std::string why = "'" + name + "' is not a parameter of " + key.kernel + " (it takes " + names + ")";
+  if (const std::string why = unknown_param(space, c.choice.params, key.kernel); !why.empty()) {
     if (c.choice.source == TuningSource::exact) throw InputError("tuning database: " + c.choice.detail + ": " + why);
     c.choice = {h, TuningSource::heuristic, "heuristic: " + c.choice.detail + ": " + why};
     return c;

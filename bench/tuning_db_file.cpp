@@ -528,7 +528,11 @@ std::string serialize(const DeviceIdentity& device, const TuningDbFile& db) {
   return root.dump(2) + "\n";
 }
 
-std::string writable_tuning_db_file(const std::string& path) {
+namespace {
+
+// The directory of the database file `path`, made if missing; UnwritableError when it may not be
+// written.
+std::string writable_directory(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   const std::string dir = parent.empty() ? "." : parent.string();
   std::error_code ec;
@@ -537,6 +541,13 @@ std::string writable_tuning_db_file(const std::string& path) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw UnwritableError("tuning database " + dir + ": the directory is not writable (" + std::strerror(errno) +
                           "; write another layer with --tuning-db DIR)");
+  return dir;
+}
+
+// The file a write of `path` replaces (a link's target); UnwritableError for a file without
+// write permission.
+std::string writable_target(const std::string& path) {
+  std::error_code ec;
   // A symbolic link is written through (its target replaced), never replaced by a regular file.
   std::string target = path;
   if (fs::is_symlink(fs::symlink_status(path, ec))) {
@@ -553,14 +564,19 @@ std::string writable_tuning_db_file(const std::string& path) {
   return target;
 }
 
+}  // namespace
+
+std::string writable_tuning_db_file(const std::string& path) {
+  writable_directory(path);
+  return writable_target(path);
+}
+
 void update_tuning_db_file(const std::string& path, const DeviceIdentity& device,
                            const std::function<void(TuningDbFile&)>& change) {
-  const fs::path parent = fs::path(path).parent_path();
-  const std::string dir = parent.empty() ? "." : parent.string();
-  writable_tuning_db_file(path);  // (makes the directory)
+  const std::string dir = writable_directory(path);
   const DirectoryLock lock(dir);
   remove_stale_temporaries(dir);
-  const std::string target = writable_tuning_db_file(path);  // again, under the lock
+  const std::string target = writable_target(path);  // under the lock: a link's target as it is now
   TuningDbFile db = read_tuning_db_file(path, device);  // fresh: another writer may have changed it since
   change(db);
   replace_file_durably(target, serialize(device, db));
