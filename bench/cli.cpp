@@ -77,6 +77,7 @@ namespace {
 struct Raw {
   std::map<std::string, std::vector<std::string>> values;  // "--backend" -> what followed each time
   std::vector<std::string> params;                         // sweep --param, repeatable
+  std::vector<std::string> replay;                         // sweep --replay, repeatable
   bool list_devices = false, breakdown = false, exhaustive = false, remeasure = false, version = false;
 
   std::optional<std::string> one(const std::string& option) const {
@@ -89,7 +90,8 @@ struct Raw {
 
 // Which commands take an option: the run's own, the sweep's, the roofline's.
 const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
-                                                     "--time-budget", "--seed"};
+                                                     "--time-budget", "--seed", "--strategy", "--max-evals",
+                                                     "--cache", "--replay", "--seeds"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
 const std::vector<std::string> run_only_options = {"--variant", "--filter", "--repetitions", "--warmup", "--min-time",
                                                    "--baseline", "--breakdown", "--list-devices"};
@@ -186,14 +188,27 @@ void sweep_options(CLI::App* app, Raw& raw) {
       ->type_name("NAME=VALUES")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app->add_flag("--exhaustive", raw.exhaustive,
-                "every legal configuration: every WG/CU value in the walk (instead of stopping when steps stop "
-                "improving), the whole space of a kernel without WG/CU (instead of the search below)");
-  text(app, raw, "--time-limit", "S", "a configuration whose one call takes longer fails (default 2)");
+  std::string strategies;
+  for (const auto& s : gpubench::strategies()) strategies += "\n    " + s.name + ": " + s.help;
+  text(app, raw, "--strategy", "NAME",
+       "how configurations are chosen (default auto; a replay takes a comma list or all):" + strategies);
+  app->add_flag("--exhaustive", raw.exhaustive, "the same as --strategy exhaustive");
+  text(app, raw, "--max-evals", "N", "measure at most N configurations per kernel");
   text(app, raw, "--time-budget", "S",
-       "seconds per kernel for the search of a space of more than 256 legal configurations: a random sample, then "
-       "hill climbing (default 120)");
-  text(app, raw, "--seed", "N", "the search's random sample (default 1; the same seed, the same sample)");
+       "start no configuration after S seconds per kernel (default: none; auto's search of a large space: " +
+           std::to_string(static_cast<int>(default_time_budget_s)) + ")");
+  text(app, raw, "--time-limit", "S", "a configuration whose one call takes longer fails (default 2)");
+  text(app, raw, "--seed", "N", "the strategies' random choices (default 1; the same seed, the same search)");
+  text(app, raw, "--cache", "FILE",
+       "append every configuration measured (time, or failure and why) to FILE, and take those FILE holds "
+       "instead of measuring them again: a stopped sweep continues where it stopped");
+  app->add_option("--replay", raw.replay,
+                  "run the strategies against cache FILEs instead of a device (repeatable): each evaluation is "
+                  "answered from the cache; with --seeds, the fraction of the optimum reached against evaluations")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  text(app, raw, "--seeds", "N", "a replay runs seeds --seed .. --seed + N - 1 of each strategy (default 1)");
 }
 
 void roofline_options(CLI::App* app, Raw& raw) {
@@ -356,7 +371,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   o.list_devices = raw.list_devices;
   o.breakdown = raw.breakdown;
   o.remeasure = raw.remeasure;
-  o.sweep.exhaustive = raw.exhaustive;
+  if (raw.exhaustive) o.sweep.strategy = "exhaustive";
   if (const auto v = raw.one("--suite")) o.run.suite = *v;
   if (const auto v = raw.one("--device")) {
     if (o.command == Command::tuning_show) o.device_filter = *v;
@@ -397,6 +412,38 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (const auto v = raw.one("--time-limit")) o.sweep.time_limit_s = parse_positive<double>("--time-limit", *v);
   if (const auto v = raw.one("--time-budget")) o.sweep.time_budget_s = parse_positive<double>("--time-budget", *v);
   if (const auto v = raw.one("--seed")) o.sweep.seed = parse_number<std::uint64_t>("--seed", *v, 0);
+  if (const auto v = raw.one("--max-evals"))
+    o.sweep.max_evals = parse_number<std::size_t>("--max-evals", *v, std::size_t{1});
+  if (const auto v = raw.one("--cache")) {
+    if (v->empty()) throw UsageError("--cache needs a file");
+    o.sweep.cache = *v;
+  }
+  if (const auto v = raw.one("--strategy")) {
+    if (raw.exhaustive && *v != "exhaustive") throw UsageError("--exhaustive is --strategy exhaustive: not with --strategy " + *v);
+    for (const auto& name : split(*v)) {
+      if (name == "all") {
+        for (const auto& st : strategies()) o.strategies.push_back(st.name);
+        continue;
+      }
+      o.strategies.push_back(strategy_named(name).name);
+    }
+    if (o.strategies.empty()) throw UsageError("--strategy is empty");
+    o.sweep.strategy = o.strategies.front();
+  }
+  if (const auto v = raw.one("--seeds")) o.seeds = parse_number<int>("--seeds", *v, 1, 100000);
+  o.replay = raw.replay;
+  if (!o.replay.empty()) {
+    // A replay measures nothing: what names a device, a problem or a database has no effect.
+    for (const char* option : {"--suite", "--problem", "--precision", "--backend", "--device", "--tuning",
+                               "--tuning-db", "--param", "--cache", "--time-limit", "--kernel"})
+      if (raw.values.count(option) && !raw.values.at(option).empty())
+        throw UsageError(std::string(option) + " has no effect with --replay (the cache answers every evaluation)");
+    if (o.strategies.empty()) o.strategies = {o.sweep.strategy};
+    return o;
+  }
+  if (o.strategies.size() > 1) throw UsageError("--strategy takes one strategy for a sweep (a list only with --replay)");
+  if (raw.values.count("--seeds") && !raw.values.at("--seeds").empty())
+    throw UsageError("--seeds is for --replay: a sweep on a device runs one seed (--seed)");
   for (const auto& p : raw.params) o.sweep.params.push_back(parse_param(p));
   for (const auto& name : suite_names())
     for (const auto& option : make_suite(name)->options())

@@ -20,7 +20,11 @@ struct CliOptions {
   bool tuning = true;        // --tuning on|off: runs take launch parameters from the database
   std::string tuning_db;     // --tuning-db DIR; empty: default_tuning_db_dir()
   std::string kernel;        // sweep --kernel NAME
-  SweepOptions sweep;        // sweep --param, --exhaustive, --time-limit, --time-budget, --seed
+  SweepOptions sweep;        // sweep --param, --strategy, --max-evals, --time-limit, --time-budget, --seed, --cache
+  // sweep --replay FILE..: strategies answered from caches, no device (bench/replay.hpp)
+  std::vector<std::string> replay;
+  std::vector<std::string> strategies;  // --strategy for a replay: several, or all
+  int seeds = 1;                        // --seeds N: a replay runs seeds seed .. seed + N - 1
   bool remeasure = false;    // roofline --remeasure
   Format format = Format::table;
   std::string out;  // empty: stdout

@@ -17,6 +17,7 @@
 #include "bench/report.hpp"
 #include "bench/result_json.hpp"
 #include "bench/roofline.hpp"
+#include "bench/replay.hpp"
 #include "bench/sweep.hpp"
 #include "bench/tuning_db.hpp"
 #include "bench/build_info.hpp"
@@ -145,6 +146,32 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   return all_tuned ? 0 : static_cast<int>(ExitCode::point_failed);
 }
 
+// gpubench sweep --replay CACHE..: the strategies against caches, no device.
+int replay(const gpubench::CliOptions& options) {
+  using namespace gpubench;
+  if (options.format == Format::csv) throw UsageError("a replay writes a table or json, not csv");
+  ReplayOptions r;
+  r.strategies = options.strategies;
+  r.seed = options.sweep.seed;
+  r.seeds = options.seeds;
+  r.max_evals = options.sweep.max_evals;
+  r.time_budget_s = options.sweep.time_budget_s;
+  r.patience = options.sweep.patience;
+  const auto kernels = gpubench::replay(options.replay, r, std::cerr);
+  if (kernels.empty()) throw InputError("nothing to replay: no cache holds a verified configuration");
+  std::ostringstream table;
+  write_replay_table(kernels, r, table);
+  if (options.format == Format::json) {
+    const nlohmann::json j{{"gpubench_version", GPUBENCH_VERSION}, {"gpubench_commit", build_commit},
+                           {"replays", replay_json(kernels, r)}};
+    write_out(options, j.dump(1) + "\n");
+    if (!options.out.empty()) std::cout << table.str();
+  } else {
+    write_out(options, table.str());
+  }
+  return 0;
+}
+
 // A null stream buffer: what the ranks other than rank 0 would print.
 struct Discard final : std::streambuf {
   int overflow(int c) override { return c; }
@@ -176,6 +203,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     check_writable(options.out);
     if (options.format == Format::csv && options.command == Command::run) check_writable(kernel_csv_path(options.out));
   }
+  if (options.command == Command::sweep && !options.replay.empty()) return replay(options);
   const bool measures = !options.list_devices && (options.command == Command::run || options.command == Command::sweep);
   if ((measures || options.command == Command::roofline) && !options.list_devices)
     if (const std::string hooks = test_hooks_text(); !hooks.empty())

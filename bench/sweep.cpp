@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <map>
-#include <random>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -17,6 +17,7 @@
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
 #include "bench/roofline.hpp"
+#include "bench/sweep_cache.hpp"
 
 namespace gpubench {
 
@@ -78,32 +79,15 @@ TunableSpace restrict_to_options(const TunableSpace& declared, const SweepOption
   return space;
 }
 
-// Draws up to `count` distinct legal configurations not in `seen`, uniformly per parameter.
-std::vector<Params> random_legal(const TunableSpace& space, std::size_t count, std::mt19937_64& random,
-                                 const std::map<Params, std::size_t>& seen) {
-  std::vector<Params> out;
-  std::set<Params> drawn;
-  for (std::size_t tries = 0; out.size() < count && tries < 100 * count; ++tries) {
-    Params p;
-    for (const auto& t : space.params)
-      p[t.name] = t.values[std::uniform_int_distribution<std::size_t>(0, t.values.size() - 1)(random)];
-    if (seen.count(p) || drawn.count(p) || !space.legal(p)) continue;
-    drawn.insert(p);
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
 // A progress bar on a terminal, one line per configuration otherwise. It counts the
-// configurations the sweep will visit: the legal ones, less those a walk skips when it stops
-// early (skip); a search within a time budget counts its time instead (budget).
+// configurations against the evaluation budget (none: the count alone); a search within a time
+// budget counts its time instead (budget).
 class Progress {
  public:
   Progress(std::ostream& log, bool terminal, std::string label) : log_(log), terminal_(terminal), label_(std::move(label)) {}
   void kernel(const std::string& name, std::size_t configs) {
     kernel_ = name;
     done_ = 0;
-    skipped_ = 0;
     most_ = configs;
     budget_ = 0;
   }
@@ -113,8 +97,6 @@ class Progress {
     now_ = std::move(now);
     start_ = now_();
   }
-  // Configurations a walk leaves out (it stopped gaining): the total stays, and says how many.
-  void skip(std::size_t configs) { skipped_ += configs; }
   void config(const ConfigResult& r) {
     ++done_;
     char time[48];
@@ -127,9 +109,8 @@ class Progress {
       fraction = spent / budget_;
       count += " configs, " + fixed(spent, 0) + " of " + fixed(budget_, 0) + " s";
     } else {
-      fraction = most_ > 0 ? std::min(1.0, static_cast<double>(done_ + skipped_) / static_cast<double>(most_)) : 1.0;
-      count += "/" + std::to_string(std::max(most_, done_ + skipped_));
-      if (skipped_ > 0) count += ", " + std::to_string(skipped_) + " left out where a walk stopped gaining";
+      fraction = most_ > 0 ? std::min(1.0, static_cast<double>(done_) / static_cast<double>(most_)) : 0.0;
+      if (most_ > 0) count += "/" + std::to_string(std::max(most_, done_));
     }
     if (!terminal_) {
       log_ << "gpubench: sweep " << label_ << " " << kernel_ << " [" << count << "] " << format_params(r.params) << ": "
@@ -148,19 +129,10 @@ class Progress {
   std::ostream& log_;
   bool terminal_;
   std::string label_, kernel_;
-  std::size_t done_ = 0, skipped_ = 0, most_ = 0;
+  std::size_t done_ = 0, most_ = 0;
   double budget_ = 0, start_ = 0;
   std::function<double()> now_;
 };
-
-// Half the relative spread of a configuration's samples, at least 1%: what counts as noise.
-double noise_of(const ConfigResult& r) {
-  const auto& s = r.timing.samples;
-  if (s.size() < 2 || r.timing.seconds <= 0) return 0.01;
-  const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
-  return std::max(0.01, (*hi - *lo) / r.timing.seconds / 2);
-}
-
 
 nlohmann::json params_json(const Params& p) {
   nlohmann::json j = nlohmann::json::object();
@@ -275,6 +247,9 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
   if (!now)
     now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   Progress progress(log, terminal, label);
+  const Strategy& chosen = strategy_named(options.strategy);
+  std::unique_ptr<SweepCache> cache;
+  if (!options.cache.empty()) cache = std::make_unique<SweepCache>(options.cache);
   for (auto& k : target.kernels) {
     KernelSweep ks;
     ks.kernel = k->name();
@@ -287,125 +262,42 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
       throw Error(ExitCode::internal, "kernel " + ks.kernel + ": its heuristic " + format_params(heuristic) +
                                           " is not legal on " + target.device.label() + ": " + why);
     const TunableSpace space = restrict_to_options(declared, options);
-    const Tunable* per_cu = space.find("work_groups_per_cu");
-    bool per_cu_given = false;
-    for (const auto& given : options.params) per_cu_given = per_cu_given || given.first == "work_groups_per_cu";
 
     // "sweep/poisson2d:64/opencl:0/f64/axpy/work_group_size=64,work_groups_per_cu=2": a name
     // that tells configurations apart across targets, for the crash journal.
     const std::string unit_prefix = "sweep/" + target.problem + "/" + target.device.backend + ":" +
                                     std::to_string(target.device.index) + "/" + to_string(target.precision) + "/" +
                                     ks.kernel + "/";
+    SweepCache::Kernel* cached = cache ? &cache->kernel(target, *k, declared) : nullptr;
     std::map<Params, std::size_t> seen;  // index into ks.configs
-    auto run = [&](const Params& p) -> const ConfigResult& {
-      if (auto it = seen.find(p); it != seen.end()) return ks.configs[it->second];
+    auto measure = [&](const Params& p) {
       seen[p] = ks.configs.size();
-      ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision, unit_prefix + params_text(p)));
-      progress.config(ks.configs.back());
-      return ks.configs.back();
-    };
-
-    if (per_cu) {
-      ks.strategy = "walk over WG/CU";
-      TunableSpace others = space;
-      others.constraints.clear();
-      std::erase_if(others.params, [](const Tunable& t) { return t.name == "work_groups_per_cu"; });
-      const std::vector<Params> combos = others.params.empty() ? std::vector<Params>{Params{}} : others.enumerate();
-      // The legal configurations of each combination, in walking order; the bar counts them.
-      std::vector<std::vector<Params>> walks;
-      std::size_t legal = 0;
-      for (const Params& combo : combos) {
-        walks.emplace_back();
-        for (int v : per_cu->values) {
-          Params p = combo;
-          p["work_groups_per_cu"] = v;
-          if (space.legal(p)) walks.back().push_back(std::move(p));
-        }
-        legal += walks.back().size();
-      }
-      progress.kernel(ks.kernel, legal);
-      for (const auto& walk : walks) {
-        double best_here = INFINITY, noise = 0.01;
-        int since = 0;
-        for (std::size_t i = 0; i < walk.size(); ++i) {
-          const ConfigResult& r = run(walk[i]);
-          bool stop = r.status == "launch failed" && i == 0;  // these parameters do not launch at all
-          if (r.ok() && r.timing.seconds < best_here * (1 - noise)) {
-            best_here = r.timing.seconds;
-            noise = noise_of(r);
-            since = 0;
-          } else {
-            ++since;
-          }
-          stop = stop || (!options.exhaustive && !per_cu_given && since >= options.patience);
-          if (stop) {
-            progress.skip(walk.size() - i - 1);
-            break;
-          }
-        }
-      }
-    } else {
-      std::vector<Params> all = space.enumerate(small_space + 1);
-      bool whole = options.exhaustive || all.size() <= small_space;
-      // A small space is walked whole only where that fits the time budget, judged from the
-      // heuristic's measurement (the first of either search): a large problem makes every
-      // configuration slow, and then the budgeted search below bounds the sweep instead.
-      double budget_start = now();
-      std::string why = "more than " + std::to_string(small_space) + " legal configurations";
-      if (all.size() > small_space && options.exhaustive) all = space.enumerate();
-      progress.kernel(ks.kernel, all.size());
-      if (whole && !options.exhaustive && space.legal(heuristic)) {
-        run(heuristic);
-        const double estimate = (now() - budget_start) * static_cast<double>(all.size());
-        if (estimate > options.time_budget_s) {
-          whole = false;
-          why = std::to_string(all.size()) + " legal configurations, about " + fixed(estimate, 0) +
-                " s to measure them all (the heuristic's took " + fixed(now() - budget_start, 1) + " s)";
-        }
-      }
-      if (whole) {
-        ks.strategy = "whole space";
-        for (const Params& p : all) run(p);
+      const double before = now();
+      if (const ConfigResult* c = cached ? cached->find(p) : nullptr) {
+        ks.configs.push_back(*c);
+        ++ks.from_cache;
       } else {
-      ks.strategy = "sample + climb";
-      log << "gpubench: sweep " << label << " " << ks.kernel << ": " << why << ": the heuristic and "
-          << random_sample << " at random (seed " << options.seed << "), then hill climbing from the best "
-          << climb_from << ", within " << fixed(options.time_budget_s, 0) << " s" << std::endl;
-      progress.budget(ks.kernel, options.time_budget_s, now);
-      auto spent = [&] { return ks.budget_spent = ks.budget_spent || now() - budget_start >= options.time_budget_s; };
-      std::mt19937_64 random(options.seed);
-      std::vector<Params> sample;
-      if (space.legal(heuristic)) sample.push_back(heuristic);
-      for (Params& p : random_legal(space, random_sample, random, seen)) sample.push_back(std::move(p));
-      for (const Params& p : sample)
-        if (!spent()) run(p);
-      std::vector<std::size_t> starts;
-      for (std::size_t i = 0; i < ks.configs.size(); ++i)
-        if (ks.configs[i].ok()) starts.push_back(i);
-      std::sort(starts.begin(), starts.end(), [&](std::size_t x, std::size_t y) {
-        return ks.configs[x].timing.seconds < ks.configs[y].timing.seconds;
-      });
-      if (starts.size() > climb_from) starts.resize(climb_from);
-      for (std::size_t from : starts) {
-        Params current = ks.configs[from].params;
-        while (!spent()) {
-          const ConfigResult here = ks.configs[seen.at(current)];
-          Params next = current;
-          double best_time = here.timing.seconds * (1 - noise_of(here));
-          for (const Params& n : space.neighbours(current)) {
-            if (spent()) break;
-            const ConfigResult& r = run(n);
-            if (r.ok() && r.timing.seconds < best_time) {
-              best_time = r.timing.seconds;
-              next = n;
-            }
-          }
-          if (next == current) break;  // a local optimum
-          current = next;
-        }
+        ks.configs.push_back(evaluate(*k, p, options, ceilings, target.precision, unit_prefix + params_text(p)));
+        if (cached) cached->add(ks.configs.back(), now() - before);
       }
-      }
+      progress.config(ks.configs.back());
+      return measured_of(ks.configs.back());
+    };
+    std::set<std::string> listed;
+    for (const auto& given : options.params) listed.insert(given.first);
+    Search search(space, heuristic, measure, SearchBudget{options.max_evals, options.time_budget_s}, now,
+                  options.seed, listed);
+    search.patience = options.patience;
+    search.default_seconds = default_time_budget_s;
+    if (options.time_budget_s) progress.budget(ks.kernel, *options.time_budget_s, now);
+    else progress.kernel(ks.kernel, options.max_evals ? std::min(*options.max_evals, space.size()) : 0);
+    try {
+      chosen.run(search);
+    } catch (const BudgetSpent&) {
+      ks.budget_spent = true;
     }
+    ks.strategy = chosen.name + (search.used.empty() ? "" : ": " + search.used);
+    ks.budget_spent = ks.budget_spent || (search.spent() && !search.exhausted());
     progress.end_kernel();
 
     for (std::size_t i = 0; i < ks.configs.size(); ++i) {
@@ -413,11 +305,16 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
       if (c.ok() && (ks.best < 0 || c.timing.seconds < ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds))
         ks.best = static_cast<int>(i);
     }
-    // The baseline: 1 WG/CU with the best's other parameters (the thesis's starting point);
-    // without WG/CU, the built-in heuristic's configuration.
+    // The baseline: after a walk, the walked parameter at its first value with the best's others
+    // (the thesis's starting point: 1 work-group per compute unit); otherwise the heuristic.
     if (ks.best >= 0) {
-      Params base = per_cu ? ks.configs[static_cast<std::size_t>(ks.best)].params : heuristic;
-      if (per_cu) base["work_groups_per_cu"] = per_cu->values.front();
+      Params base = heuristic;
+      if (search.used == "walk" || chosen.name == "walk") {
+        const Tunable& walked = space.params.back();
+        base = ks.configs[static_cast<std::size_t>(ks.best)].params;
+        base[walked.name] = walked.values.front();
+        ks.baseline_name = walked.name + "=" + std::to_string(walked.values.front());
+      }
       if (auto it = seen.find(base); it != seen.end() && ks.configs[it->second].ok())
         ks.baseline = static_cast<int>(it->second);
     }
@@ -440,7 +337,7 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
     out << "sweep " << r.problem << " on " << r.device.label() << ", " << to_string(r.precision) << " ("
         << fixed(r.seconds, 1) << " s)\n";
     if (!r.ceilings) out << "  (no ceilings for this device: % of roofline not shown)\n";
-    out << "  " << column("kernel", 18) << column("t(1 WG/CU) ms", 14, true) << column("best ms", 10, true)
+    out << "  " << column("kernel", 18) << column("baseline ms", 14, true) << column("best ms", 10, true)
         << "  " << column("best parameters", 24) << column("reduction", 10, true)
         << column("GFLOP/s", 9, true) << column("GB/s", 8, true) << column("% roof", 7, true) << column("configs", 9, true)
         << column("failed", 7, true) << "\n";
@@ -456,7 +353,7 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
         std::string base = "-";
         if (k.baseline >= 0) {
           base = fixed(k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds * 1e3, 4);
-          if (!b.params.count("work_groups_per_cu")) base += "*";
+          if (k.baseline_name.empty()) base += "*";
         }
         out << column(base, 14, true) << column(fixed(b.timing.seconds * 1e3, 4), 10, true) << "  "
             << column(format_params(b.params), 24)
@@ -465,10 +362,24 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
       }
       out << column(std::to_string(k.configs.size()), 9, true) << column(std::to_string(failed), 7, true) << "\n";
     }
+    std::set<std::string> walked;
     bool starred = false;
-    for (const auto& k : r.kernels)
-      for (const auto& c : k.configs) starred = starred || (k.best >= 0 && !c.params.count("work_groups_per_cu"));
-    if (starred) out << "  * no WG/CU parameter: the time with the built-in heuristic's work-group size\n";
+    for (const auto& k : r.kernels) {
+      if (k.baseline < 0) continue;
+      if (k.baseline_name.empty()) starred = true;
+      else walked.insert(k.baseline_name);
+    }
+    for (const auto& w : walked)
+      out << "  baseline: " << w << " with the best's other parameters (where the walk starts)\n";
+    if (starred) out << "  * baseline: the built-in heuristic's configuration\n";
+    std::map<std::string, std::string> by_strategy;  // strategy -> its kernels
+    std::size_t from_cache = 0;
+    for (const auto& k : r.kernels) {
+      by_strategy[k.strategy] += (by_strategy[k.strategy].empty() ? "" : ", ") + k.kernel;
+      from_cache += k.from_cache;
+    }
+    for (const auto& [strategy, kernels] : by_strategy) out << "  strategy " << strategy << ": " << kernels << "\n";
+    if (from_cache) out << "  " << from_cache << " configurations taken from the cache, not measured again\n";
     for (const auto& k : r.kernels) {
       for (const auto& c : k.configs)
         if (!c.ok()) out << "  " << k.kernel << " " << format_params(c.params) << ": " << c.status << ": " << c.reason << "\n";

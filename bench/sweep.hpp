@@ -1,19 +1,10 @@
-// The sweeper: it walks every parameter a kernel declares (bench/tunable.hpp), one of three ways.
-//  - A kernel with work_groups_per_cu: the walk of the OpenCL CG thesis the project descends
-//    from. For each legal combination of the other parameters it starts at 1 work-group per
-//    compute unit and adds one per step, stopping once no step has improved on the best by more
-//    than the measurement noise for `patience` steps (--exhaustive: every value).
-//  - Otherwise, a space of at most `small_space` legal configurations (or any, with
-//    --exhaustive): every legal configuration.
-//  - Otherwise, as Kernel Tuner and CLBlast do: the heuristic and a random sample of
-//    `random_sample` legal configurations (seeded: the same seed visits the same ones), then hill
-//    climbing from the best `climb_from` of them (each step moves to the best neighbour, one
-//    parameter one step up or down, while it beats the current one by more than the noise). It
-//    stops when every climb has reached a local optimum or when the kernel's time budget is
-//    spent; a configuration started within the budget is finished.
-// Configurations that break a constraint are never measured. Every configuration is verified;
-// one that fails to launch, verify, or finish within the time limit is recorded with its reason
-// and the sweep goes on.
+// The sweeper: it searches the parameters each kernel declares (bench/tunable.hpp) with a
+// strategy (bench/strategy.hpp; --strategy, default auto), within a budget of evaluations
+// (--max-evals) and/or seconds (--time-budget). Configurations that break a constraint are never
+// measured. Every configuration is verified; one that fails to build, launch, verify, or finish
+// within the time limit is recorded with its reason and the sweep goes on. With --cache FILE
+// every measurement is also appended to FILE (bench/sweep_cache.hpp), and a configuration FILE
+// holds is taken from it instead of being measured again.
 #pragma once
 
 #include <cstdint>
@@ -26,23 +17,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/strategy.hpp"
 #include "bench/tunable.hpp"
 #include "bench/tuning_db.hpp"
 
 namespace gpubench {
 
-inline constexpr std::size_t small_space = 256;  // larger spaces get the budgeted search
-inline constexpr std::size_t random_sample = 32;
-inline constexpr std::size_t climb_from = 3;
+// auto's time budget for a search of a large space when --time-budget is not given.
+inline constexpr double default_time_budget_s = 120.0;
 
 struct SweepOptions {
   // --param NAME=LIST_OR_RANGE, expanded: the values to visit instead of the legal range.
   std::vector<std::pair<std::string, std::vector<int>>> params;
-  bool exhaustive = false;       // every WG/CU value in the walk; the whole space instead of the search
-  int patience = 3;              // steps without improvement before the walk over WG/CU stops
-  double time_limit_s = 2.0;     // per call of a kernel
-  double time_budget_s = 120.0;  // per kernel, for the search of a large space
-  std::uint64_t seed = 1;        // of the search's random sample
+  std::string strategy = "auto";        // bench/strategy.hpp (--exhaustive: "exhaustive")
+  int patience = 3;                     // the walk: steps without improvement before it stops
+  double time_limit_s = 2.0;            // per call of a kernel
+  std::optional<std::size_t> max_evals;  // per kernel
+  std::optional<double> time_budget_s;   // per kernel (auto's search: default_time_budget_s)
+  std::uint64_t seed = 1;               // of the strategies' random choices
+  std::string cache;                    // --cache FILE: empty for none
   std::function<double()> clock; // seconds, for the budget; empty: the host's steady clock
 };
 
@@ -61,13 +54,18 @@ struct ConfigResult {
 
 struct KernelSweep {
   std::string kernel;
-  std::string strategy;  // "walk over WG/CU", "whole space", "sample + climb"
+  std::string strategy;  // the strategy's name; auto's with what it chose: "auto: bayes"
   bool budget_spent = false;
+  std::size_t from_cache = 0;  // configurations the cache answered
   TuningKey key;
   double flops_per_call = 0, bytes_per_call = 0;
   std::vector<ConfigResult> configs;  // in the order visited
   int best = -1;      // index into configs; -1 when none verified
-  int baseline = -1;  // 1 WG/CU at the best work-group size; the heuristic's where no WG/CU
+  // After a walk, the walked parameter at its first value with the best's others (the thesis's
+  // 1 work-group per compute unit; baseline_name says which, "work_groups_per_cu=1"); otherwise
+  // the heuristic's configuration.
+  int baseline = -1;
+  std::string baseline_name;
   double reduction_pct() const;  // (t_baseline - t_best) / t_baseline, in %
 };
 
@@ -85,6 +83,9 @@ struct SweepReport {
 // configuration a sweep visits goes through here. `params` must be legal (the caller checks).
 // Rethrows UsageError (a bad request, not a bad configuration). Each configuration is a unit of
 // crash isolation named `unit` (bench/isolation.hpp): one that crashed a worker is "crashed".
+// What a strategy sees of a configuration's result.
+Measured measured_of(const ConfigResult& r);
+
 ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
                       const std::optional<Ceilings>& ceilings, Precision precision, const std::string& unit);
 

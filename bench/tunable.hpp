@@ -40,6 +40,9 @@ struct Constraint {
 struct TunableSpace {
   std::vector<Tunable> params;
   std::vector<Constraint> constraints;
+  // The strategy a sweep uses for this kernel when none is asked for and no evaluation budget
+  // is set (bench/strategy.hpp): "" for the default's own choice.
+  std::string strategy = {};
 
   const Tunable* find(const std::string& name) const;  // nullptr when not declared
   // Whether `p` gives every declared parameter (and nothing else) a legal value and meets every

@@ -101,7 +101,11 @@ TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_gro
   int largest = 1;  // the largest power of two within the device's limit
   while (static_cast<std::size_t>(largest) * 2 <= max_work_group_size && largest < (1 << 30)) largest *= 2;
   TunableSpace t{{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest)}, {}};
-  if (kernel != "spmv") t.params.push_back(Tunable::range("work_groups_per_cu", 1, 64));
+  if (kernel != "spmv") {
+    // The thesis's walk: up from one work-group per compute unit (the last parameter).
+    t.params.push_back(Tunable::range("work_groups_per_cu", 1, 64));
+    t.strategy = "walk";
+  }
   return t;
 }
 

@@ -23,12 +23,14 @@ int largest_power_of_two(int largest_group) {
 }
 
 // The tally kernel's tunables: work-group sizes, powers of two from 32 to the largest the
-// device runs it with, and work-groups per compute unit.
+// device runs it with, and work-groups per compute unit, searched by the thesis's walk (up from
+// one per compute unit, the last parameter) unless a sweep asks for another strategy.
 TunableSpace tunables(int largest_group) {
   const int largest = largest_power_of_two(largest_group);
   return {{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest),
            Tunable::range("work_groups_per_cu", 1, 64)},
-          {}};
+          {},
+          "walk"};
 }
 
 Params heuristic_params(int largest_group) {

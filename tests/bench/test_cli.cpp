@@ -149,11 +149,29 @@ TEST(Cli, CommandsAndTheirOptions) {
   EXPECT_EQ(s.kernel, "dot");
   ASSERT_EQ(s.sweep.params.size(), 2u);
   EXPECT_EQ(s.sweep.params[1].second, (std::vector<int>{1, 2, 3}));
-  EXPECT_TRUE(s.sweep.exhaustive);
+  EXPECT_EQ(s.sweep.strategy, "exhaustive");  // --exhaustive is --strategy exhaustive
   EXPECT_DOUBLE_EQ(s.sweep.time_limit_s, 0.5);
   const CliOptions budget = parse_cli({"sweep", "--time-budget", "30", "--seed", "7"});
-  EXPECT_DOUBLE_EQ(budget.sweep.time_budget_s, 30);
+  EXPECT_DOUBLE_EQ(*budget.sweep.time_budget_s, 30);
   EXPECT_EQ(budget.sweep.seed, 7u);
+  EXPECT_FALSE(parse_cli({"sweep"}).sweep.time_budget_s);  // none unless given (auto's search has its own)
+  EXPECT_EQ(parse_cli({"sweep"}).sweep.strategy, "auto");
+  const CliOptions search = parse_cli({"sweep", "--strategy", "annealing", "--max-evals", "40", "--cache", "c.jsonl"});
+  EXPECT_EQ(search.sweep.strategy, "annealing");
+  EXPECT_EQ(*search.sweep.max_evals, 40u);
+  EXPECT_EQ(search.sweep.cache, "c.jsonl");
+  const CliOptions replay = parse_cli({"sweep", "--replay", "a.jsonl", "--replay", "b.jsonl", "--strategy", "all",
+                                       "--seeds", "100"});
+  EXPECT_EQ(replay.replay, (std::vector<std::string>{"a.jsonl", "b.jsonl"}));
+  EXPECT_EQ(replay.strategies.size(), strategies().size());
+  EXPECT_EQ(replay.seeds, 100);
+  EXPECT_THAT(usage_error({"sweep", "--strategy", "gradient"}), HasSubstr("valid: auto, exhaustive"));
+  EXPECT_THAT(usage_error({"sweep", "--strategy", "random,bayes"}), HasSubstr("one strategy for a sweep"));
+  EXPECT_THAT(usage_error({"sweep", "--exhaustive", "--strategy", "bayes"}), HasSubstr("--exhaustive is"));
+  EXPECT_THAT(usage_error({"sweep", "--max-evals", "0"}), HasSubstr("--max-evals"));
+  EXPECT_THAT(usage_error({"sweep", "--seeds", "5"}), HasSubstr("--seeds is for --replay"));
+  EXPECT_THAT(usage_error({"sweep", "--replay", "a.jsonl", "--backend", "cuda"}), HasSubstr("no effect with --replay"));
+  EXPECT_THAT(usage_error({"run", "--strategy", "bayes"}), HasSubstr("is a sweep option"));
   EXPECT_TRUE(parse_cli({"run"}).tuning);
   EXPECT_FALSE(parse_cli({"--tuning", "off"}).tuning);
 

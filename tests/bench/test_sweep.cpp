@@ -31,7 +31,10 @@ class FakeKernel final : public TunableKernel {
   std::string name() const override { return "fake"; }
   TunableSpace tunables() const override {
     TunableSpace t{{Tunable::powers_of_two("work_group_size", 32, 256)}, {}};
-    if (per_cu) t.params.push_back(Tunable::range("work_groups_per_cu", 1, 20));
+    if (per_cu) {  // as CG's kernels declare it: walked by default
+      t.params.push_back(Tunable::range("work_groups_per_cu", 1, 20));
+      t.strategy = "walk";
+    }
     return t;
   }
   Params heuristic() const override { return per_cu ? Params{{"work_group_size", 64}, {"work_groups_per_cu", 8}} : Params{{"work_group_size", 64}}; }
@@ -98,7 +101,7 @@ TEST(Sweep, ExhaustiveWalksTheWholeRange) {
   FakeKernel* fake = k.get();
   auto t = target_of(std::move(k));
   SweepOptions o;
-  o.exhaustive = true;
+  o.strategy = "exhaustive";
   run(t, o);
   EXPECT_EQ(fake->visited.size(), 4u * 20u);
 }
@@ -282,7 +285,7 @@ TEST(Sweep, ASmallSpaceIsWalkedWholeAndIllegalConfigurationsAreNeverMeasured) {
   }
   EXPECT_EQ(distinct.size(), 27u);
   const auto& ks = r.kernels[0];
-  EXPECT_EQ(ks.strategy, "whole space");
+  EXPECT_EQ(ks.strategy, "auto: exhaustive");
   EXPECT_EQ(ks.configs[static_cast<std::size_t>(ks.best)].params,
             (Params{{"tile", 16}, {"work_group_size", 256}, {"vector_width", 4}}));
   // Without WG/CU the baseline is the heuristic; the table names every parameter of the best.
@@ -302,7 +305,7 @@ TEST(Sweep, ALargeSpaceIsSearchedWithinItsTimeBudget) {
   const TiledRun run = run_tiled(true, o);
   const TiledKernel* fake = run.fake;
   const SweepReport& r = run.report;
-  EXPECT_EQ(r.kernels[0].strategy, "sample + climb");
+  EXPECT_EQ(r.kernels[0].strategy, "auto: bayes");
   EXPECT_TRUE(r.kernels[0].budget_spent);
   EXPECT_EQ(fake->visited.size(), 20u);  // every one started within the budget, and no more
   for (const Params& p : fake->visited) EXPECT_TRUE(TiledKernel::space(true).legal(p)) << format_params(p);
@@ -319,7 +322,7 @@ TEST(Sweep, ASmallSpaceThatWouldOverrunTheBudgetIsSearchedWithinIt) {
   o.time_budget_s = 10;  // each measurement costs 1 s of the fake clock: 27 would take 27 s
   const TiledRun run = run_tiled(false, o);
   const auto& ks = run.report.kernels[0];
-  EXPECT_EQ(ks.strategy, "sample + climb");
+  EXPECT_EQ(ks.strategy, "auto: bayes");
   EXPECT_TRUE(ks.budget_spent);
   EXPECT_EQ(run.fake->visited.front(), run.fake->heuristic());
   EXPECT_EQ(run.fake->visited.size(), 10u);
@@ -349,10 +352,10 @@ TEST(Sweep, TheSearchFindsTheOptimumOfASmoothLandscapeWithoutWalkingItAll) {
 
 TEST(Sweep, ExhaustiveWalksALargeSpaceWhole) {
   SweepOptions o;
-  o.exhaustive = true;
+  o.strategy = "exhaustive";
   o.params = {parse_param("unroll=1:20")};  // 27 x 20 legal configurations
   const TiledRun run = run_tiled(true, o);
-  EXPECT_EQ(run.report.kernels[0].strategy, "whole space");
+  EXPECT_EQ(run.report.kernels[0].strategy, "exhaustive");
   EXPECT_EQ(run.fake->visited.size(), 540u);
 }
 
