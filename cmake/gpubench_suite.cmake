@@ -5,18 +5,19 @@
 # an API are added only when that backend is built (GPUBENCH_BACKENDS).
 
 # gpubench_suite(NAME cg SOURCES ... OPENMP ... OPENCL ... OPENCL_KERNELS ... OPENCL_INCLUDES ...
-#                CUDA ... CUDA_LIBRARIES ... VIENNACL ...)
+#                CUDA ... CUDA_LIBRARIES ... NVRTC_KERNELS ... NVRTC_INCLUDES ... VIENNACL ...)
 # OPENCL_KERNELS: the suite's .cl files, embedded into the binary (kernel_source("cg/opencl.cl"));
 # OPENCL_INCLUDES: the headers they #include, so that a change to one re-embeds them.
+# NVRTC_KERNELS, NVRTC_INCLUDES: the same for CUDA kernels compiled at run time (backends/cuda/rtc.hpp).
 function(gpubench_suite)
   cmake_parse_arguments(PARSE_ARGV 0 SUITE ""  "NAME"
-                        "SOURCES;OPENMP;OPENCL;OPENCL_KERNELS;OPENCL_INCLUDES;CUDA;CUDA_LIBRARIES;VIENNACL")
+                        "SOURCES;OPENMP;OPENCL;OPENCL_KERNELS;OPENCL_INCLUDES;CUDA;CUDA_LIBRARIES;NVRTC_KERNELS;NVRTC_INCLUDES;VIENNACL")
   if(NOT SUITE_NAME OR SUITE_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${CMAKE_CURRENT_LIST_FILE}: gpubench_suite() takes NAME and the lists "
-                        "SOURCES OPENMP OPENCL OPENCL_KERNELS OPENCL_INCLUDES CUDA CUDA_LIBRARIES VIENNACL "
+                        "SOURCES OPENMP OPENCL OPENCL_KERNELS OPENCL_INCLUDES CUDA CUDA_LIBRARIES NVRTC_KERNELS NVRTC_INCLUDES VIENNACL "
                         "(unexpected: '${SUITE_UNPARSED_ARGUMENTS}')")
   endif()
-  foreach(list IN ITEMS SOURCES OPENMP OPENCL OPENCL_KERNELS OPENCL_INCLUDES CUDA VIENNACL)
+  foreach(list IN ITEMS SOURCES OPENMP OPENCL OPENCL_KERNELS OPENCL_INCLUDES CUDA NVRTC_KERNELS NVRTC_INCLUDES VIENNACL)
     list(TRANSFORM SUITE_${list} PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   endforeach()
 
@@ -36,6 +37,12 @@ function(gpubench_suite)
   if(cuda IN_LIST GPUBENCH_BACKENDS)  # the CUDA module's (the top CMakeLists.txt)
     target_sources(gpubench_cuda_objects PRIVATE ${SUITE_CUDA})
     target_link_libraries(gpubench_cuda_objects PUBLIC ${SUITE_CUDA_LIBRARIES})
+    # Compiled at run time by NVRTC: embedded as the .cl files are (kernel_source("gemm/nvrtc.cu")).
+    foreach(kernel IN LISTS SUITE_NVRTC_KERNELS)
+      file(RELATIVE_PATH relative ${CMAKE_SOURCE_DIR}/kernels ${kernel})
+      set_property(GLOBAL APPEND PROPERTY GPUBENCH_CL_KERNELS ${relative})
+    endforeach()
+    set_property(GLOBAL APPEND PROPERTY GPUBENCH_CL_INCLUDES ${SUITE_NVRTC_INCLUDES})
   endif()
   if(viennacl IN_LIST GPUBENCH_BACKENDS)
     target_sources(gpubench_objects PRIVATE ${SUITE_VIENNACL})

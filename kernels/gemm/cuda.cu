@@ -1,5 +1,5 @@
-// GEMM on CUDA: the kernels of kernels/gemm/*_body.h (written once for CUDA and OpenCL) as
-// templates, the tuned kernel compiled for the configurations of tuned.hpp; the FP64
+// GEMM on CUDA: the kernels of kernels/gemm/*_body.h (written once for CUDA and OpenCL), compiled
+// at run time by NVRTC for the configuration asked for (kernels/gemm/nvrtc.cu); the FP64
 // tensor-core kernel (variant tensor, Hopper's mma.sync m16n8k16 fed by a cp.async pipeline); cuBLAS as the
 // vendor variant. Device time: CUDA events around the one call.
 #include <cstdlib>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "backends/cuda/cuda.hpp"
+#include "backends/cuda/rtc.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
-#include "kernels/gemm/device.h"
 #include "kernels/gemm/cuda_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
 
@@ -19,24 +19,6 @@ namespace gpubench::gemm {
 namespace {
 
 constexpr unsigned naive_block = 16;
-
-template <typename real>
-__global__ void gemm_naive(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
-                           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff,
-                           int ldc)
-#include "kernels/gemm/naive_body.h"
-
-template <typename real, int TILE>
-__global__ void __launch_bounds__(TILE * TILE)
-gemm_tiled(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
-           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff, int ldc)
-#include "kernels/gemm/tiled_body.h"
-
-template <typename real, int BM, int BN, int BK, int TM, int TN, int VW>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN))
-gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
-           const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff, int ldc)
-#include "kernels/gemm/tuned_body.h"
 
 // --- The FP64 tensor-core kernel -------------------------------------------------------------
 // A 128 x 128 block of C per block of 256 threads (8 warps, 2 x 4, a 64 x 32 tile each: 4 x 4
@@ -203,33 +185,65 @@ gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, int
 
 unsigned blocks(std::int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
-template <typename T, int Tile>
-void tiled(cudaStream_t stream, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
-  const dim3 grid(blocks(b.n, Tile), blocks(b.m, Tile)), block(Tile, Tile);
-  gemm_tiled<T, Tile><<<grid, block, 0, stream>>>(int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A,
-                                                   int(b.aoff), int(b.lda), B, int(b.boff), int(b.ldb), beta, C,
-                                                   int(b.coff), int(b.ldc));
-  cuda::check_launch("gemm_tiled", grid, block);
+// The run-time compiled kernel of `v` (naive, tiled, tuned) for `params` and elements of T, with
+// the grid and block that cover `b`: built with NVRTC on first use (kernels/gemm/nvrtc.cu).
+struct Compiled {
+  cudaKernel_t kernel = nullptr;
+  const char* name = "";
+  dim3 grid, block;
+};
+
+template <typename T>
+Compiled compiled(Variant v, const Params& params, const Block& b) {
+  const std::string real = std::is_same_v<T, float> ? "float" : "double";
+  cuda::Defines defines = {{"real", real}};
+  Compiled c;
+  std::string what = "GEMM " + to_string(v) + " " + (std::is_same_v<T, float> ? "f32" : "f64");
+  switch (v) {
+    case Variant::naive:
+      defines.push_back({"GEMM_KERNEL", "1"});
+      c.name = "gemm_naive";
+      c.grid = dim3(blocks(b.n, naive_block), blocks(b.m, naive_block));
+      c.block = dim3(naive_block, naive_block);
+      break;
+    case Variant::tiled: {
+      const int tile = params.at("tile");
+      defines.push_back({"GEMM_KERNEL", "2"});
+      defines.push_back({"TILE", std::to_string(tile)});
+      what += " tile=" + std::to_string(tile);
+      c.name = "gemm_tiled";
+      c.grid = dim3(blocks(b.n, tile), blocks(b.m, tile));
+      c.block = dim3(static_cast<unsigned>(tile), static_cast<unsigned>(tile));
+      break;
+    }
+    case Variant::tuned: {
+      const TunedConfig t = tuned_config(params);
+      defines.push_back({"GEMM_KERNEL", "3"});
+      for (const auto& [name, value] : {std::pair{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"TM", t.tm}, {"TN", t.tn}, {"VW", t.vw}})
+        defines.push_back({name, std::to_string(value)});
+      what += " " + format_params(params);
+      c.name = "gemm_tuned";
+      c.grid = dim3(blocks(b.n, t.bn), blocks(b.m, t.bm));
+      c.block = dim3(static_cast<unsigned>(t.threads()));
+      break;
+    }
+    default:
+      throw DeviceError("GEMM's " + to_string(v) + " kernel is not compiled at run time");
+  }
+  c.kernel = cuda::rtc_kernel("gemm/nvrtc.cu", c.name, defines, what);
+  return c;
 }
 
 template <typename T>
-void tuned(cudaStream_t stream, const Params& params, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
-  const TunedConfig c = tuned_config(params);
-#define GPUBENCH_GEMM_TUNED_CASE(BM, BN, BK, TM, TN, VW)                                                    \
-  if constexpr (cuda_compiles(TunedConfig{BM, BN, BK, TM, TN, VW}, sizeof(T))) {                           \
-    if (c == TunedConfig{BM, BN, BK, TM, TN, VW}) {                                                         \
-      const dim3 grid(blocks(b.n, BN), blocks(b.m, BM)), block((BM / TM) * (BN / TN));                      \
-      gemm_tuned<T, BM, BN, BK, TM, TN, VW><<<grid, block, 0, stream>>>(                                    \
-          int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A, int(b.aoff), int(b.lda), B,         \
-          int(b.boff), int(b.ldb), beta, C, int(b.coff), int(b.ldc));                                       \
-      cuda::check_launch("gemm_tuned", grid, block);                                                        \
-      return;                                                                                               \
-    }                                                                                                       \
-  }
-  GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_CASE)
-#undef GPUBENCH_GEMM_TUNED_CASE
-  throw DeviceError("tuned " + format_params(params) + " is not compiled into this build's CUDA kernels "
-                    "(kernels/gemm/tuned.hpp lists those that are)");
+void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b, T alpha, const T* A, const T* B,
+            T beta, T* C) {
+  const Compiled c = compiled<T>(v, params, b);
+  int m = int(b.m), n = int(b.n), k = int(b.k), ta = b.transpose_a ? 1 : 0, aoff = int(b.aoff), lda = int(b.lda),
+      boff = int(b.boff), ldb = int(b.ldb), coff = int(b.coff), ldc = int(b.ldc);
+  void* args[] = {&m, &n, &k, &ta, &alpha, &A, &aoff, &lda, &B, &boff, &ldb, &beta, &C, &coff, &ldc};
+  cuda::check(cudaLaunchKernel(reinterpret_cast<const void*>(c.kernel), c.grid, c.block, args, 0, stream),
+              "cudaLaunchKernel", std::string("(") + c.name + ")");
+  cuda::check_launch(c.name, c.grid, c.block);
 }
 
 void tensor(cudaStream_t stream, const Block& b, double alpha, const double* A, const double* B, double beta,
@@ -267,27 +281,10 @@ template <typename T>
 void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block& b, T alpha, const T* A, const T* B,
                T beta, T* C) {
   switch (v) {
-    case Variant::naive: {
-      const dim3 grid(blocks(b.n, naive_block), blocks(b.m, naive_block)), block(naive_block, naive_block);
-      gemm_naive<T><<<grid, block, 0, stream>>>(int(b.m), int(b.n), int(b.k), b.transpose_a ? 1 : 0, alpha, A,
-                                                int(b.aoff), int(b.lda), B, int(b.boff), int(b.ldb), beta, C,
-                                                int(b.coff), int(b.ldc));
-      cuda::check_launch("gemm_naive", grid, block);
-      return;
-    }
+    case Variant::naive:
     case Variant::tiled:
-      switch (params.at("tile")) {
-        case 8:
-          return tiled<T, 8>(stream, b, alpha, A, B, beta, C);
-        case 16:
-          return tiled<T, 16>(stream, b, alpha, A, B, beta, C);
-        case 32:
-          return tiled<T, 32>(stream, b, alpha, A, B, beta, C);
-        default:
-          throw DeviceError("tiled: tile " + std::to_string(params.at("tile")) + " is not compiled (8, 16, 32)");
-      }
     case Variant::tuned:
-      return tuned<T>(stream, params, b, alpha, A, B, beta, C);
+      return launch<T>(stream, v, params, b, alpha, A, B, beta, C);
     case Variant::tensor:
       if constexpr (std::is_same_v<T, double>) return tensor(stream, b, alpha, A, B, beta, C);
       throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
@@ -297,6 +294,13 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
   }
   throw DeviceError("GEMM's own CUDA kernels have no variant " + to_string(v));
 }
+template <typename T>
+void cuda_gemm_build(Variant v, const Params& params) {
+  if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned) compiled<T>(v, params, Block{});
+}
+template void cuda_gemm_build<float>(Variant, const Params&);
+template void cuda_gemm_build<double>(Variant, const Params&);
+
 template void cuda_gemm<float>(cudaStream_t, Variant, const Params&, const Block&, float, const float*, const float*,
                                float, float*);
 template void cuda_gemm<double>(cudaStream_t, Variant, const Params&, const Block&, double, const double*,
@@ -322,6 +326,7 @@ class CudaOperations final : public Operations {
   }
 
   double run(Variant v, const Params& params, double alpha, double beta) override {
+    cuda_gemm_build<T>(v, params);  // compiled (or loaded) before the timed region
     cuda::check(cudaMemcpyAsync(c_.data(), c0_.data(), c_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()),
                 "cudaMemcpyAsync", "(C from C0)");
     start_.record(stream_);
@@ -387,14 +392,6 @@ class CudaOperations final : public Operations {
   std::unique_ptr<cuda::BlasHandle> blas_;
 };
 
-std::vector<TunedConfig> compiled_tuned_configs() {
-  std::vector<TunedConfig> configs;
-#define GPUBENCH_GEMM_TUNED_ENTRY(BM, BN, BK, TM, TN, VW) configs.push_back({BM, BN, BK, TM, TN, VW});
-  GPUBENCH_GEMM_CUDA_TUNED(GPUBENCH_GEMM_TUNED_ENTRY)
-#undef GPUBENCH_GEMM_TUNED_ENTRY
-  return configs;
-}
-
 #define GPUBENCH_STR2(x) #x
 #define GPUBENCH_STR(x) GPUBENCH_STR2(x)
 constexpr const char* cublas_library =
@@ -414,7 +411,6 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         gpubench::gemm::cublas_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
          gpubench::gemm::Variant::tensor, gpubench::gemm::Variant::vendor},
-        gpubench::gemm::compiled_tuned_configs(),
         [](gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
           if (v == gpubench::gemm::Variant::tensor && p == gpubench::Precision::f32)
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";

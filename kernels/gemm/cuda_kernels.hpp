@@ -10,8 +10,13 @@
 
 namespace gpubench::gemm {
 
-// One call of `v` (naive; tiled with "tile"; tuned with TunedConfig's parameters, one of those
-// tuned.hpp compiles; tensor, f64 on compute capability 9.0 or later) on the block, launched on
+// Builds (NVRTC, or loads from the kernel cache) what cuda_gemm needs for `v` and `params`, so
+// that a caller can do so before its timed region. Throws DeviceError when it does not compile.
+template <typename T>
+void cuda_gemm_build(Variant v, const Params& params);
+
+// One call of `v` (naive; tiled with "tile"; tuned with TunedConfig's parameters, compiled on
+// first use; tensor, f64 on compute capability 9.0 or later) on the block, launched on
 // `stream`, not waited for. `A`, `B` and `C` are the arrays the block's offsets count from. A
 // configuration the device cannot run is a DeviceError naming it.
 template <typename T>

@@ -184,5 +184,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         gpubench::gemm::clblast_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
          gpubench::gemm::Variant::vendor},
-        {},
         nullptr});

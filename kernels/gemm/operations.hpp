@@ -49,8 +49,6 @@ using OperationsFactory = std::function<std::unique_ptr<Operations>(const Device
 struct BackendTraits {
   std::string vendor;  // the library the vendor variant calls ("OpenBLAS 0.3.21"); empty: none in this build
   std::vector<Variant> variants;  // those this backend runs (vendor runs only where `vendor` is set)
-  // tuned: the configurations compiled into the build (CUDA); empty: any legal one, built when used.
-  std::vector<TunedConfig> tuned_configs;
   // Variants that run one precision only, and why not the other ("tensor: FP64 tensor cores").
   std::function<std::string(Variant, Precision)> refuses = nullptr;
 };
@@ -59,6 +57,11 @@ OperationsRegistry& operations_registry();
 // nullptr when `backend` has no GEMM in this build.
 const OperationsFactory* find_operations(const std::string& backend);
 const BackendTraits* backend_traits(const std::string& backend);
+
+// The tuned kernel's space on `device` (tuned.hpp): block tile bm x bn, step bk, per-item tile
+// tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items. Every API builds any legal
+// configuration (OpenCL's compiler, NVRTC), so the space is the same on every backend.
+TunableSpace tuned_space(const DeviceInfo& device, Precision p);
 
 // The parameters of GEMM's own kernel `v` (tiled, tuned) for `shape` on `device`, as a GEMM run
 // would choose them: the tuning database's entry for its size bucket (or the nearest), else the

@@ -16,20 +16,7 @@
 
 namespace gpubench::gemm {
 
-namespace {
-
-// Not 1 and 0, so that a kernel that drops alpha or beta fails verification.
-constexpr double alpha = 1.25, beta = 0.5;
-// Above this m n k the check is Freivalds' and sampled elements, not the whole reference.
-constexpr double reference_limit = 2e8;
-
-// The tiled kernel's tile: the study's three sizes, 32 unless the tuning database says otherwise.
-TunableSpace tile_space() { return {{Tunable::list("tile", {8, 16, 32})}, {}}; }
-Params tile_heuristic() { return {{"tile", 32}}; }
-
-// The tuned kernel's space on `device` (tuned.hpp): block tile bm x bn, step bk, per-item tile
-// tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items.
-TunableSpace tuned_space(const DeviceInfo& device, Precision p, const BackendTraits& traits) {
+TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
   const std::size_t element = bytes_of(p);
   const std::size_t largest = device.max_work_group_size, local = device.local_mem_bytes;
   TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
@@ -50,17 +37,20 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p, const BackendTra
   space.constraints.push_back({"2 bk (bm + bn) x " + std::to_string(element) +
                                    " bytes <= the device's " + std::to_string(local) + " bytes of local memory",
                                [element, local](const Params& q) { return tuned_config(q).local_bytes(element) <= local; }});
-  if (!traits.tuned_configs.empty()) {
-    std::vector<TunedConfig> compiled = traits.tuned_configs;
-    space.constraints.push_back({"compiled into this build (kernels/gemm/tuned.hpp lists " +
-                                     std::to_string(compiled.size()) + " configurations)",
-                                 [compiled](const Params& q) {
-                                   const TunedConfig c = tuned_config(q);
-                                   return std::find(compiled.begin(), compiled.end(), c) != compiled.end();
-                                 }});
-  }
   return space;
 }
+
+namespace {
+
+// Not 1 and 0, so that a kernel that drops alpha or beta fails verification.
+constexpr double alpha = 1.25, beta = 0.5;
+// Above this m n k the check is Freivalds' and sampled elements, not the whole reference.
+constexpr double reference_limit = 2e8;
+
+// The tiled kernel's tile: the study's three sizes, 32 unless the tuning database says otherwise.
+TunableSpace tile_space() { return {{Tunable::list("tile", {8, 16, 32})}, {}}; }
+Params tile_heuristic() { return {{"tile", 32}}; }
+
 
 Params params_of(const TunedConfig& c) {
   return {{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}};
@@ -91,7 +81,7 @@ struct Tuning {
 };
 Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision p) {
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
-  TunableSpace space = tuned_space(device, p, *backend_traits(device.backend));
+  TunableSpace space = tuned_space(device, p);
   Params heuristic = tuned_heuristic(s, p, space);
   return {std::move(space), std::move(heuristic)};
 }
@@ -295,7 +285,7 @@ class GemmSuite final : public Suite {
 
   std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
     if (kernel == "tiled") return tile_space();
-    if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32, BackendTraits{}).params, {}};
+    if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
     return std::nullopt;
   }
 

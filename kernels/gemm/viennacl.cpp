@@ -102,10 +102,10 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
     [](const gpubench::DeviceInfo& d, gpubench::Precision p) {
       return gpubench::gemm::make(gpubench::viennacl_backend::Domain::opencl(d), p);
     },
-    gpubench::gemm::BackendTraits{"ViennaCL 1.7 prod", {gpubench::gemm::Variant::vendor}, {}, nullptr});
+    gpubench::gemm::BackendTraits{"ViennaCL 1.7 prod", {gpubench::gemm::Variant::vendor}, nullptr});
 GPUBENCH_REGISTER_GEMM_OPERATIONS(
     "viennacl_host",
     [](const gpubench::DeviceInfo& d, gpubench::Precision p) {
       return gpubench::gemm::make(gpubench::viennacl_backend::Domain::host(d), p);
     },
-    gpubench::gemm::BackendTraits{"ViennaCL 1.7 prod", {gpubench::gemm::Variant::vendor}, {}, nullptr});
+    gpubench::gemm::BackendTraits{"ViennaCL 1.7 prod", {gpubench::gemm::Variant::vendor}, nullptr});

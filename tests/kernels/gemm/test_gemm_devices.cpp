@@ -43,11 +43,13 @@ std::vector<Params> params_of(Variant v, Precision p) {
   if (v == Variant::tiled) return {{{"tile", 8}}, {{"tile", 16}}, {{"tile", 32}}};
   if (v != Variant::tuned) return {{}};
   std::vector<Params> sets;
-  for (const TunedConfig& c : backend_traits("cuda") ? backend_traits("cuda")->tuned_configs : std::vector<TunedConfig>{
-                                                                                                 {128, 128, 8, 8, 8, 4},
-                                                                                                 {64, 64, 8, 4, 4, 2},
-                                                                                                 {32, 32, 8, 4, 4, 1}})
-    if (cuda_compiles(c, bytes_of(p)))
+  // Shapes of every kind (square and not, each per-item tile, each vector width), where legal for p.
+  const std::size_t element = bytes_of(p);
+  for (const TunedConfig& c : std::vector<TunedConfig>{{128, 128, 8, 8, 8, 4}, {128, 128, 16, 8, 8, 2},
+                                                       {64, 64, 8, 4, 4, 2}, {32, 32, 8, 4, 4, 1},
+                                                       {128, 64, 16, 8, 4, 4}, {64, 128, 8, 4, 8, 2},
+                                                       {256, 128, 8, 8, 8, 2}, {32, 64, 16, 4, 4, 2}})
+    if (c.whole_vectors() && static_cast<std::size_t>(c.vw) * element <= 16 && c.local_bytes(element) <= 48 * 1024)
       sets.push_back({{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}});
   return sets;
 }

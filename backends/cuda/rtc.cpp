@@ -1,0 +1,175 @@
+#include "backends/cuda/rtc.hpp"
+
+#include <nvrtc.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "backends/cuda/cuda.hpp"
+#include "backends/kernel_sources.hpp"
+#include "common/errors.hpp"
+
+namespace gpubench::cuda {
+
+namespace {
+
+std::mutex mutex;
+RtcStats stats;
+
+std::string cache_dir() {
+  if (const char* env = std::getenv("GPUBENCH_KERNEL_CACHE"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/gpubench/cuda-kernels";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gpubench/cuda-kernels";
+  return "";  // nowhere to keep them: every run compiles
+}
+
+// FNV-1a, 64 bits: a file name for a key (the key itself is stored in the file and compared).
+std::string hash_of(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+std::vector<std::string> options_of(const Defines& defines, int arch) {
+  std::vector<std::string> o = {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "-default-device"};
+  for (const auto& [name, value] : defines) o.push_back("-D" + name + "=" + value);
+  return o;
+}
+
+void check_nvrtc(nvrtcResult r, const char* call, const std::string& what) {
+  if (r != NVRTC_SUCCESS) throw DeviceError(std::string(call) + " failed for " + what + ": " + nvrtcGetErrorString(r));
+}
+
+// The image for `key` from the disk cache, or empty.
+std::string load(const std::string& dir, const std::string& key) {
+  if (dir.empty()) return {};
+  std::ifstream in(dir + "/" + hash_of(key) + ".cubin", std::ios::binary);
+  if (!in) return {};
+  std::string stored_key;
+  if (!std::getline(in, stored_key, '\0') || stored_key != key) return {};
+  std::ostringstream image;
+  image << in.rdbuf();
+  return image.str();
+}
+
+// Written whole to a temporary file and renamed: a reader sees no file or the whole one. A cache
+// that cannot be written is said once and left alone (the kernel still runs).
+void store(const std::string& dir, const std::string& key, const std::string& image) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = dir + "/" + hash_of(key) + ".cubin";
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << key << '\0' << image;
+    if (!out) {
+      static bool said = false;
+      if (!said) std::cerr << "gpubench: cannot write the CUDA kernel cache " << dir << ": kernels are compiled again next run" << std::endl;
+      said = true;
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+}  // namespace
+
+std::string rtc_source(std::string_view path) { return std::string(kernel_source(path)); }
+
+std::string rtc_compile(const std::string& source, const Defines& defines, int arch, const std::string& what) {
+  nvrtcProgram program = nullptr;
+  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), what.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram", what);
+  struct Destroy {
+    nvrtcProgram& p;
+    ~Destroy() { nvrtcDestroyProgram(&p); }
+  } destroy{program};
+  const auto options = options_of(defines, arch);
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  const nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  if (compiled != NVRTC_SUCCESS) {
+    std::size_t size = 0;
+    std::string log;
+    if (nvrtcGetProgramLogSize(program, &size) == NVRTC_SUCCESS && size > 1) {
+      log.resize(size);
+      nvrtcGetProgramLog(program, log.data());
+      log.resize(std::strlen(log.c_str()));
+    }
+    std::string flags;
+    for (const auto& o : options) flags += " " + o;
+    throw DeviceError(what + " does not compile (NVRTC:" + flags + "): " + nvrtcGetErrorString(compiled) +
+                      (log.empty() ? "" : "\n" + log));
+  }
+  std::size_t size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize", what);
+  std::string image(size, '\0');
+  check_nvrtc(nvrtcGetCUBIN(program, image.data()), "nvrtcGetCUBIN", what);
+  return image;
+}
+
+cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what) {
+  int device = 0, major = 0, minor = 0, driver = 0, nvrtc_major = 0, nvrtc_minor = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+  check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  check_nvrtc(nvrtcVersion(&nvrtc_major, &nvrtc_minor), "nvrtcVersion", what);
+  const int arch = 10 * major + minor;
+  const std::string source = rtc_source(path);
+  std::string key = std::string(path) + "|" + name + "|sm_" + std::to_string(arch) + "|nvrtc " +
+                    std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor) + "|driver " + std::to_string(driver);
+  for (const auto& o : options_of(defines, arch)) key += "|" + o;
+  key += "|source " + hash_of(source) + " " + std::to_string(source.size());
+
+  const std::lock_guard<std::mutex> lock(mutex);
+  static std::map<std::string, std::pair<cudaLibrary_t, cudaKernel_t>> loaded;
+  if (const auto it = loaded.find(key); it != loaded.end()) return it->second.second;
+  const std::string dir = cache_dir();
+  std::string image = load(dir, key);
+  if (image.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    image = rtc_compile(source, defines, arch, what);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++stats.compiled;
+    stats.compile_s += seconds;
+    char line[64];
+    std::snprintf(line, sizeof line, "%.2f s", seconds);
+    std::cerr << "gpubench: compiled " << what << " for sm_" << arch << " with NVRTC: " << line << std::endl;
+    store(dir, key, image);
+  } else {
+    ++stats.loaded;
+  }
+  cudaLibrary_t library = nullptr;
+  check(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cudaLibraryLoadData",
+        "(" + what + ")");
+  cudaKernel_t kernel = nullptr;
+  check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel", "(" + name + " of " + what + ")");
+  loaded[key] = {library, kernel};
+  return kernel;
+}
+
+RtcStats rtc_stats() {
+  const std::lock_guard<std::mutex> lock(mutex);
+  return stats;
+}
+
+}  // namespace gpubench::cuda

@@ -1,0 +1,80 @@
+// NVRTC builds GEMM's CUDA kernels without a device (it needs none): every kernel the CUDA
+// backend compiles at run time, for Hopper (sm_90), and a planted error is refused with the
+// compiler's log. The whole tuned space is compiled by GemmNvrtc.TheWholeTunedSpaceCompiles
+// (labelled slow).
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <string>
+
+#include "backends/cuda/rtc.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/operations.hpp"
+
+namespace gpubench::gemm {
+namespace {
+
+using testing::HasSubstr;
+
+cuda::Defines tuned_defines(const Params& p, const char* real) {
+  cuda::Defines d = {{"real", real}, {"GEMM_KERNEL", "3"}};
+  for (const char* name : {"bm", "bn", "bk", "tm", "tn", "vw"}) {
+    std::string upper = name;
+    for (auto& c : upper) c = static_cast<char>(c - 'a' + 'A');
+    d.push_back({upper, std::to_string(p.at(name))});
+  }
+  return d;
+}
+
+DeviceInfo hopper() {
+  DeviceInfo d;
+  d.max_work_group_size = 1024;
+  d.local_mem_bytes = 48 * 1024;  // static shared memory per block
+  return d;
+}
+
+TEST(GemmNvrtc, NaiveTiledAndTunedCompileForHopperWithoutADevice) {
+  const std::string source = cuda::rtc_source("gemm/nvrtc.cu");
+  for (const char* real : {"float", "double"}) {
+    EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "1"}}, 90, "naive").empty());
+    for (const char* tile : {"8", "16", "32"})
+      EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "2"}, {"TILE", tile}}, 90, "tiled").empty());
+  }
+  // The tuned space's first, middle and last legal configurations of each precision.
+  for (Precision p : {Precision::f32, Precision::f64}) {
+    const auto legal = tuned_space(hopper(), p).enumerate();
+    ASSERT_GT(legal.size(), 100u);
+    for (std::size_t i : {std::size_t{0}, legal.size() / 2, legal.size() - 1})
+      EXPECT_FALSE(cuda::rtc_compile(source, tuned_defines(legal[i], p == Precision::f32 ? "float" : "double"), 90,
+                                     "tuned " + format_params(legal[i]))
+                       .empty());
+  }
+}
+
+TEST(GemmNvrtc, APlantedCompileErrorIsRefusedByNameWithTheLog) {
+  const std::string broken = cuda::rtc_source("gemm/nvrtc.cu") + "\nextern \"C\" __global__ void planted() { undeclared_name = 1; }\n";
+  try {
+    cuda::rtc_compile(broken, {{"real", "float"}, {"GEMM_KERNEL", "1"}}, 90, "GEMM planted");
+    FAIL() << "no error";
+  } catch (const DeviceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("GEMM planted does not compile"));
+    EXPECT_THAT(e.what(), HasSubstr("undeclared_name"));  // NVRTC's log
+    EXPECT_THAT(e.what(), HasSubstr("--gpu-architecture=sm_90"));
+  }
+  // A configuration the kernel body cannot take (a 64-byte vector) fails the same way.
+  EXPECT_THROW(cuda::rtc_compile(cuda::rtc_source("gemm/nvrtc.cu"),
+                                 tuned_defines({{"bm", 64}, {"bn", 64}, {"bk", 8}, {"tm", 4}, {"tn", 4}, {"vw", 8}}, "double"),
+                                 90, "tuned vw=8"),
+               DeviceError);
+}
+
+TEST(GemmNvrtc, TheWholeTunedSpaceCompiles) {
+  const std::string source = cuda::rtc_source("gemm/nvrtc.cu");
+  for (Precision p : {Precision::f32, Precision::f64})
+    for (const Params& q : tuned_space(hopper(), p).enumerate())
+      EXPECT_NO_THROW(cuda::rtc_compile(source, tuned_defines(q, p == Precision::f32 ? "float" : "double"), 90,
+                                        "tuned " + format_params(q)));
+}
+
+}  // namespace
+}  // namespace gpubench::gemm
