@@ -102,6 +102,15 @@ std::optional<Params> Search::random_unmeasured() {
   return *rest[std::uniform_int_distribution<std::size_t>(0, rest.size() - 1)(random_)];
 }
 
+void Search::prepare(const std::vector<Params>& upcoming) {
+  if (!on_prepare) return;
+  std::vector<Params> fresh;
+  for (const Params& p : upcoming)
+    if (!known(p)) fresh.push_back(p);
+  if (const auto n = left(); n && fresh.size() > *n) fresh.resize(*n);
+  if (!fresh.empty()) on_prepare(fresh);
+}
+
 std::vector<double> Search::coordinates(const Params& p) const {
   std::vector<double> x;
   for (std::size_t i = 0; i < space_.params.size(); ++i) {

@@ -66,6 +66,10 @@ class Search {
   // A legal configuration not measured yet, uniformly (nullopt when none is left).
   std::optional<Params> random_unmeasured();
 
+  // A hint to the measurement: these will be measured next (what is measured already is left out).
+  void prepare(const std::vector<Params>& upcoming);
+  std::function<void(const std::vector<Params>&)> on_prepare;  // where the hint goes (none: dropped)
+
   // A configuration as a point of [0, 1]^d: each parameter's place along its values.
   std::vector<double> coordinates(const Params& p) const;
   // Seconds since the search started, and the time budget (nullopt: none).

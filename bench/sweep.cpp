@@ -289,6 +289,12 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
                   options.seed, listed);
     search.patience = options.patience;
     search.default_seconds = default_time_budget_s;
+    search.on_prepare = [&](const std::vector<Params>& upcoming) {
+      std::vector<Params> to_build;
+      for (const Params& p : upcoming)
+        if (!(cached && cached->find(p))) to_build.push_back(p);
+      if (!to_build.empty()) k->prepare(to_build);
+    };
     if (options.time_budget_s) progress.budget(ks.kernel, *options.time_budget_s, now);
     else progress.kernel(ks.kernel, options.max_evals ? std::min(*options.max_evals, space.size()) : 0);
     try {

@@ -90,6 +90,9 @@ class TunableKernel {
   // Throws DeviceError when it cannot build or launch, VerificationError when the result is
   // wrong, and Error(ExitCode::point_failed) when one call takes longer than `time_limit_s`.
   virtual KernelTiming measure(const Params& params, double time_limit_s) = 0;
+  // A hint: `configs` are about to be measured. A kernel compiled at run time may build them
+  // ahead, in parallel; a failure is left to measure() to report. Default: nothing.
+  virtual void prepare(const std::vector<Params>& configs) { (void)configs; }
 };
 
 // What a run launches one kernel with: the tuning database's choice for `key` (exact key,

@@ -12,6 +12,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <thread>
+#include <atomic>
 #include <sstream>
 
 #include <unistd.h>
@@ -126,45 +128,119 @@ std::string rtc_compile(const std::string& source, const Defines& defines, int a
   return image;
 }
 
-cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what) {
+namespace {
+
+// What a compiled image depends on beyond its source and defines: the device's architecture and
+// the versions of NVRTC and the driver.
+struct Target {
+  int arch = 0;
+  std::string versions;
+};
+
+Target current_target(const std::string& what) {
   int device = 0, major = 0, minor = 0, driver = 0, nvrtc_major = 0, nvrtc_minor = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
   check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
   check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   check_nvrtc(nvrtcVersion(&nvrtc_major, &nvrtc_minor), "nvrtcVersion", what);
-  const int arch = 10 * major + minor;
+  return {10 * major + minor, "nvrtc " + std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor) + "|driver " +
+                                  std::to_string(driver)};
+}
+
+std::string key_of(std::string_view path, const std::string& source, const Defines& defines, const Target& t) {
+  std::string key = std::string(path) + "|sm_" + std::to_string(t.arch) + "|" + t.versions;
+  for (const auto& o : options_of(defines, t.arch)) key += "|" + o;
+  return key + "|source " + hash_of(source) + " " + std::to_string(source.size());
+}
+
+std::string describe(const std::string& what, const Defines& defines) {
+  std::string s = what;
+  for (const auto& [name, value] : defines) s += " " + name + "=" + value;
+  return s;
+}
+
+void said_compiled(const std::string& what, int arch, double seconds) {
+  char line[64];
+  std::snprintf(line, sizeof line, "%.2f s", seconds);
+  std::cerr << "gpubench: compiled " << what << " for sm_" << arch << " with NVRTC: " << line << std::endl;
+}
+
+}  // namespace
+
+cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what) {
+  const Target target = current_target(what);
   const std::string source = rtc_source(path);
-  std::string key = std::string(path) + "|" + name + "|sm_" + std::to_string(arch) + "|nvrtc " +
-                    std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor) + "|driver " + std::to_string(driver);
-  for (const auto& o : options_of(defines, arch)) key += "|" + o;
-  key += "|source " + hash_of(source) + " " + std::to_string(source.size());
+  const std::string key = key_of(path, source, defines, target);
 
   const std::lock_guard<std::mutex> lock(mutex);
-  static std::map<std::string, std::pair<cudaLibrary_t, cudaKernel_t>> loaded;
-  if (const auto it = loaded.find(key); it != loaded.end()) return it->second.second;
-  const std::string dir = cache_dir();
-  std::string image = load(dir, key);
-  if (image.empty()) {
-    const auto start = std::chrono::steady_clock::now();
-    image = rtc_compile(source, defines, arch, what);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++stats.compiled;
-    stats.compile_s += seconds;
-    char line[64];
-    std::snprintf(line, sizeof line, "%.2f s", seconds);
-    std::cerr << "gpubench: compiled " << what << " for sm_" << arch << " with NVRTC: " << line << std::endl;
-    store(dir, key, image);
-  } else {
-    ++stats.loaded;
-  }
+  static std::map<std::string, cudaLibrary_t> loaded;
   cudaLibrary_t library = nullptr;
-  check(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cudaLibraryLoadData",
-        "(" + what + ")");
+  if (const auto it = loaded.find(key); it != loaded.end()) {
+    library = it->second;
+  } else {
+    const std::string dir = cache_dir();
+    std::string image = load(dir, key);
+    if (image.empty()) {
+      const auto start = std::chrono::steady_clock::now();
+      image = rtc_compile(source, defines, target.arch, what);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++stats.compiled;
+      stats.compile_s += seconds;
+      said_compiled(what, target.arch, seconds);
+      store(dir, key, image);
+    } else {
+      ++stats.loaded;
+    }
+    check(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cudaLibraryLoadData",
+          "(" + what + ")");
+    loaded[key] = library;
+  }
   cudaKernel_t kernel = nullptr;
   check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel", "(" + name + " of " + what + ")");
-  loaded[key] = {library, kernel};
   return kernel;
+}
+
+void rtc_build_all(std::string_view path, const std::vector<Defines>& each, const std::string& what) {
+  const std::string dir = cache_dir();
+  if (dir.empty() || each.empty()) return;
+  const Target target = current_target(what);
+  const std::string source = rtc_source(path);
+  std::vector<std::pair<const Defines*, std::string>> missing;  // with its key
+  for (const Defines& d : each) {
+    std::string key = key_of(path, source, d, target);
+    if (load(dir, key).empty()) missing.emplace_back(&d, std::move(key));
+  }
+  if (missing.empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> built{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < missing.size();) {
+      try {
+        store(dir, missing[i].second, rtc_compile(source, *missing[i].first, target.arch, describe(what, *missing[i].first)));
+        ++built;
+      } catch (const DeviceError&) {
+        // left to rtc_kernel, which compiles it again and reports the log
+      }
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                           static_cast<unsigned>(missing.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    stats.compiled += built;
+    stats.compile_s += seconds;
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "%d of %zu configurations in %.1f s on %u threads", built.load(), missing.size(),
+                seconds, threads);
+  std::cerr << "gpubench: compiled " << what << " ahead for sm_" << target.arch << " with NVRTC: " << line << std::endl;
 }
 
 RtcStats rtc_stats() {

@@ -26,6 +26,11 @@ using Defines = std::vector<std::pair<std::string, std::string>>;  // -DNAME=VAL
 // DeviceError naming `what`, with NVRTC's log.
 cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what);
 
+// Builds each of `defines` (as rtc_kernel would, for the current device) into the disk cache, on
+// the host's threads, so that the rtc_kernel calls after it only load. One that does not compile
+// is left out (its rtc_kernel call reports it). Nothing is built without a disk cache.
+void rtc_build_all(std::string_view path, const std::vector<Defines>& defines, const std::string& what);
+
 // Compiles `source` to a CUBIN for sm_`arch` (no device needed): the image, or a DeviceError
 // naming `what` with NVRTC's log. What rtc_kernel does on a cache miss.
 std::string rtc_compile(const std::string& source, const Defines& defines, int arch, const std::string& what);

@@ -5,6 +5,7 @@ namespace gpubench::strategies_impl {
 
 void exhaustive(Search& s) {
   if (!s.heuristic().empty()) s.cost(s.heuristic());  // what a run without tuning gets, first
+  s.prepare(s.legal());
   for (const Params& p : s.legal()) s.cost(p);
 }
 

@@ -193,27 +193,25 @@ struct Compiled {
   dim3 grid, block;
 };
 
+// The -D defines of `v` with `params` (kernels/gemm/nvrtc.cu), its launch shape on `b`, and its name.
 template <typename T>
-Compiled compiled(Variant v, const Params& params, const Block& b) {
-  const std::string real = std::is_same_v<T, float> ? "float" : "double";
-  cuda::Defines defines = {{"real", real}};
-  Compiled c;
-  std::string what = "GEMM " + to_string(v) + " " + (std::is_same_v<T, float> ? "f32" : "f64");
+cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr, const Block& b = {},
+                         std::string* what = nullptr) {
+  cuda::Defines defines = {{"real", std::is_same_v<T, float> ? "float" : "double"}};
+  if (what) *what = "GEMM " + to_string(v) + " " + (std::is_same_v<T, float> ? "f32" : "f64");
   switch (v) {
     case Variant::naive:
       defines.push_back({"GEMM_KERNEL", "1"});
-      c.name = "gemm_naive";
-      c.grid = dim3(blocks(b.n, naive_block), blocks(b.m, naive_block));
-      c.block = dim3(naive_block, naive_block);
+      if (c) *c = {nullptr, "gemm_naive", dim3(blocks(b.n, naive_block), blocks(b.m, naive_block)), dim3(naive_block, naive_block)};
       break;
     case Variant::tiled: {
       const int tile = params.at("tile");
       defines.push_back({"GEMM_KERNEL", "2"});
       defines.push_back({"TILE", std::to_string(tile)});
-      what += " tile=" + std::to_string(tile);
-      c.name = "gemm_tiled";
-      c.grid = dim3(blocks(b.n, tile), blocks(b.m, tile));
-      c.block = dim3(static_cast<unsigned>(tile), static_cast<unsigned>(tile));
+      if (what) *what += " tile=" + std::to_string(tile);
+      if (c)
+        *c = {nullptr, "gemm_tiled", dim3(blocks(b.n, tile), blocks(b.m, tile)),
+              dim3(static_cast<unsigned>(tile), static_cast<unsigned>(tile))};
       break;
     }
     case Variant::tuned: {
@@ -221,15 +219,22 @@ Compiled compiled(Variant v, const Params& params, const Block& b) {
       defines.push_back({"GEMM_KERNEL", "3"});
       for (const auto& [name, value] : {std::pair{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"TM", t.tm}, {"TN", t.tn}, {"VW", t.vw}})
         defines.push_back({name, std::to_string(value)});
-      what += " " + format_params(params);
-      c.name = "gemm_tuned";
-      c.grid = dim3(blocks(b.n, t.bn), blocks(b.m, t.bm));
-      c.block = dim3(static_cast<unsigned>(t.threads()));
+      if (what) *what += " " + format_params(params);
+      if (c)
+        *c = {nullptr, "gemm_tuned", dim3(blocks(b.n, t.bn), blocks(b.m, t.bm)), dim3(static_cast<unsigned>(t.threads()))};
       break;
     }
     default:
       throw DeviceError("GEMM's " + to_string(v) + " kernel is not compiled at run time");
   }
+  return defines;
+}
+
+template <typename T>
+Compiled compiled(Variant v, const Params& params, const Block& b) {
+  Compiled c;
+  std::string what;
+  const cuda::Defines defines = defines_of<T>(v, params, &c, b, &what);
   c.kernel = cuda::rtc_kernel("gemm/nvrtc.cu", c.name, defines, what);
   return c;
 }
@@ -346,6 +351,13 @@ class CudaOperations final : public Operations {
     std::vector<T> c(c_.size());
     cuda::check(cudaMemcpy(c.data(), c_.data(), c_.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy", "(C to the host)");
     return {c.begin(), c.end()};
+  }
+
+  void build(Variant v, const std::vector<Params>& configs) override {
+    if (v != Variant::naive && v != Variant::tiled && v != Variant::tuned) return;
+    std::vector<cuda::Defines> each;
+    for (const Params& p : configs) each.push_back(defines_of<T>(v, p));
+    cuda::rtc_build_all("gemm/nvrtc.cu", each, "GEMM " + to_string(v) + (std::is_same_v<T, float> ? " f32" : " f64"));
   }
 
   std::string mode(Variant v) const override {

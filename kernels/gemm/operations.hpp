@@ -43,6 +43,9 @@ class Operations {
   virtual std::vector<double> result() const = 0;  // C after the last call
   // What the records should know of how `v` ran, beyond its parameters (cuBLAS's math mode).
   virtual std::string mode(Variant) const { return {}; }
+  // Builds the kernels `v` needs for each of `configs` ahead of their runs, in parallel where the
+  // API can (NVRTC); one that fails is left to its run to report. Default: nothing (built on use).
+  virtual void build(Variant, const std::vector<Params>&) {}
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&, Precision)>;

@@ -191,6 +191,7 @@ class VariantKernel final : public TunableKernel {
   TuningKey key() const override { return key_of(variant_, shape_, precision_); }
   double flops_per_call() const override { return flops(shape_); }
   double bytes_per_call() const override { return min_bytes(shape_, precision_); }
+  void prepare(const std::vector<Params>& configs) override { ops_->build(variant_, configs); }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
     const double first = ops_->run(variant_, params, alpha, beta);
