@@ -97,6 +97,7 @@ std::vector<ReplayKernel> replay(const std::vector<std::string>& files, const Re
       space.constraints.push_back({"held by the cache", [held](const Params& p) { return held->count(p) > 0; }});
       std::vector<std::size_t> budgets =
           options.max_evals ? std::vector<std::size_t>{std::min(*options.max_evals, r.measured)} : target_budgets(r.measured);
+      budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());  // a small space: one budget, the whole
       for (const auto& name : options.strategies) {
         const Strategy& strategy = strategy_named(name);
         for (std::size_t budget : budgets) {

@@ -392,7 +392,7 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
     }
     for (const auto& k : r.kernels)
       if (k.budget_spent)
-        out << "  " << k.kernel << ": the time budget ran out before the search settled (--time-budget)\n";
+        out << "  " << k.kernel << ": the budget (--max-evals, --time-budget) ran out before the search ended\n";
     for (const auto& u : r.untunable) out << "  not swept: " << u << "\n";
     out << "\n";
   }

@@ -22,7 +22,7 @@ namespace gpubench::strategies_impl {
 
 namespace {
 
-constexpr double jitter = 1e-4;         // the noise variance of the normalised log times
+constexpr double jitter = 1e-2;         // the noise variance of the normalised log times
 constexpr double xi = 0.01;             // exploration in expected improvement
 constexpr double enough_gain = 1e-3;    // in log time: 0.1%
 constexpr std::size_t most_candidates = 4000;
