@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """gpubench report: tables and figures from gpubench result records.
 
-    gpubench report table RECORDS.json ... [--kind points|kernels|pairs|scaling|sweep|sweep-grid|lu-study]
+    gpubench report table RECORDS.json ... [--kind points|kernels|pairs|scaling|sweep|sweep-grid|lu-study|strategies]
                           [selection] [--baseline B[:D]:V] [--ci] [--format markdown|latex|csv] [--out FILE]
-    gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep [selection]
+    gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep|strategies [selection]
                            [--baseline B[:D]:V] [--y gflops|time] --out FILE.png|.svg|.pdf
     gpubench report study cg-thesis|cg-multi-gpu|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
 
 Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` tables and
-figures read `gpubench sweep --format json` files. Selection: --suite, --problem, --backend,
+figures read `gpubench sweep --format json` files, `strategies` ones `gpubench sweep --replay ...
+--format json` files. Selection: --suite, --problem, --backend,
 --variant, --precision (each a comma list), --rows B[:D]:V,... Times are per iteration, the median
 of a point's repetitions; a failed point keeps its row, marked FAILED with its reason, and never
 gets a number; a point found in several files comes from the newest, never mixed. Exit 3 names a
@@ -541,6 +542,89 @@ def sweep_table(args):
     return t
 
 
+def strategy_replays(args):
+    """The replays of `gpubench sweep --replay ... --format json` files, by --kernel (a name part of the
+    cache's kernel): [(replay, {strategy: [runs by budget]})]."""
+    out = []
+    for path in args.records:
+        data = read_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("replays"), list):
+            raise ReportError(f"{path}: not a gpubench replay file (no 'replays': write one with "
+                              "gpubench sweep --replay CACHE --format json --out FILE)")
+        for r in data["replays"]:
+            try:
+                name, runs = r["kernel"], r["runs"]
+                by = {}
+                for run in runs:
+                    by.setdefault(run["strategy"], []).append(run)
+                    float(run["final_median"]), float(run["final_p10"]), int(run["budget"]), list(run["median"])
+            except (KeyError, TypeError, ValueError) as e:
+                raise ReportError(f"{path}: a replay without its fields ({e})")
+            if getattr(args, "kernel", None) and not any(k in name for k in args.kernel.split(",")):
+                continue
+            for runs_of in by.values():
+                runs_of.sort(key=lambda run: run["budget"])
+            out.append((r, by))
+    if not out:
+        raise ReportError("no replay in " + ", ".join(args.records) + (" matches --kernel" if getattr(args, "kernel", None) else ""))
+    return out
+
+
+def replay_title(r):
+    """'GEMM tuned f32 cuda (347)' from a replay's kernel: 'cuda NVIDIA H100 | 8192 | f32 | tuned'."""
+    parts = [p.strip() for p in r["kernel"].split("|")]
+    backend = parts[0].split(" ")[0] if parts else ""
+    problem, precision, kernel = (parts + ["", "", "", ""])[1:4]
+    return f"{kernel} {problem} {precision} {backend} ({r['measured']})"
+
+
+def strategies_table(args):
+    """Per cache and strategy: % of the optimum reached (median and 10th percentile over the seeds) at each budget."""
+    t = Table(["kernel (configurations)", "strategy", "budget", "median %", "10th pct %", "evaluations to 97 % (median)"],
+              ["l", "l", "r", "r", "r", "r"])
+    seeds = set()
+    for r, by in strategy_replays(args):
+        seeds.add(r.get("seeds"))
+        for strategy, runs in by.items():
+            for run in runs:
+                to97 = run.get("evaluations_to_97_median")
+                t.rows.append([replay_title(r), strategy, str(run["budget"]), f"{100 * run['final_median']:.1f}",
+                               f"{100 * run['final_p10']:.1f}", "-" if to97 is None else f"{to97:.0f}"])
+    t.notes.append("% of the optimum = the cache's best time / the best time the strategy found within the budget; "
+                   f"over {', '.join(str(s) for s in sorted(x for x in seeds if x))} seeds. Budgets: max(10 % of the "
+                   "configurations, 20) and max(25 %, 40), at most all. '-': fewer than half the seeds reach 97 %.")
+    return t
+
+
+def strategies_figure(plt, args):
+    """One panel per cache: % of the optimum against evaluations, median (solid) and 10th percentile
+    (dashed) of each strategy, from its largest budget's runs."""
+    replays = strategy_replays(args)
+    cols = min(3, len(replays))
+    rows = (len(replays) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(args.width * cols / 2, (args.height or 5.0) * rows / 1.6),
+                             dpi=args.dpi, squeeze=False)
+    for ax in axes.flat[len(replays):]:
+        ax.set_visible(False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, (r, by) in zip(axes.flat, replays):
+        for i, (strategy, runs) in enumerate(by.items()):
+            run = runs[-1]
+            x = list(range(1, len(run["median"]) + 1))
+            colour = colours[i % len(colours)]
+            ax.plot(x, [100 * v for v in run["median"]], "-", color=colour, label=strategy, linewidth=1.2)
+            ax.plot(x, [100 * v for v in run["p10"]], "--", color=colour, linewidth=0.7)
+        ax.set_title(replay_title(r), fontsize=8)
+        ax.set_xlabel("evaluations", fontsize=7)
+        ax.set_ylabel("% of the optimum", fontsize=7)
+        ax.set_ylim(50, 101)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, alpha=0.3)
+    axes.flat[0].legend(fontsize=6, ncol=2, loc="lower right", title="median (solid), 10th pct (dashed)",
+                        title_fontsize=6)
+    return fig
+
+
 def sweep_configs(args):
     """[(sweep, kernel, verified configs)] of the sweep files named, by --backend, --precision and --kernel."""
     def ok(value, wanted):
@@ -695,6 +779,8 @@ def draw(plt, args):
     """The figure args asks for, drawn and laid out."""
     if args.kind == "sweep":
         fig = sweep_figure(plt, args)
+    elif args.kind == "strategies":
+        fig = strategies_figure(plt, args)
     else:
         points = select(everything(args), args)
         fig, ax = plt.subplots(figsize=(args.width, args.height or 5.0), dpi=args.dpi)
@@ -1014,24 +1100,26 @@ def make_parser():
         p.add_argument("--baseline", help="B[:D]:V: speedups against this backend (device) and variant")
         p.add_argument("--out", help="the file written (a table goes to stdout without it)")
     t = sub.choices["table"]
-    t.add_argument("--kind", choices=("points", "kernels", "pairs", "scaling", "sweep", "sweep-grid", "lu-study"),
+    t.add_argument("--kind", choices=("points", "kernels", "pairs", "scaling", "sweep", "sweep-grid", "lu-study",
+                                      "strategies"),
                    default="points",
                    help="points: a row per point; kernels: a row per kernel, a column per point; pairs: speedups "
                         "X -> Y per problem; scaling: CG across devices, a row per device count (time, speedup, "
                         "efficiency, the exchange); sweep: the WG/CU reduction per swept kernel; sweep-grid: "
-                        "GFLOP/s per swept configuration; lu-study: the LU study's table")
-    t.add_argument("--kernel", help="sweep-grid: only these kernels")
+                        "GFLOP/s per swept configuration; lu-study: the LU study's table; strategies: % of the "
+                        "optimum each search strategy reaches (gpubench sweep --replay ... --format json)")
+    t.add_argument("--kernel", help="sweep-grid: only these kernels; strategies: only caches whose kernel names one")
     t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     t.add_argument("--ci", action="store_true", help="mean, its 95%% confidence interval and relative error")
     t.add_argument("--reduction-name", default="reduction", help="the name of the (T_base - T) / T_base column")
     t.add_argument("--value", choices=tuple(KERNEL_VALUES), default="ms", help="kernels: the value per kernel")
     t.add_argument("--pairs", help="pairs: X>Y[,X>Y...], each B[:D]:V")
     f = sub.choices["figure"]
-    f.add_argument("--kind", choices=("roofline", "kernels", "speedup", "scaling", "sweep"), required=True)
+    f.add_argument("--kind", choices=("roofline", "kernels", "speedup", "scaling", "sweep", "strategies"), required=True)
     f.add_argument("--y", choices=("gflops", "time"), default="gflops")
     f.add_argument("--x", help="sweep: the parameter on the x axis (default work_groups_per_cu, else the first), "
                                "or problem: each configuration across the sweeps' sizes")
-    f.add_argument("--kernel", help="sweep: only these kernels")
+    f.add_argument("--kernel", help="sweep: only these kernels; strategies: only caches whose kernel names one")
     f.add_argument("--kernels", action="store_true", help="roofline: each kernel's point too")
     f.add_argument("--width", type=float, default=8.0)
     f.add_argument("--height", type=float, help="in inches (default 5; figures of many bars grow to give each its line)")
@@ -1058,13 +1146,15 @@ def main(argv=None):
         points = []
         if args.kind == "sweep":
             table = sweep_table(args)
+        elif args.kind == "strategies":
+            table = strategies_table(args)
         elif args.kind == "sweep-grid":
             table = sweep_grid_table(args)
         else:
             points = select(everything(args), args)
             table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
                      "scaling": scaling_table, "lu-study": lu_study_table}[args.kind](points, args)
-        shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid") else set()
+        shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid", "strategies") else set()
         table.notes += [r for r in getattr(args, "replaced", []) if r.split(": from ")[0] in shown]
         text = table.write(args.format)
         if args.out:

@@ -312,7 +312,7 @@ TEST(Sweep, ALargeSpaceIsSearchedWithinItsTimeBudget) {
   EXPECT_EQ(fake->visited.front(), fake->heuristic());
   std::ostringstream table;
   write_sweep_table({r}, table);
-  EXPECT_THAT(table.str(), HasSubstr("tiled: the time budget ran out"));
+  EXPECT_THAT(table.str(), HasSubstr("tiled: the budget (--max-evals, --time-budget) ran out"));
 }
 
 // A small space whose every configuration is slow (a large problem) is searched within the
