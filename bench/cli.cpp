@@ -183,7 +183,8 @@ void sweep_options(CLI::App* app, Raw& raw) {
   output_options(app, raw, "table or json (default table)");
   text(app, raw, "--kernel", "NAME", "sweep one kernel (default all tunable kernels)");
   app->add_option("--param", raw.params,
-                  "visit these values only: a list and/or ranges, e.g. work_group_size=64,128 or work_groups_per_cu=1:16 "
+                  "visit these values only: a list and/or ranges of a parameter the kernel declares, e.g. tile=8,16 or "
+                  "NAME=1:16 "
                   "(repeatable)")
       ->type_name("NAME=VALUES")
       ->expected(1)

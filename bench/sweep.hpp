@@ -39,8 +39,8 @@ struct SweepOptions {
   std::function<double()> clock; // seconds, for the budget; empty: the host's steady clock
 };
 
-// Parses one --param value: "work_group_size=64,128,256", "work_groups_per_cu=1:16" (a range,
-// inclusive), or both forms mixed ("1:4,8"). Throws UsageError naming what is wrong.
+// Parses one --param value: "tile=8,16,32", "lines=1:16" (a range, inclusive), or both forms
+// mixed ("1:4,8"). Throws UsageError naming what is wrong.
 std::pair<std::string, std::vector<int>> parse_param(const std::string& text);
 
 struct ConfigResult {
@@ -62,8 +62,8 @@ struct KernelSweep {
   std::vector<ConfigResult> configs;  // in the order visited
   int best = -1;      // index into configs; -1 when none verified
   // After a walk, the walked parameter at its first value with the best's others (the thesis's
-  // 1 work-group per compute unit; baseline_name says which, "work_groups_per_cu=1"); otherwise
-  // the heuristic's configuration.
+  // one work-group per compute unit; baseline_name says which, "NAME=1"); otherwise the
+  // heuristic's configuration.
   int baseline = -1;
   std::string baseline_name;
   double reduction_pct() const;  // (t_baseline - t_best) / t_baseline, in %
@@ -95,7 +95,7 @@ ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions
 SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::optional<Ceilings>& ceilings,
                   std::ostream& log, bool terminal);
 
-// The thesis's table per kernel: time at 1 WG/CU (or the heuristic's), best time, best
+// The thesis's table per kernel: the baseline's time (KernelSweep::baseline), best time, best
 // parameters, reduction.
 void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& out);
 // Every configuration of every kernel, for plots.

@@ -1,6 +1,7 @@
 #include "bench/tunable.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <limits>
 
@@ -119,10 +120,23 @@ std::vector<Params> TunableSpace::neighbours(const Params& p) const {
 
 std::string format_params(const Params& p) {
   std::string s;
+  for (const auto& [name, value] : p) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  return s;
+}
+
+std::vector<std::pair<std::string, std::string>> compile_defines(const Params& p) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, value] : p) {
-    const std::string shortname = name == "work_group_size" ? "wg" : name == "work_groups_per_cu" ? "wg/cu" : name;
-    s += (s.empty() ? "" : " ") + shortname + "=" + std::to_string(value);
+    std::string macro = name;
+    for (char& c : macro) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out.emplace_back(std::move(macro), std::to_string(value));
   }
+  return out;
+}
+
+std::string compile_options(const Params& p) {
+  std::string s;
+  for (const auto& [macro, value] : compile_defines(p)) s += " -D" + macro + "=" + value;
   return s;
 }
 

@@ -62,11 +62,11 @@ struct TuningKey {
 struct TuningEntry {
   TuningKey key;
   std::string problem;         // the problem it was swept on ("poisson2d:4096")
-  nlohmann::json params;       // {"work_group_size": 256, "work_groups_per_cu": 4}
+  nlohmann::json params;       // {"tile": 16}: the kernel's declared parameters
   double seconds = 0;          // per call, with these params
   double gflops = 0;
   double roofline_pct = 0;     // 0 when the device had no ceilings
-  double baseline_seconds = 0; // per call at the search's first configuration (1 WG/CU)
+  double baseline_seconds = 0; // per call of the sweep's baseline configuration (KernelSweep::baseline)
   std::string date, commit;
   nlohmann::json extra = nlohmann::json::object();  // fields this gpubench does not know: kept as they are
 };

@@ -18,7 +18,7 @@
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
 #include "bench/kernel_profile.hpp"
-#include "bench/launch_config.hpp"
+#include "kernels/launch_grid.hpp"
 #include "common/precision.hpp"
 #include "kernels/cg/csr.hpp"
 
@@ -41,7 +41,7 @@ class LibraryCalls {
   virtual void axpy(double alpha, Slot x, Slot y) = 0; // y = y + alpha x
   virtual void scal(double alpha, Slot x) = 0;         // x = alpha x
 };
-// Launch parameters of one CG kernel (bench/launch_config.hpp); work.hpp declares which kernels
+// Launch parameters of one CG kernel (kernels/launch_grid.hpp); work.hpp declares which kernels
 // take which, and their legal values.
 using gpubench::LaunchConfig;
 

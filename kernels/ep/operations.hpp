@@ -13,7 +13,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
-#include "bench/launch_config.hpp"
+#include "kernels/launch_grid.hpp"
 #include "kernels/ep/ep.hpp"
 
 namespace gpubench::ep {
@@ -30,7 +30,7 @@ constexpr Variant all_variants[] = {Variant::reduce, Variant::partials, Variant:
 constexpr Variant device_variants[] = {Variant::reduce, Variant::partials};  // what every backend runs
 std::string tally_kernel(Variant v);  // "tally", "tally_partials" (the tunable kernels), "serial"
 
-// The grid of the tally kernel (bench/launch_config.hpp): work_groups_per_cu x compute units
+// The grid of the tally kernel (kernels/launch_grid.hpp): work_groups_per_cu x compute units
 // groups of work_group_size.
 using gpubench::LaunchConfig;
 

@@ -207,7 +207,7 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
     case Variant::tiled: {
       const int tile = params.at("tile");
       defines.push_back({"GEMM_KERNEL", "2"});
-      defines.push_back({"TILE", std::to_string(tile)});
+      for (auto& d : compile_defines(params)) defines.push_back(std::move(d));
       if (what) *what += " tile=" + std::to_string(tile);
       if (c)
         *c = {nullptr, "gemm_tiled", dim3(blocks(b.n, tile), blocks(b.m, tile)),
@@ -217,8 +217,7 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
       defines.push_back({"GEMM_KERNEL", "3"});
-      for (const auto& [name, value] : {std::pair{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"TM", t.tm}, {"TN", t.tn}, {"VW", t.vw}})
-        defines.push_back({name, std::to_string(value)});
+      for (auto& d : compile_defines(params)) defines.push_back(std::move(d));
       if (what) *what += " " + format_params(params);
       if (c)
         *c = {nullptr, "gemm_tuned", dim3(blocks(b.n, t.bn), blocks(b.m, t.bm)), dim3(static_cast<unsigned>(t.threads()))};

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "bench/launch_config.hpp"
+#include "bench/params.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/operations.hpp"
 

@@ -139,16 +139,13 @@ Event OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, do
       break;
     case Variant::tiled: {
       const auto tile = static_cast<std::size_t>(params.at("tile"));
-      k = &kernel(" -DTILE=" + std::to_string(tile), "gemm_tiled");
+      k = &kernel(compile_options(params), "gemm_tiled");
       g = Geometry{2, {round_up(b.n, tile), round_up(b.m, tile), 1}, {tile, tile, 1}};
       break;
     }
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
-      const std::string options = " -DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) +
-                                  " -DBK=" + std::to_string(t.bk) + " -DTM=" + std::to_string(t.tm) +
-                                  " -DTN=" + std::to_string(t.tn) + " -DVW=" + std::to_string(t.vw);
-      k = &kernel(options, "gemm_tuned");
+      k = &kernel(compile_options(params), "gemm_tuned");
       const auto threads = static_cast<std::size_t>(t.threads());
       const std::size_t largest = k->max_work_group_size(context_->device());
       if (threads > largest)

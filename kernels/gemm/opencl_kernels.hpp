@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/opencl/opencl.hpp"
-#include "bench/launch_config.hpp"
+#include "bench/params.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/operations.hpp"

@@ -10,7 +10,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
-#include "bench/launch_config.hpp"
+#include "bench/params.hpp"
 #include "bench/tunable.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"

@@ -13,7 +13,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
-#include "bench/launch_config.hpp"
+#include "bench/params.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
 #include "common/precision.hpp"

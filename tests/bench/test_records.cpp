@@ -54,7 +54,7 @@ TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
   report.points.push_back(p);
   std::ostringstream out;
   write_table(report, out, {}, true);
-  EXPECT_NE(out.str().find("tile=16 wg=256: tuned\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("tile=16 work_group_size=256: tuned\n"), std::string::npos) << out.str();
   std::ostringstream summary;
   write_table(report, summary);
   EXPECT_EQ(summary.str().find("gemm_tiled"), std::string::npos) << "the breakdown is behind --breakdown";

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -378,6 +379,27 @@ TEST(Replay, APartialCacheIsReplayedOverWhatItHolds) {
   std::ostringstream table;
   write_replay_table({k}, r, table);
   EXPECT_THAT(table.str(), HasSubstr("partial cache"));
+}
+
+// The study's caches (reports/data/tuner/, measured on the H100): each whole (every declared
+// legal configuration measured, or its failure recorded), and each replays every strategy.
+TEST(Replay, TheCommittedStudyCachesAreWholeAndReplay) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GPUBENCH_SOURCE_DIR) + "/reports/data/tuner"))
+    if (e.path().extension() == ".jsonl") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 7u);
+  ReplayOptions r;
+  for (const auto& s : strategies()) r.strategies.push_back(s.name);
+  r.seeds = 2;
+  std::ostringstream log;
+  const auto kernels = replay(files, r, log);
+  EXPECT_GE(kernels.size(), 16u);
+  for (const auto& k : kernels) {
+    EXPECT_EQ(k.measured, k.declared) << k.id;
+    for (const auto& run : k.runs)
+      if (run.strategy == "exhaustive" && run.budget == k.measured) EXPECT_DOUBLE_EQ(run.final_median, 1.0) << k.id;
+  }
 }
 
 }  // namespace

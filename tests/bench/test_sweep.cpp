@@ -14,6 +14,7 @@
 
 #include "common/errors.hpp"
 #include "bench/sweep.hpp"
+#include "kernels/launch_grid.hpp"
 
 namespace gpubench {
 namespace {
@@ -147,8 +148,8 @@ TEST(Sweep, FailuresAreRecordedWithTheirReasonAndTheSweepGoesOn) {
   EXPECT_EQ(statuses["time limit"], 1);
   std::ostringstream table;
   write_sweep_table({r}, table);
-  EXPECT_THAT(table.str(), HasSubstr("wg=64 wg/cu=2: wrong result: fake output 0"));
-  EXPECT_THAT(table.str(), HasSubstr("wg=256 wg/cu=1: launch failed"));
+  EXPECT_THAT(table.str(), HasSubstr("work_group_size=64 work_groups_per_cu=2: wrong result: fake output 0"));
+  EXPECT_THAT(table.str(), HasSubstr("work_group_size=256 work_groups_per_cu=1: launch failed"));
   const auto j = sweep_json({r});
   EXPECT_EQ(j[0]["kernels"][0]["configs"].size(), 13u);
 }
@@ -292,7 +293,7 @@ TEST(Sweep, ASmallSpaceIsWalkedWholeAndIllegalConfigurationsAreNeverMeasured) {
   EXPECT_EQ(ks.configs[static_cast<std::size_t>(ks.baseline)].params, fake->heuristic());
   std::ostringstream table;
   write_sweep_table({r}, table);
-  EXPECT_THAT(table.str(), HasSubstr("tile=16 vector_width=4 wg=256"));
+  EXPECT_THAT(table.str(), HasSubstr("tile=16 vector_width=4 work_group_size=256"));
   EXPECT_THAT(table.str(), HasSubstr("best parameters"));
   const auto j = sweep_json({r});
   EXPECT_EQ(j[0]["kernels"][0]["best"], (nlohmann::json{{"tile", 16}, {"vector_width", 4}, {"work_group_size", 256}}));

@@ -272,6 +272,45 @@ class StudyRun(unittest.TestCase):
             shutil.rmtree(work)
 
 
+class Strategies(unittest.TestCase):
+    """The strategy study: gpubench replays a committed sweep cache (no device), report draws its table and figure."""
+
+    def setUp(self):
+        self.binary = os.environ.get("GPUBENCH_BINARY")
+        if not self.binary or not os.access(self.binary, os.X_OK):
+            self.skipTest("GPUBENCH_BINARY is not set to a built gpubench (ctest sets it)")
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_a_committed_cache_replays_into_a_table_and_a_figure(self):
+        cache = os.path.join(DATA, "tuner", "gemm-8192-tuned-cuda-f64.jsonl")
+        replayed = os.path.join(self.dir, "replay.json")
+        done = subprocess.run([self.binary, "sweep", "--replay", cache, "--strategy", "random,bayes", "--seeds", "10",
+                               "--format", "json", "--out", replayed], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        replays = json.load(open(replayed))["replays"]
+        self.assertEqual(len(replays), 1)
+        self.assertEqual(replays[0]["measured"], replays[0]["declared"])  # the whole space was swept
+        self.assertEqual({r["strategy"] for r in replays[0]["runs"]}, {"random", "bayes"})
+        code, table, err = run_report(["table", replayed, "--kind", "strategies"])
+        self.assertEqual(code, 0, err)
+        self.assertIn("| tuned 8192 f64 cuda (173) | bayes | 20 |", table)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        out = os.path.join(self.dir, "strategies.png")
+        code, _, err = run_report(["figure", replayed, "--kind", "strategies", "--out", out])
+        self.assertEqual(code, 0, err)
+        self.assertGreater(os.path.getsize(out), 5000)
+        # A file that is not a replay is named.
+        code, _, err = run_report(["table", cache, "--kind", "strategies"])
+        self.assertNotEqual(code, 0)
+        self.assertIn("gemm-8192-tuned-cuda-f64.jsonl", err)
+
+
 class Figures(unittest.TestCase):
     """Every figure kind: a PNG of the size asked for (8 x 5 in at 100 dpi), or the sweep's grid."""
 

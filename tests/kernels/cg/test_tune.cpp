@@ -173,7 +173,7 @@ TEST(CgTune, TheSweepWalksEveryWorkGroupSizeFromOneWorkGroupPerCu) {
                                         {{"work_group_size", 128}, {"work_groups_per_cu", 1}},
                                         {{"work_group_size", 128}, {"work_groups_per_cu", 2}}};
   EXPECT_EQ(visited, expected);
-  EXPECT_EQ(r.kernels[0].strategy, "walk over WG/CU");
+  EXPECT_EQ(r.kernels[0].strategy, "auto: walk");  // CG declares the walk its default
 }
 
 // A database value CG's declaration refuses (not a power of two) is an InputError naming it.

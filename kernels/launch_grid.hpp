@@ -1,16 +1,15 @@
-// The launch parameters every suite's operations take, and the one conversion from a tunable
-// parameter set to them. Kept free of the harness's headers: backends' .cu files include it.
+// The grid of the grid-stride kernels of CG and EP: their two tunables, their defaults (the
+// built-in heuristic the tuning database falls back to) and the one conversion from a parameter
+// set to them. The harness (bench/) knows parameters only by the names a suite declares.
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "bench/params.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
-
-// A value for each of a kernel's declared tunable parameters, by name.
-using Params = std::map<std::string, int>;
 
 // The grid of a kernel: work_groups_per_cu x compute units groups of work_group_size items (the
 // grid-stride kernels; others take only the group size). The defaults are the built-in
