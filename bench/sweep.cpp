@@ -295,8 +295,10 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
         if (!(cached && cached->find(p))) to_build.push_back(p);
       if (!to_build.empty()) k->prepare(to_build);
     };
+    // The bar counts against what the search may measure at most: the legal configurations, or
+    // fewer under --max-evals; a time budget counts its seconds.
     if (options.time_budget_s) progress.budget(ks.kernel, *options.time_budget_s, now);
-    else progress.kernel(ks.kernel, options.max_evals ? std::min(*options.max_evals, space.size()) : 0);
+    else progress.kernel(ks.kernel, std::min(options.max_evals.value_or(search.legal().size()), search.legal().size()));
     try {
       chosen.run(search);
     } catch (const BudgetSpent&) {

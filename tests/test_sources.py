@@ -11,7 +11,8 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 # Environment variables that choose where things are, never what a run measures.
-SETTINGS = {"GPUBENCH_TUNING_DB", "GPUBENCH_COMMITTED_TUNING_DB", "GPUBENCH_SOURCE_DIR", "GPUBENCH_PYTHON"}
+SETTINGS = {"GPUBENCH_TUNING_DB", "GPUBENCH_COMMITTED_TUNING_DB", "GPUBENCH_SOURCE_DIR", "GPUBENCH_PYTHON",
+            "GPUBENCH_KERNEL_CACHE"}
 
 
 def sources():
