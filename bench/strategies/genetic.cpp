@@ -38,13 +38,14 @@ void genetic(Search& s) {
   // About 5 generations within the budget, 4 to 20 at a time.
   const std::size_t size = std::clamp<std::size_t>(budget / 5, 4, 20);
   const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(1, s.space().params.size()));
+  // The first generation: the heuristic and distinct configurations drawn at random.
   std::vector<Params> population;
   if (!s.heuristic().empty()) population.push_back(s.heuristic());
-  while (population.size() < size)
-    if (const auto p = s.random_unmeasured(); p && std::find(population.begin(), population.end(), *p) == population.end())
-      population.push_back(*p);
-    else if (!p)
-      break;
+  std::vector<const Params*> pool;
+  for (const Params& p : s.legal())
+    if (!s.known(p) && p != s.heuristic()) pool.push_back(&p);
+  std::shuffle(pool.begin(), pool.end(), s.random());
+  for (std::size_t i = 0; i < pool.size() && population.size() < size; ++i) population.push_back(*pool[i]);
   auto faster = [&](const Params& a, const Params& b) { return s.cost(a) < s.cost(b); };
   while (!s.exhausted()) {
     for (const Params& p : population) s.cost(p);

@@ -147,6 +147,20 @@ TEST(Strategies, EachFindsTheOptimumOfEverySyntheticSpaceGivenTheWholeSpace) {
   }
 }
 
+TEST(Strategies, EachEndsOnSpacesOfOneToThreeConfigurations) {
+  for (int n : {1, 2, 3}) {
+    Landscape l;
+    l.space.params = {Tunable::range("tile", 1, n)};
+    l.time = [](const Params& p) { return 1e-3 * (1 + std::abs(p.at("tile") - 2)); };
+    l.heuristic = {{"tile", 1}};
+    for (const auto& s : strategies()) {
+      const Result r = search(l, s.name, 1);
+      EXPECT_DOUBLE_EQ(r.best, optimum_of(l)) << s.name << " on " << n;
+      EXPECT_LE(r.calls, static_cast<std::size_t>(n)) << s.name << " on " << n;
+    }
+  }
+}
+
 TEST(Strategies, TheSearchesFindTheOptimumInAFractionOfTheSpace) {
   // Within half the space on the bowl (256 - 10 legal), every seed of the model-free and model-based searches.
   const Landscape l = bowl();
