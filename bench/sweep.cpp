@@ -293,7 +293,13 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
       std::vector<Params> to_build;
       for (const Params& p : upcoming)
         if (!(cached && cached->find(p))) to_build.push_back(p);
-      if (!to_build.empty()) k->prepare(to_build);
+      // A unit of its own: a compiler that crashes there costs the building ahead, not the sweep
+      // (each configuration then builds in its own unit).
+      if (!to_build.empty())
+        isolation::unit(unit_prefix + "prepare", [&] {
+          k->prepare(to_build);
+          return nlohmann::json::object();
+        });
     };
     // The bar counts against what the search may measure at most: the legal configurations, or
     // fewer under --max-evals; a time budget counts its seconds.
@@ -317,7 +323,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     // (the thesis's starting point: 1 work-group per compute unit); otherwise the heuristic.
     if (ks.best >= 0) {
       Params base = heuristic;
-      if (search.used == "walk" || chosen.name == "walk") {
+      if ((search.used == "walk" || chosen.name == "walk") && !space.params.empty()) {
         const Tunable& walked = space.params.back();
         base = ks.configs[static_cast<std::size_t>(ks.best)].params;
         base[walked.name] = walked.values.front();
@@ -329,7 +335,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     std::size_t failed = 0;
     for (const auto& c : ks.configs) failed += c.ok() ? 0 : 1;
     log << "gpubench: sweep " << label << " " << ks.kernel << ": " << ks.configs.size() << " configurations ("
-        << ks.strategy << (ks.budget_spent ? ", time budget spent" : "") << "), " << failed << " failed";
+        << ks.strategy << (ks.budget_spent ? ", budget spent" : "") << "), " << failed << " failed";
     if (ks.best >= 0)
       log << "; best " << format_params(ks.configs[static_cast<std::size_t>(ks.best)].params) << " "
           << fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds * 1e3, 4) << " ms";
