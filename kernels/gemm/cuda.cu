@@ -198,7 +198,11 @@ template <typename T>
 cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr, const Block& b = {},
                          std::string* what = nullptr) {
   cuda::Defines defines = {{"real", std::is_same_v<T, float> ? "float" : "double"}};
-  if (what) *what = "GEMM " + to_string(v) + " " + (std::is_same_v<T, float> ? "f32" : "f64");
+  if (what) {  // appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on "literal" + std::string
+    *what = "GEMM ";
+    *what += to_string(v);
+    *what += std::is_same_v<T, float> ? " f32" : " f64";
+  }
   switch (v) {
     case Variant::naive:
       defines.push_back({"GEMM_KERNEL", "1"});
