@@ -183,7 +183,7 @@ void sweep_options(CLI::App* app, Raw& raw) {
   output_options(app, raw, "table or json (default table)");
   text(app, raw, "--kernel", "NAME", "sweep one kernel (default all tunable kernels)");
   app->add_option("--param", raw.params,
-                  "visit these values only: a list and/or ranges of a parameter the kernel declares, e.g. tile=8,16 or "
+                  "visit these values only: a list and/or ranges of a parameter the kernel declares, e.g. NAME=8,16 or "
                   "NAME=1:16 "
                   "(repeatable)")
       ->type_name("NAME=VALUES")

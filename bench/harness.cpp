@@ -63,6 +63,14 @@ int RunReport::exit_code() const {
   return code;
 }
 
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double x = q * static_cast<double>(sorted.size() - 1);
+  const auto i = static_cast<std::size_t>(x);
+  const double next = sorted[std::min(i + 1, sorted.size() - 1)];
+  return sorted[i] + (next - sorted[i]) * (x - static_cast<double>(i));
+}
+
 namespace {
 
 // Keeps every run Google Benchmark reports, and its context, for our own writers.
@@ -140,14 +148,6 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-// The linearly interpolated quantile q of `sorted` (numpy's default).
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double x = q * static_cast<double>(sorted.size() - 1);
-  const auto i = static_cast<std::size_t>(x);
-  const double next = sorted[std::min(i + 1, sorted.size() - 1)];
-  return sorted[i] + (next - sorted[i]) * (x - static_cast<double>(i));
-}
 
 // The interquartile range over the median, and the outliers by hyperfine's rule (bench/harness.hpp),
 // the deviations' scale floored at 1% of the median.

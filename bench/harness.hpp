@@ -17,6 +17,9 @@
 
 namespace gpubench {
 
+// The linearly interpolated quantile q of `sorted` (numpy's default); 0 for none.
+double quantile(const std::vector<double>& sorted, double q);
+
 struct PointResult {
   PointId id;
   bool failed = false;         // an error, or a repetition that did not verify

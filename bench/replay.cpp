@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bench/format.hpp"
+#include "bench/harness.hpp"
 #include "bench/strategy.hpp"
 #include "bench/sweep.hpp"
 #include "bench/sweep_cache.hpp"
@@ -19,13 +20,10 @@ namespace gpubench {
 
 namespace {
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
+// The quantile q of `v`, in any order.
+double quantile_of(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+  return quantile(v, q);
 }
 
 // One strategy, one seed, one budget: the best time after each evaluation.
@@ -145,13 +143,13 @@ std::vector<ReplayKernel> replay(const std::vector<std::string>& files, const Re
               const double best = t.empty() ? INFINITY : t[std::min(e, t.size() - 1)];
               fractions.push_back(std::isfinite(best) ? optimum / best : 0.0);
             }
-            run.median.push_back(quantile(fractions, 0.5));
-            run.p10.push_back(quantile(fractions, 0.1));
+            run.median.push_back(quantile_of(fractions, 0.5));
+            run.p10.push_back(quantile_of(fractions, 0.1));
           }
           run.final_median = run.median.empty() ? 0 : run.median.back();
           run.final_p10 = run.p10.empty() ? 0 : run.p10.back();
-          run.evaluations_median = quantile(used, 0.5);
-          const double m97 = quantile(to97, 0.5);
+          run.evaluations_median = quantile_of(used, 0.5);
+          const double m97 = quantile_of(to97, 0.5);
           if (std::isfinite(m97)) run.to_97_median = m97;
           r.runs.push_back(std::move(run));
         }

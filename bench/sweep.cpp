@@ -23,7 +23,7 @@ namespace gpubench {
 
 namespace {
 
-// "bm=64,bn=128": a configuration in a unit's name (no spaces).
+// "A=64,B=128": a configuration in a unit's name (no spaces).
 std::string params_text(const Params& p) {
   std::string s;
   for (const auto& [name, value] : p) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
@@ -189,7 +189,7 @@ ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions
 std::pair<std::string, std::vector<int>> parse_param(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw UsageError("--param needs NAME=VALUES (e.g. tile=8,16 or NAME=1:16), got '" +
+    throw UsageError("--param needs NAME=VALUES (e.g. NAME=8,16 or NAME=1:16), got '" +
                      text + "'");
   const std::string name = text.substr(0, eq);
   std::vector<int> values;
@@ -263,7 +263,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
                                           " is not legal on " + target.device.label() + ": " + why);
     const TunableSpace space = restrict_to_options(declared, options);
 
-    // "sweep/8192/cuda:0/f32/tuned/bk=8,bm=128,..": a name
+    // "sweep/8192/cuda:0/f32/KERNEL/A=8,B=128": a name
     // that tells configurations apart across targets, for the crash journal.
     const std::string unit_prefix = "sweep/" + target.problem + "/" + target.device.backend + ":" +
                                     std::to_string(target.device.index) + "/" + to_string(target.precision) + "/" +

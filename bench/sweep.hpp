@@ -39,7 +39,7 @@ struct SweepOptions {
   std::function<double()> clock; // seconds, for the budget; empty: the host's steady clock
 };
 
-// Parses one --param value: "tile=8,16,32", "lines=1:16" (a range, inclusive), or both forms
+// Parses one --param value: "NAME=8,16,32", "NAME=1:16" (a range, inclusive), or both forms
 // mixed ("1:4,8"). Throws UsageError naming what is wrong.
 std::pair<std::string, std::vector<int>> parse_param(const std::string& text);
 

@@ -158,7 +158,7 @@ KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, d
 
 namespace {
 
-// "'tlie' is not a parameter of KERNEL (it takes tile)" for the first name of `params` that
+// "'nmae' is not a parameter of KERNEL (it takes name)" for the first name of `params` that
 // `space` does not declare; "" when it declares them all.
 std::string unknown_param(const TunableSpace& space, const nlohmann::json& params, const std::string& kernel) {
   for (const auto& [name, value] : params.items()) {

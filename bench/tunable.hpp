@@ -21,7 +21,7 @@ namespace gpubench {
 // One parameter and its legal values, in ascending order for ranges and in the declared order
 // for a list; "one step" (TunableSpace::neighbours) is one place along that order.
 struct Tunable {
-  std::string name;         // as the suite declares it ("tile")
+  std::string name;         // as the suite declares it
   std::vector<int> values;  // never empty
   std::string legal;        // how the values were declared: "[1, 64]", "powers of two in [32, 1024]", "{1, 2, 4}"
 
@@ -31,7 +31,7 @@ struct Tunable {
   bool allows(int value) const;
 };
 
-// A rule over a whole parameter set, e.g. "tm tn <= 64". `holds` is called only
+// A rule over a whole parameter set, e.g. "A * B <= 64". `holds` is called only
 // with a value for every parameter of its space.
 struct Constraint {
   std::string description;
@@ -61,12 +61,12 @@ struct TunableSpace {
 // names and values, not a device's or a problem's constraints): "" when nothing.
 std::string undeclared_params(const TunableSpace& declared, const nlohmann::json& params);
 
-// "bm=128 bn=64 vw=4": each parameter as declared, in name order.
+// "A=128 B=64": each parameter as declared, in name order.
 std::string format_params(const Params& p);
 
 // What a kernel compiled at run time is built with for `p`: each parameter as a macro of its name
-// in capitals ({"tile", 16} -> TILE=16), for NVRTC (compile_defines) and OpenCL (compile_options:
-// " -DTILE=16"). A kernel's source reads its parameters by those names.
+// in capitals ({"name", 16} -> NAME=16), for NVRTC (compile_defines) and OpenCL (compile_options:
+// " -DNAME=16"). A kernel's source reads its parameters by those names.
 std::vector<std::pair<std::string, std::string>> compile_defines(const Params& p);
 std::string compile_options(const Params& p);
 

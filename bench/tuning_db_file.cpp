@@ -117,7 +117,7 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   return c;
 }
 
-// Launch parameters are integers (a work-group size, a tile): 64.0 or "big" is a damaged file,
+// Launch parameters are integers: 64.0 or "big" is a damaged file,
 // not a value to skip while the table says "tuned".
 const ordered_json& integer_params(const ordered_json& params, const std::string& where) {
   if (!params.is_object()) throw Malformed(where + " is not an object of parameters");

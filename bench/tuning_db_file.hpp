@@ -62,7 +62,7 @@ struct TuningKey {
 struct TuningEntry {
   TuningKey key;
   std::string problem;         // the problem it was swept on ("poisson2d:4096")
-  nlohmann::json params;       // {"tile": 16}: the kernel's declared parameters
+  nlohmann::json params;       // {"NAME": 16, ..}: the kernel's declared parameters
   double seconds = 0;          // per call, with these params
   double gflops = 0;
   double roofline_pct = 0;     // 0 when the device had no ceilings

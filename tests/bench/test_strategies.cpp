@@ -411,8 +411,11 @@ TEST(Replay, TheCommittedStudyCachesAreWholeAndReplay) {
   EXPECT_GE(kernels.size(), 16u);
   for (const auto& k : kernels) {
     EXPECT_EQ(k.measured, k.declared) << k.id;
-    for (const auto& run : k.runs)
-      if (run.strategy == "exhaustive" && run.budget == k.measured) EXPECT_DOUBLE_EQ(run.final_median, 1.0) << k.id;
+    for (const auto& run : k.runs) {
+      if (run.strategy == "exhaustive" && run.budget == k.measured) {
+        EXPECT_DOUBLE_EQ(run.final_median, 1.0) << k.id;
+      }
+    }
   }
 }
 
