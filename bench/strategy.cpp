@@ -152,12 +152,13 @@ void automatic(Search& s) {
 
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> all = {
-      {"auto", "the whole space when it has at most 256 legal configurations and fits the budget, else bayes",
+      {"auto", "without --max-evals the kernel's own strategy where it declares one (CG, EP: walk); else the whole "
+               "space when it has at most 256 legal configurations and fits the budget, else bayes",
        automatic},
       {"exhaustive", "every legal configuration, in order", strategies_impl::exhaustive},
       {"random", "legal configurations in a random order", strategies_impl::random},
       {"walk", "the OpenCL CG thesis's walk: for each setting of the other parameters, the walked one (the last "
-               "declared) up from its first value until --patience steps bring nothing beyond the noise",
+               "declared) up from its first value until 3 steps in a row bring nothing beyond the noise",
        strategies_impl::walk},
       {"climb", "the heuristic and 32 at random, then hill climbing from the best 3", strategies_impl::climb},
       {"annealing", "simulated annealing over neighbouring configurations, cooling over the budget",
