@@ -191,20 +191,27 @@ cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const De
     library = it->second;
   } else {
     const std::string dir = cache_dir();
-    std::string image = load(dir, key);
-    if (image.empty()) {
+    auto compile = [&] {
       const auto start = std::chrono::steady_clock::now();
-      image = rtc_compile(source, defines, target.arch, what);
+      std::string image = rtc_compile(source, defines, target.arch, what);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       ++stats.compiled;
       stats.compile_s += seconds;
       said_compiled(what, target.arch, seconds);
       store(dir, key, image);
-    } else {
-      ++stats.loaded;
+      return image;
+    };
+    std::string image = load(dir, key);
+    const bool cached = !image.empty();
+    if (!cached) image = compile();
+    else ++stats.loaded;
+    cudaError_t status = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (status != cudaSuccess && cached) {  // a damaged cache file: built again, and replaced
+      cudaGetLastError();
+      image = compile();
+      status = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     }
-    check(cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cudaLibraryLoadData",
-          "(" + what + ")");
+    check(status, "cudaLibraryLoadData", "(" + what + ")");
     loaded[key] = library;
   }
   cudaKernel_t kernel = nullptr;
