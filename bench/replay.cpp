@@ -42,12 +42,7 @@ std::vector<double> trajectory(const CachedKernel& k, const TunableSpace& space,
     best_after.push_back(best);
     return m;
   };
-  const Params heuristic = k.header.contains("heuristic") ? [&] {
-    Params h;
-    for (const auto& [name, v] : k.header.at("heuristic").items()) h[name] = v.get<int>();
-    return h;
-  }() : Params{};
-  Search search(space, heuristic, measure, SearchBudget{budget, options.time_budget_s}, [&] { return clock; }, seed);
+  Search search(space, k.heuristic, measure, SearchBudget{budget, options.time_budget_s}, [&] { return clock; }, seed);
   search.patience = options.patience;
   try {
     strategy.run(search);

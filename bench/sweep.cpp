@@ -134,13 +134,33 @@ class Progress {
   std::function<double()> now_;
 };
 
+}  // namespace
+
 nlohmann::json params_json(const Params& p) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : p) j[k] = v;
   return j;
 }
 
-}  // namespace
+Params params_of(const nlohmann::json& j) {
+  Params p;
+  for (const auto& [k, v] : j.items()) p[k] = v.get<int>();
+  return p;
+}
+
+Measured measured_of(const ConfigResult& r) {
+  Measured m;
+  m.ok = r.ok();
+  m.seconds = r.timing.seconds;
+  m.not_launched = r.status == "launch failed";
+  // Half the relative spread of its samples, at least 1%: what counts as noise.
+  const auto& s = r.timing.samples;
+  if (s.size() >= 2 && r.timing.seconds > 0) {
+    const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+    m.noise = std::max(0.01, (*hi - *lo) / r.timing.seconds / 2);
+  }
+  return m;
+}
 
 ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
                       const std::optional<Ceilings>& ceilings, Precision precision, const std::string& unit) {

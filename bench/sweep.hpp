@@ -86,6 +86,10 @@ struct SweepReport {
 // What a strategy sees of a configuration's result.
 Measured measured_of(const ConfigResult& r);
 
+// A parameter set as JSON ({"NAME": 16, ..}) and back (nlohmann's errors for a value not an integer).
+nlohmann::json params_json(const Params& p);
+Params params_of(const nlohmann::json& j);
+
 ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions& options,
                       const std::optional<Ceilings>& ceilings, Precision precision, const std::string& unit);
 

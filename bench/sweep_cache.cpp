@@ -4,6 +4,7 @@
 #include <cstring>
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -18,18 +19,6 @@
 namespace gpubench {
 
 namespace {
-
-nlohmann::json params_json(const Params& p) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : p) j[k] = v;
-  return j;
-}
-
-Params params_of(const nlohmann::json& j) {
-  Params p;
-  for (const auto& [k, v] : j.items()) p[k] = v.get<int>();
-  return p;
-}
 
 nlohmann::json space_json(const TunableSpace& space) {
   nlohmann::json j = nlohmann::json::array();
@@ -47,13 +36,6 @@ nlohmann::json legal_json(const TunableSpace& space, const std::vector<Params>& 
   return j;
 }
 
-double noise_of_samples(const ConfigResult& r) {
-  const auto& s = r.timing.samples;
-  if (s.size() < 2 || r.timing.seconds <= 0) return 0.01;
-  const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
-  return std::max(0.01, (*hi - *lo) / r.timing.seconds / 2);
-}
-
 }  // namespace
 
 std::string sweep_cache_id(const DeviceInfo& device, const std::string& problem, Precision precision,
@@ -64,24 +46,17 @@ std::string sweep_cache_id(const DeviceInfo& device, const std::string& problem,
 std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream* log) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read sweep cache " + path + ": " + std::strerror(errno));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const bool last_whole = text.empty() || text.back() == '\n';
+  std::vector<std::string> lines;
+  std::istringstream split(text);
+  for (std::string l; std::getline(split, l);) lines.push_back(l);
   std::vector<CachedKernel> kernels;
   std::map<std::string, std::size_t> by_id;
-  std::string line;
-  std::size_t number = 0;
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  const bool last_whole = [&] {
-    std::ifstream again(path, std::ios::binary | std::ios::ate);
-    const auto size = static_cast<long long>(again.tellg());
-    if (size <= 0) return true;
-    again.seekg(size - 1);
-    return again.get() == '\n';
-  }();
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    number = i + 1;
     const std::string& l = lines[i];
     if (l.empty()) continue;
-    const std::string where = "sweep cache " + path + " line " + std::to_string(number) + ": ";
+    const std::string where = "sweep cache " + path + " line " + std::to_string(i + 1) + ": ";
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(l);
@@ -108,6 +83,7 @@ std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream
         }
         k.strategy = j.value("strategy", "");
         k.space.strategy = k.strategy;
+        if (j.contains("heuristic")) k.heuristic = params_of(j.at("heuristic"));
         const std::string id = k.id();
         if (by_id.count(id)) throw InputError(where + "a second line for kernel '" + id + "'");
         by_id[id] = kernels.size();
@@ -234,13 +210,5 @@ void SweepCache::Kernel::add(const ConfigResult& r, double wall_s) {
   configs_[r.params] = r;
 }
 
-Measured measured_of(const ConfigResult& r) {
-  Measured m;
-  m.ok = r.ok();
-  m.seconds = r.timing.seconds;
-  m.noise = noise_of_samples(r);
-  m.not_launched = r.status == "launch failed";
-  return m;
-}
 
 }  // namespace gpubench

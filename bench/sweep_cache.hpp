@@ -30,6 +30,7 @@ struct CachedKernel {
   TunableSpace space;                   // the declared parameters and values, legal = `legal`
   std::vector<Params> legal;            // the declared space's legal configurations
   std::string strategy;                 // the kernel's own default strategy ("" none)
+  Params heuristic;                     // the kernel's heuristic (empty in a cache without it)
   std::map<Params, ConfigResult> configs;
   std::map<Params, double> wall_s;      // what measuring each took (compiling included)
   std::string id() const { return header.at("kernel").get<std::string>(); }

@@ -27,7 +27,6 @@ namespace gpubench::cuda {
 namespace {
 
 std::mutex mutex;
-RtcStats stats;
 
 std::string cache_dir() {
   if (const char* env = std::getenv("GPUBENCH_KERNEL_CACHE"); env && *env) return env;
@@ -68,6 +67,13 @@ std::string load(const std::string& dir, const std::string& key) {
   std::ostringstream image;
   image << in.rdbuf();
   return image.str();
+}
+
+// Whether the disk cache holds `key` (its key alone is read).
+bool held(const std::string& dir, const std::string& key) {
+  std::ifstream in(dir + "/" + hash_of(key) + ".cubin", std::ios::binary);
+  std::string stored_key;
+  return in && std::getline(in, stored_key, '\0') && stored_key == key;
 }
 
 // Written whole to a temporary file and renamed: a reader sees no file or the whole one. A cache
@@ -180,7 +186,8 @@ cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const De
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = known.find(asked); it != known.end()) return it->second;
   }
-  const Target target = current_target(what);
+  const std::string described = describe(what, defines);  // a miss only: messages name the configuration
+  const Target target = current_target(described);
   const std::string source = rtc_source(path);
   const std::string key = key_of(path, source, defines, target);
 
@@ -193,29 +200,26 @@ cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const De
     const std::string dir = cache_dir();
     auto compile = [&] {
       const auto start = std::chrono::steady_clock::now();
-      std::string image = rtc_compile(source, defines, target.arch, what);
+      std::string image = rtc_compile(source, defines, target.arch, described);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ++stats.compiled;
-      stats.compile_s += seconds;
-      said_compiled(what, target.arch, seconds);
+      said_compiled(described, target.arch, seconds);
       store(dir, key, image);
       return image;
     };
     std::string image = load(dir, key);
     const bool cached = !image.empty();
     if (!cached) image = compile();
-    else ++stats.loaded;
     cudaError_t status = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (status != cudaSuccess && cached) {  // a damaged cache file: built again, and replaced
       cudaGetLastError();
       image = compile();
       status = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     }
-    check(status, "cudaLibraryLoadData", "(" + what + ")");
+    check(status, "cudaLibraryLoadData", "(" + described + ")");
     loaded[key] = library;
   }
   cudaKernel_t kernel = nullptr;
-  check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel", "(" + name + " of " + what + ")");
+  check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel", "(" + name + " of " + described + ")");
   known[asked] = kernel;
   return kernel;
 }
@@ -228,7 +232,7 @@ void rtc_build_all(std::string_view path, const std::vector<Defines>& each, cons
   std::vector<std::pair<const Defines*, std::string>> missing;  // with its key
   for (const Defines& d : each) {
     std::string key = key_of(path, source, d, target);
-    if (load(dir, key).empty()) missing.emplace_back(&d, std::move(key));
+    if (!held(dir, key)) missing.emplace_back(&d, std::move(key));
   }
   if (missing.empty()) return;
   const auto start = std::chrono::steady_clock::now();
@@ -251,20 +255,11 @@ void rtc_build_all(std::string_view path, const std::vector<Defines>& each, cons
   work();
   for (auto& t : pool) t.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    stats.compiled += built;
-    stats.compile_s += seconds;
-  }
   char line[160];
   std::snprintf(line, sizeof line, "%d of %zu configurations in %.1f s on %u threads", built.load(), missing.size(),
                 seconds, threads);
   std::cerr << "gpubench: compiled " << what << " ahead for sm_" << target.arch << " with NVRTC: " << line << std::endl;
 }
 
-RtcStats rtc_stats() {
-  const std::lock_guard<std::mutex> lock(mutex);
-  return stats;
-}
 
 }  // namespace gpubench::cuda

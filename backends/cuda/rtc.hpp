@@ -21,8 +21,9 @@ namespace gpubench::cuda {
 using Defines = std::vector<std::pair<std::string, std::string>>;  // -DNAME=VALUE, in this order
 
 // The kernel `name` (extern "C") of the embedded source `path` (kernels/..., backends/kernel_sources.hpp)
-// compiled with `defines` for the current device; `what` names it in messages ("GEMM tuned
-// bm=128 ..."). Cached in the process and on disk. A source that does not compile is a
+// compiled with `defines` for the current device; `what` and the defines name it in messages
+// ("gemm_tuned real=float GEMM_KERNEL=3 BK=8 ..."). Cached in the process and on disk: a kernel
+// this process has is returned without building any message or key (callers launch through here). A source that does not compile is a
 // DeviceError naming `what`, with NVRTC's log.
 cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what);
 
@@ -37,12 +38,5 @@ std::string rtc_compile(const std::string& source, const Defines& defines, int a
 
 // The source of `path` as NVRTC compiles it (the embedded text).
 std::string rtc_source(std::string_view path);
-
-// Totals of this process, for the log: kernels compiled, and the seconds they took.
-struct RtcStats {
-  int compiled = 0, loaded = 0;  // loaded: from the disk cache
-  double compile_s = 0;
-};
-RtcStats rtc_stats();
 
 }  // namespace gpubench::cuda

@@ -193,16 +193,11 @@ struct Compiled {
   dim3 grid, block;
 };
 
-// The -D defines of `v` with `params` (kernels/gemm/nvrtc.cu), its launch shape on `b`, and its name.
+// The -D defines of `v` with `params` (kernels/gemm/nvrtc.cu), and (when `c` is given) its name
+// and launch shape on `b`.
 template <typename T>
-cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr, const Block& b = {},
-                         std::string* what = nullptr) {
+cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr, const Block& b = {}) {
   cuda::Defines defines = {{"real", std::is_same_v<T, float> ? "float" : "double"}};
-  if (what) {  // appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on "literal" + std::string
-    *what = "GEMM ";
-    *what += to_string(v);
-    *what += std::is_same_v<T, float> ? " f32" : " f64";
-  }
   switch (v) {
     case Variant::naive:
       defines.push_back({"GEMM_KERNEL", "1"});
@@ -211,8 +206,6 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
     case Variant::tiled: {
       const int tile = params.at("tile");
       defines.push_back({"GEMM_KERNEL", "2"});
-      for (auto& d : compile_defines(params)) defines.push_back(std::move(d));
-      if (what) *what += " tile=" + std::to_string(tile);
       if (c)
         *c = {nullptr, "gemm_tiled", dim3(blocks(b.n, tile), blocks(b.m, tile)),
               dim3(static_cast<unsigned>(tile), static_cast<unsigned>(tile))};
@@ -221,8 +214,6 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
       defines.push_back({"GEMM_KERNEL", "3"});
-      for (auto& d : compile_defines(params)) defines.push_back(std::move(d));
-      if (what) *what += " " + format_params(params);
       if (c)
         *c = {nullptr, "gemm_tuned", dim3(blocks(b.n, t.bn), blocks(b.m, t.bm)), dim3(static_cast<unsigned>(t.threads()))};
       break;
@@ -230,15 +221,17 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
     default:
       throw DeviceError("GEMM's " + to_string(v) + " kernel is not compiled at run time");
   }
+  for (auto& d : compile_defines(params)) defines.push_back(std::move(d));
   return defines;
 }
 
+// Called on every launch, between the caller's timer events: the kernel's name names it in
+// messages (rtc_kernel adds the defines on a compile).
 template <typename T>
 Compiled compiled(Variant v, const Params& params, const Block& b) {
   Compiled c;
-  std::string what;
-  const cuda::Defines defines = defines_of<T>(v, params, &c, b, &what);
-  c.kernel = cuda::rtc_kernel("gemm/nvrtc.cu", c.name, defines, what);
+  const cuda::Defines defines = defines_of<T>(v, params, &c, b);
+  c.kernel = cuda::rtc_kernel("gemm/nvrtc.cu", c.name, defines, c.name);
   return c;
 }
 
@@ -249,8 +242,9 @@ void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b
   int m = int(b.m), n = int(b.n), k = int(b.k), ta = b.transpose_a ? 1 : 0, aoff = int(b.aoff), lda = int(b.lda),
       boff = int(b.boff), ldb = int(b.ldb), coff = int(b.coff), ldc = int(b.ldc);
   void* args[] = {&m, &n, &k, &ta, &alpha, &A, &aoff, &lda, &B, &boff, &ldb, &beta, &C, &coff, &ldc};
-  cuda::check(cudaLaunchKernel(reinterpret_cast<const void*>(c.kernel), c.grid, c.block, args, 0, stream),
-              "cudaLaunchKernel", std::string("(") + c.name + ")");
+  if (const cudaError_t status = cudaLaunchKernel(reinterpret_cast<const void*>(c.kernel), c.grid, c.block, args, 0, stream);
+      status != cudaSuccess)
+    cuda::check(status, "cudaLaunchKernel", std::string("(") + c.name + ")");
   cuda::check_launch(c.name, c.grid, c.block);
 }
 

@@ -17,11 +17,7 @@ using testing::HasSubstr;
 
 cuda::Defines tuned_defines(const Params& p, const char* real) {
   cuda::Defines d = {{"real", real}, {"GEMM_KERNEL", "3"}};
-  for (const char* name : {"bm", "bn", "bk", "tm", "tn", "vw"}) {
-    std::string upper = name;
-    for (auto& c : upper) c = static_cast<char>(c - 'a' + 'A');
-    d.push_back({upper, std::to_string(p.at(name))});
-  }
+  for (auto& define : compile_defines(p)) d.push_back(std::move(define));
   return d;
 }
 
