@@ -224,6 +224,31 @@ cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const De
   return kernel;
 }
 
+int rtc_max_threads(cudaKernel_t kernel, const std::string& name) {
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)), "cudaFuncGetAttributes",
+        "(" + name + ")");
+  return attributes.maxThreadsPerBlock;
+}
+
+void rtc_set_max_shared(cudaKernel_t kernel, std::size_t bytes, const std::string& name) {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes),
+                                        device),
+        "cudaKernelSetAttributeForDevice", "(" + name + ": " + std::to_string(bytes) + " B of dynamic shared memory)");
+}
+
+void rtc_launch_argv(cudaKernel_t kernel, const char* name, dim3 grid, dim3 block, std::size_t shared,
+                     cudaStream_t stream, void** argv, bool cooperative) {
+  const void* f = reinterpret_cast<const void*>(kernel);
+  const cudaError_t status = cooperative ? cudaLaunchCooperativeKernel(f, grid, block, argv, shared, stream)
+                                         : cudaLaunchKernel(f, grid, block, argv, shared, stream);
+  if (status != cudaSuccess) check(status, cooperative ? "cudaLaunchCooperativeKernel" : "cudaLaunchKernel",
+                                   std::string("(") + name + ")");
+  check_launch(name, grid, block);
+}
+
 void rtc_build_all(std::string_view path, const std::vector<Defines>& each, const std::string& what) {
   const std::string dir = cache_dir();
   if (dir.empty() || each.empty()) return;

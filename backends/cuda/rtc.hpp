@@ -11,8 +11,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,5 +40,34 @@ std::string rtc_compile(const std::string& source, const Defines& defines, int a
 
 // The source of `path` as NVRTC compiles it (the embedded text).
 std::string rtc_source(std::string_view path);
+
+// The largest block `kernel` launches with on the current device (its registers may hold it
+// below the device's maxThreadsPerBlock).
+int rtc_max_threads(cudaKernel_t kernel, const std::string& name);
+
+// Lets `kernel` take `bytes` of dynamic shared memory on the current device (beyond the default 48 KiB).
+void rtc_set_max_shared(cudaKernel_t kernel, std::size_t bytes, const std::string& name);
+
+// Launches `kernel` with `argv` (the address of each argument, as cudaLaunchKernel takes them);
+// cooperatively (its blocks may wait for each other: all of them resident at once) if asked. A
+// launch that fails is a DeviceError naming `name`, its grid and its block.
+void rtc_launch_argv(cudaKernel_t kernel, const char* name, dim3 grid, dim3 block, std::size_t shared,
+                     cudaStream_t stream, void** argv, bool cooperative = false);
+
+// The same with the arguments themselves. Each must have the exact type of the kernel's
+// parameter (an unsigned for an unsigned, a float for a float): they are passed by address.
+template <typename... Args>
+void rtc_launch(cudaKernel_t kernel, const char* name, dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                Args... args) {
+  void* argv[] = {static_cast<void*>(&args)..., nullptr};
+  rtc_launch_argv(kernel, name, grid, block, shared, stream, argv);
+}
+
+// The name of T as a -D define gives it to a kernel (`real`): float or double.
+template <typename T>
+constexpr const char* real_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> ? "float" : "double";
+}
 
 }  // namespace gpubench::cuda

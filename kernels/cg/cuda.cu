@@ -6,7 +6,7 @@
 // short rows (stencils), 4 to 32 threads per row for long ones (NAS CG: a warp per row), where a
 // thread per row would read its row's values uncoalesced and leave most of the bandwidth unused.
 //
-// The kernels are in cuda_kernels.cuh, the class in cuda_operations.cuh. The vendor variant
+// The kernels are in nvrtc.cu (compiled at run time by NVRTC), the class in cuda_operations.cuh. The vendor variant
 // (cuda_vendor.cu) is textbook CG built only from library calls on the same vectors:
 // cusparseSpMV, cublas<t>dot, cublas<t>axpy and cublas<t>scal.
 #include <memory>

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "backends/cuda/cuda.hpp"
+#include "backends/cuda/rtc.hpp"
 #include "common/errors.hpp"
-#include "kernels/cg/cuda_kernels.cuh"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/work.hpp"
@@ -30,27 +30,35 @@ namespace gpubench::cg {
 template <typename T>
 constexpr cudaDataType cuda_type = std::is_same_v<T, double> ? CUDA_R_64F : CUDA_R_32F;
 
-// The largest block every one of this precision's kernels can be launched with on the current
-// device (registers may hold some below the device's maxThreadsPerBlock).
+constexpr unsigned warp_size = 32;
+
+// The kernels of kernels/cg/nvrtc.cu for elements of T on the current device, built by NVRTC on
+// first use (the whole file at once: one compile per precision and device architecture).
 template <typename T>
-int largest_block() {
-  const void* const all[] = {reinterpret_cast<const void*>(&kernels::spmv_row_per_thread<T>),
-                             reinterpret_cast<const void*>(&kernels::spmv_vector<T>),
-                             reinterpret_cast<const void*>(&kernels::dot_partials<T>),
-                             reinterpret_cast<const void*>(&kernels::dot2_partials<T>),
-                             reinterpret_cast<const void*>(&kernels::axpy<T>),
-                             reinterpret_cast<const void*>(&kernels::xpay<T>),
-                             reinterpret_cast<const void*>(&kernels::scale<T>),
-                             reinterpret_cast<const void*>(&kernels::three_term_update<T>),
-                             reinterpret_cast<const void*>(&kernels::cg_update<T>)};
-  int limit = 1 << 30;
-  for (const void* kernel : all) {
-    cudaFuncAttributes attributes{};
-    cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-    limit = std::min(limit, attributes.maxThreadsPerBlock);
+struct Kernels {
+  Kernels()
+      : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")), spmv_slabs(get("spmv_slabs")),
+        dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")), gather(get("gather")), axpy(get("axpy")),
+        xpay(get("xpay")), scale(get("scale")), three_term_update(get("three_term_update")), cg_update(get("cg_update")) {}
+
+  // The largest block every kernel but spmv_slabs (sized on its own) launches with.
+  int largest_block() const {
+    int limit = 1 << 30;
+    for (auto [k, name] : {std::pair{spmv_row_per_thread, "spmv_row_per_thread"}, {spmv_vector, "spmv_vector"},
+                           {dot_partials, "dot_partials"}, {dot2_partials, "dot2_partials"}, {axpy, "axpy"},
+                           {xpay, "xpay"}, {scale, "scale"}, {three_term_update, "three_term_update"},
+                           {cg_update, "cg_update"}})
+      limit = std::min(limit, cuda::rtc_max_threads(k, name));
+    return limit;
   }
-  return limit;
-}
+
+  static cudaKernel_t get(const char* name) {
+    return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, std::string("CG ") + name);
+  }
+
+  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, dot_partials, dot2_partials, gather, axpy, xpay, scale,
+      three_term_update, cg_update;
+};
 
 template <typename T>
 class CudaOperations final : public Operations {
@@ -59,7 +67,7 @@ class CudaOperations final : public Operations {
       : info_(cuda::open_device(device.index)), rows_(a.rows), cols_(std::max(a.cols, a.rows)), nnz_(a.nnz()) {
     // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
     // of the block size).
-    largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(largest_block<T>()));
+    largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(kernels_.largest_block()));
     largest_block_ = std::min<std::size_t>(largest_block_, info_.local_mem_bytes / (2 * sizeof(T)));
     largest_block_ = std::max<std::size_t>(largest_block_, 1);
     LaunchConfig defaults = launch;
@@ -185,8 +193,9 @@ class CudaOperations final : public Operations {
       }
       const auto count = static_cast<unsigned>(rows.size());
       const unsigned block = 256, grid = (count + block - 1) / block;
-      kernels::gather<T><<<grid, block, 0, stream_.get()>>>(count, packed.index.data(), vector(v), packed.entries.data());
-      cuda::check_launch("gather", grid, block);
+      cuda::rtc_launch(kernels_.gather, "gather", grid, block, 0, stream_.get(), count,
+                       static_cast<const std::int32_t*>(packed.index.data()), static_cast<const T*>(vector(v)),
+                       packed.entries.data());
       source = packed.entries.data();
     }
     sent_.record(stream_);
@@ -240,6 +249,8 @@ class CudaOperations final : public Operations {
     const T* x = vector(in);
     T* y = vector(out) + first;
     const std::int32_t* row_ptr = row_ptr_.data() + first;
+    const std::int32_t* matrix_cols = col_idx_.data();
+    const T* matrix_values = values_.data();
     const auto rows = static_cast<unsigned>(count);
     // spmv_vector shuffles across whole warps: its block size is rounded down to a multiple of 32.
     const std::size_t warp_block = std::max<std::size_t>(launches_.spmv.block / warp_size * warp_size, warp_size);
@@ -249,9 +260,8 @@ class CudaOperations final : public Operations {
       const auto grid = static_cast<unsigned>((static_cast<std::size_t>(count) + b - 1) / b);
       const auto block = static_cast<unsigned>(b);
       enqueue("spmv", [&] {
-        kernels::spmv_row_per_thread<T>
-            <<<grid, block, 0, stream_.get()>>>(rows, row_ptr, col_idx_.data(), values_.data(), x, y);
-        cuda::check_launch("spmv_row_per_thread", grid, block);
+        cuda::rtc_launch(kernels_.spmv_row_per_thread, "spmv_row_per_thread", grid, block, 0, stream_.get(), rows,
+                         row_ptr, matrix_cols, matrix_values, x, y);
       });
       return;
     }
@@ -259,10 +269,11 @@ class CudaOperations final : public Operations {
       const auto grid = static_cast<unsigned>(slab_grid_);
       const auto block = static_cast<unsigned>(slab_block_);
       enqueue("spmv", [&] {
-        kernels::spmv_slabs<T><<<grid, block, slab_width_ * sizeof(T), stream_.get()>>>(
-            n(), n(), slab_lanes_, static_cast<unsigned>(slab_width_), static_cast<unsigned>(slabs_),
-            slab_row_ptr_.data(), slab_offsets_.data(), slab_values_.data(), x, y);
-        cuda::check_launch("spmv_slabs", grid, block);
+        cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, slab_width_ * sizeof(T), stream_.get(), n(),
+                         n(), slab_lanes_, static_cast<unsigned>(slab_width_), static_cast<unsigned>(slabs_),
+                         static_cast<const std::int32_t*>(slab_row_ptr_.data()),
+                         static_cast<const std::uint16_t*>(slab_offsets_.data()),
+                         static_cast<const T*>(slab_values_.data()), x, y);
       });
       return;
     }
@@ -270,9 +281,8 @@ class CudaOperations final : public Operations {
     const auto grid = static_cast<unsigned>((threads + warp_block - 1) / warp_block);
     const auto block = static_cast<unsigned>(warp_block);
     enqueue("spmv", [&] {
-      kernels::spmv_vector<T>
-          <<<grid, block, 0, stream_.get()>>>(rows, lanes, row_ptr, col_idx_.data(), values_.data(), x, y);
-      cuda::check_launch("spmv_vector", grid, block);
+      cuda::rtc_launch(kernels_.spmv_vector, "spmv_vector", grid, block, 0, stream_.get(), rows, lanes, row_ptr,
+                       matrix_cols, matrix_values, x, y);
     });
   }
 
@@ -290,7 +300,7 @@ class CudaOperations final : public Operations {
     const T* x = vector(a);
     const T* y = vector(b);
     const Launch& l = launches_.dot;
-    run("dot", l, "dot_partials", kernels::dot_partials<T>, l.block * sizeof(T), n(), x, y, partials_.data());
+    run("dot", l, "dot_partials", kernels_.dot_partials, l.block * sizeof(T), n(), x, y, partials_.data());
     start_reading_partials(l.blocks, 1);
   }
 
@@ -298,7 +308,7 @@ class CudaOperations final : public Operations {
     const T* rv = vector(r);
     const T* wv = vector(w);
     const Launch& l = launches_.dot2;
-    run("dot2", l, "dot2_partials", kernels::dot2_partials<T>, 2 * l.block * sizeof(T), n(), rv, wv,
+    run("dot2", l, "dot2_partials", kernels_.dot2_partials, 2 * l.block * sizeof(T), n(), rv, wv,
         partials_.data());
     start_reading_partials(l.blocks, 2);
   }
@@ -316,19 +326,19 @@ class CudaOperations final : public Operations {
   void axpy(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("axpy", launches_.axpy, "axpy", kernels::axpy<T>, 0, n(), real(alpha), xv, yv);
+    run("axpy", launches_.axpy, "axpy", kernels_.axpy, 0, n(), real(alpha), xv, yv);
   }
 
   void xpay(Slot x, double beta, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("xpay", launches_.xpay, "xpay", kernels::xpay<T>, 0, n(), xv, real(beta), yv);
+    run("xpay", launches_.xpay, "xpay", kernels_.xpay, 0, n(), xv, real(beta), yv);
   }
 
   void scale(double alpha, Slot x, Slot y) override {
     const T* xv = vector(x);
     T* yv = vector(y);
-    run("scale", launches_.scale, "scale", kernels::scale<T>, 0, n(), real(alpha), xv, yv);
+    run("scale", launches_.scale, "scale", kernels_.scale, 0, n(), real(alpha), xv, yv);
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
@@ -337,7 +347,7 @@ class CudaOperations final : public Operations {
     const T* rv = vector(r);
     T* rp = vector(r_prev);
     const T* wv = vector(w);
-    run("three_term_update", launches_.three_term_update, "three_term_update", kernels::three_term_update<T>, 0, n(), real(rho), real(gamma), xv, xp,
+    run("three_term_update", launches_.three_term_update, "three_term_update", kernels_.three_term_update, 0, n(), real(rho), real(gamma), xv, xp,
         rv, rp, wv);
   }
 
@@ -347,7 +357,7 @@ class CudaOperations final : public Operations {
     T* pv = vector(p);
     T* sv = vector(s);
     T* xv = vector(x);
-    run("cg_update", launches_.cg_update, "cg_update", kernels::cg_update<T>, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+    run("cg_update", launches_.cg_update, "cg_update", kernels_.cg_update, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
   }
 
   void start_timer() override {
@@ -486,16 +496,10 @@ class CudaOperations final : public Operations {
     const std::size_t grid = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
     if (grid * cols * sizeof(T) > static_cast<std::size_t>(nnz_) * 16) return;
 
-    cudaFuncAttributes attributes{};
-    cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernels::spmv_slabs<T>)),
-                "cudaFuncGetAttributes", "(spmv_slabs)");
-    slab_block_ = std::min<std::size_t>(1024, static_cast<std::size_t>(attributes.maxThreadsPerBlock)) / warp_size *
-                  warp_size;
+    slab_block_ = std::min<std::size_t>(1024, static_cast<std::size_t>(cuda::rtc_max_threads(kernels_.spmv_slabs, "spmv_slabs"))) /
+                  warp_size * warp_size;
     slab_width_ = (cols + slabs - 1) / slabs;
-    cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(&kernels::spmv_slabs<T>),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(slab_width_ * sizeof(T))),
-                "cudaFuncSetAttribute", "(spmv_slabs shared memory " + std::to_string(slab_width_ * sizeof(T)) + " B)");
+    cuda::rtc_set_max_shared(kernels_.spmv_slabs, slab_width_ * sizeof(T), "spmv_slabs");
     slab_lanes_ = spmv_lanes(static_cast<double>(nnz_) / (static_cast<double>(rows_) * static_cast<double>(slabs)),
                              slab_block_);
 
@@ -552,15 +556,12 @@ class CudaOperations final : public Operations {
   };
 
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
-  template <typename... Params, typename... Args>
-  void run(const char* profile_name, const Launch& l, const char* kernel_name, void (*kernel)(Params...),
-           std::size_t shared, Args... args) {
+  template <typename... Args>
+  void run(const char* profile_name, const Launch& l, const char* kernel_name, cudaKernel_t kernel, std::size_t shared,
+           Args... args) {
     const auto grid = static_cast<unsigned>(l.blocks);
     const auto block = static_cast<unsigned>(l.block);
-    enqueue(profile_name, [&] {
-      kernel<<<grid, block, shared, stream_.get()>>>(args...);
-      cuda::check_launch(kernel_name, grid, block);
-    });
+    enqueue(profile_name, [&] { cuda::rtc_launch(kernel, kernel_name, grid, block, shared, stream_.get(), args...); });
   }
 
   // Queues `body`'s work on the stream between the events that timing and profiling ask for.
@@ -592,6 +593,7 @@ class CudaOperations final : public Operations {
   // Declaration order is destruction order reversed: the library state and the buffers go before
   // the stream they were used on.
   DeviceInfo info_;
+  Kernels<T> kernels_;  // built on info_'s device, made current by open_device
   int rows_;
   int cols_;  // a band's vectors hold its halo after its rows; kernels and transfers use rows_
   std::int64_t nnz_;

@@ -1,31 +1,21 @@
-// The CG suite's CUDA kernels: those of kernels/cg/opencl.cl written once more in CUDA C++,
-// templated on the precision (cuda.cu says how they are chosen and launched).
-#pragma once
+// The CG suite's CUDA kernels, compiled at run time by NVRTC (backends/cuda/rtc.hpp) with -Dreal=
+// float or double: those of kernels/cg/opencl.cl written once more in CUDA C++ (kernels/cg/cuda.cu
+// says how they are chosen and launched). No headers: NVRTC has no standard library.
+//
+// Indices are unsigned: n < 2^31 and grid x block < 2^31, so i + stride never wraps.
 
-#include <cuda_runtime.h>
-
-#include <cstdint>
-
-namespace gpubench::cg {
-
-// ---------------------------------------------------------------------------------------------
-// Kernels. Indices are unsigned: n < 2^31 and grid x block < 2^31, so i + stride never wraps.
-
-constexpr unsigned warp_size = 32;
-constexpr unsigned full_warp = 0xffffffffu;
-
-namespace kernels {
+#define warp_size 32u
+#define full_warp 0xffffffffu
 
 // out = A in: CSR, one thread per row (launched over rows rounded up to the block size).
-template <typename T>
-__global__ void spmv_row_per_thread(unsigned rows, const std::int32_t* __restrict__ row_ptr,
-                                    const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
-                                    const T* __restrict__ in, T* __restrict__ out) {
+extern "C" __global__ void spmv_row_per_thread(unsigned rows, const int* __restrict__ row_ptr,
+                                    const int* __restrict__ col_idx, const real* __restrict__ values,
+                                    const real* __restrict__ in, real* __restrict__ out) {
   const unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  const std::int32_t end = row_ptr[row + 1];
-  T sum = 0;
-  for (std::int32_t k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  const int end = row_ptr[row + 1];
+  real sum = 0;
+  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
   out[row] = sum;
 }
 
@@ -35,25 +25,24 @@ __global__ void spmv_row_per_thread(unsigned rows, const std::int32_t* __restric
 // stride through the row together, then fold their sums with shuffles. One row per group of lanes,
 // no early exit: every thread of the warp takes part in the shuffles. Indices in 64 bits: rows x
 // lanes may exceed 2^32.
-template <typename T>
-__global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* __restrict__ row_ptr,
-                            const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
-                            const T* __restrict__ in, T* __restrict__ out) {
-  const std::uint64_t thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::uint64_t row = thread / lanes;
+extern "C" __global__ void spmv_vector(unsigned rows, unsigned lanes, const int* __restrict__ row_ptr,
+                            const int* __restrict__ col_idx, const real* __restrict__ values,
+                            const real* __restrict__ in, real* __restrict__ out) {
+  const unsigned long long thread = (unsigned long long)(blockIdx.x) * blockDim.x + threadIdx.x;
+  const unsigned long long row = thread / lanes;
   const unsigned lane = threadIdx.x & (lanes - 1);
-  T sum = 0;
+  real sum = 0;
   if (row < rows) {
-    const std::int32_t end = row_ptr[row + 1];
-    const auto step = static_cast<std::int32_t>(lanes);
-    std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+    const int end = row_ptr[row + 1];
+    const auto step = (int)(lanes);
+    int k = row_ptr[row] + (int)(lane);
     // Four independent gathers per trip, to keep more loads in flight. (Measured on the H100, NAS
     // CG class C: no change, 0.348 ms either way; the random x gathers bound it, see spmv_slabs.)
-    T sum1 = 0;
+    real sum1 = 0;
     for (; k + 3 * step < end; k += 4 * step) {
-      const std::int32_t c0 = col_idx[k], c1 = col_idx[k + step], c2 = col_idx[k + 2 * step],
+      const int c0 = col_idx[k], c1 = col_idx[k + step], c2 = col_idx[k + 2 * step],
                          c3 = col_idx[k + 3 * step];
-      const T v0 = values[k], v1 = values[k + step], v2 = values[k + 2 * step], v3 = values[k + 3 * step];
+      const real v0 = values[k], v1 = values[k + step], v2 = values[k + 2 * step], v3 = values[k + 3 * step];
       sum += v0 * in[c0] + v2 * in[c2];
       sum1 += v1 * in[c1] + v3 * in[c3];
     }
@@ -72,33 +61,32 @@ __global__ void spmv_vector(unsigned rows, unsigned lanes, const std::int32_t* _
 // run of rows; per slab it copies that slice of x into shared memory (coalesced), then its groups
 // of `lanes` threads sum their rows' entries of the slab, gathering from shared memory, and add
 // them to out. x is read from L2 once per block and slab instead of once per nonzero.
-template <typename T>
-__global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
-                           const std::int32_t* __restrict__ slab_row_ptr, const std::uint16_t* __restrict__ offsets,
-                           const T* __restrict__ values, const T* __restrict__ in, T* __restrict__ out) {
+extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
+                           const int* __restrict__ slab_row_ptr, const unsigned short* __restrict__ offsets,
+                           const real* __restrict__ values, const real* __restrict__ in, real* __restrict__ out) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* const slice = reinterpret_cast<T*>(shared_bytes);
+  real* const slice = (real*)shared_bytes;
   const unsigned per_block = (rows + gridDim.x - 1) / gridDim.x;
   const unsigned first = blockIdx.x * per_block;
   const unsigned last = min(rows, first + per_block);
   const unsigned groups = blockDim.x / lanes;
   const unsigned group = threadIdx.x / lanes;
   const unsigned lane = threadIdx.x & (lanes - 1);
-  const auto step = static_cast<std::int32_t>(lanes);
+  const auto step = (int)(lanes);
   for (unsigned s = 0; s < slabs; ++s) {
     const unsigned base = s * slab_width;
     const unsigned width = min(slab_width, cols - base);
     __syncthreads();  // the previous slab's gathers are done
     for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
     __syncthreads();
-    const std::int32_t* const row_ptr = slab_row_ptr + static_cast<std::size_t>(s) * (rows + 1);
+    const int* const row_ptr = slab_row_ptr + (unsigned long long)(s) * (rows + 1);
     // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
     for (unsigned r0 = first; r0 < last; r0 += groups) {
       const unsigned row = r0 + group;
-      T sum = 0, sum1 = 0;
+      real sum = 0, sum1 = 0;
       if (row < last) {
-        const std::int32_t end = row_ptr[row + 1];
-        std::int32_t k = row_ptr[row] + static_cast<std::int32_t>(lane);
+        const int end = row_ptr[row + 1];
+        int k = row_ptr[row] + (int)(lane);
         for (; k + 3 * step < end; k += 4 * step) {
           const unsigned c0 = offsets[k], c1 = offsets[k + step], c2 = offsets[k + 2 * step], c3 = offsets[k + 3 * step];
           sum += values[k] * slice[c0] + values[k + 2 * step] * slice[c2];
@@ -114,16 +102,14 @@ __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigne
 }
 
 // The block's dynamic shared memory, as reals (the launch sizes it).
-template <typename T>
-__device__ T* shared_scratch() {
-  extern __shared__ __align__(sizeof(double)) unsigned char shared_bytes[];
-  return reinterpret_cast<T*>(shared_bytes);
+__device__ real* shared_scratch() {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  return (real*)shared_bytes;
 }
 
 // Sums scratch[0 .. blockDim.x) into scratch[0]. Every thread of the block must call it, after
 // writing its own entry. Halving with the odd one out carried keeps it right for any block size.
-template <typename T>
-__device__ void reduce_block(T* scratch) {
+__device__ void reduce_block(real* scratch) {
   const unsigned tid = threadIdx.x;
   __syncthreads();
   for (unsigned active = blockDim.x; active > 1;) {
@@ -135,8 +121,7 @@ __device__ void reduce_block(T* scratch) {
 }
 
 // The same for two arrays at once (one barrier per step for both).
-template <typename T>
-__device__ void reduce_block2(T* a, T* b) {
+__device__ void reduce_block2(real* a, real* b) {
   const unsigned tid = threadIdx.x;
   __syncthreads();
   for (unsigned active = blockDim.x; active > 1;) {
@@ -151,10 +136,9 @@ __device__ void reduce_block2(T* a, T* b) {
 }
 
 // partials[block] = this block's share of sum a_i b_i. The host adds the partials in double.
-template <typename T>
-__global__ void dot_partials(unsigned n, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ partials) {
-  T* scratch = shared_scratch<T>();
-  T sum = 0;
+extern "C" __global__ void dot_partials(unsigned n, const real* __restrict__ a, const real* __restrict__ b, real* __restrict__ partials) {
+  real* scratch = shared_scratch();
+  real sum = 0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += a[i] * b[i];
   scratch[threadIdx.x] = sum;
   reduce_block(scratch);
@@ -162,14 +146,13 @@ __global__ void dot_partials(unsigned n, const T* __restrict__ a, const T* __res
 }
 
 // partials[block] = share of r.r, partials[blocks + block] = share of w.r.
-template <typename T>
-__global__ void dot2_partials(unsigned n, const T* __restrict__ r, const T* __restrict__ w, T* __restrict__ partials) {
-  T* scratch_rr = shared_scratch<T>();
-  T* scratch_wr = scratch_rr + blockDim.x;
-  T rr = 0;
-  T wr = 0;
+extern "C" __global__ void dot2_partials(unsigned n, const real* __restrict__ r, const real* __restrict__ w, real* __restrict__ partials) {
+  real* scratch_rr = shared_scratch();
+  real* scratch_wr = scratch_rr + blockDim.x;
+  real rr = 0;
+  real wr = 0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const T ri = r[i];
+    const real ri = r[i];
     rr += ri * ri;
     wr += w[i] * ri;
   }
@@ -183,58 +166,48 @@ __global__ void dot2_partials(unsigned n, const T* __restrict__ r, const T* __re
 }
 
 // out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.
-template <typename T>
-__global__ void gather(unsigned n, const std::int32_t* __restrict__ index, const T* __restrict__ x, T* __restrict__ out) {
+extern "C" __global__ void gather(unsigned n, const int* __restrict__ index, const real* __restrict__ x, real* __restrict__ out) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = x[index[i]];
 }
 
 // y = y + alpha x
-template <typename T>
-__global__ void axpy(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+extern "C" __global__ void axpy(unsigned n, real alpha, const real* __restrict__ x, real* __restrict__ y) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] += alpha * x[i];
 }
 
 // y = x + beta y
-template <typename T>
-__global__ void xpay(unsigned n, const T* __restrict__ x, T beta, T* __restrict__ y) {
+extern "C" __global__ void xpay(unsigned n, const real* __restrict__ x, real beta, real* __restrict__ y) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     y[i] = x[i] + beta * y[i];
 }
 
 // y = alpha x
-template <typename T>
-__global__ void scale(unsigned n, T alpha, const T* __restrict__ x, T* __restrict__ y) {
+extern "C" __global__ void scale(unsigned n, real alpha, const real* __restrict__ x, real* __restrict__ y) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = alpha * x[i];
 }
 
 // Saad's three-term update:
 //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
 //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
-template <typename T>
-__global__ void three_term_update(unsigned n, T rho, T gamma, const T* __restrict__ x, T* __restrict__ x_prev,
-                                  const T* __restrict__ r, T* __restrict__ r_prev, const T* __restrict__ w) {
-  const T keep = T(1) - rho;
+extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, const real* __restrict__ x, real* __restrict__ x_prev,
+                                  const real* __restrict__ r, real* __restrict__ r_prev, const real* __restrict__ w) {
+  const real keep = real(1) - rho;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const T ri = r[i];
+    const real ri = r[i];
     x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
     r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
   }
 }
 
 // Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
-template <typename T>
-__global__ void cg_update(unsigned n, T alpha, T beta, T* __restrict__ r, const T* __restrict__ w, T* __restrict__ p,
-                          T* __restrict__ s, T* __restrict__ x) {
+extern "C" __global__ void cg_update(unsigned n, real alpha, real beta, real* __restrict__ r, const real* __restrict__ w, real* __restrict__ p,
+                          real* __restrict__ s, real* __restrict__ x) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const T pi = r[i] + beta * p[i];
-    const T si = w[i] + beta * s[i];
+    const real pi = r[i] + beta * p[i];
+    const real si = w[i] + beta * s[i];
     p[i] = pi;
     s[i] = si;
     x[i] += alpha * pi;
     r[i] -= alpha * si;
   }
 }
-
-}  // namespace kernels
-
-}  // namespace gpubench::cg

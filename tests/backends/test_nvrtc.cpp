@@ -1,0 +1,54 @@
+// NVRTC compiles every CUDA kernel of every suite, without a device (NVRTC needs none), for
+// Hopper (sm_90): each suite's run-time compiled source under each set of defines its CUDA code
+// builds it with, and every `extern "C" __global__` kernel the source declares is in one of the
+// images. (GEMM's tuned space is compiled in tests/kernels/gemm/test_gemm_nvrtc.cpp.)
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/rtc.hpp"
+
+namespace gpubench::cuda {
+namespace {
+
+struct SuiteSource {
+  const char* path;
+  std::vector<Defines> builds;  // every configuration but the tunable ones
+};
+
+std::vector<SuiteSource> suite_sources() {
+  return {
+      {"cg/nvrtc.cu", {{{"real", "float"}}, {{"real", "double"}}}},
+  };
+}
+
+// The kernels `source` declares: extern "C" __global__ [__launch_bounds__(...)] void NAME(.
+std::set<std::string> declared_kernels(const std::string& source) {
+  static const std::regex declaration(R"re(extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?void\s+(\w+)\s*\()re");
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it)
+    names.insert((*it)[1]);
+  return names;
+}
+
+TEST(Nvrtc, EverySuiteKernelCompilesForHopperWithoutADevice) {
+  for (const SuiteSource& s : suite_sources()) {
+    const std::string source = rtc_source(s.path);
+    const std::set<std::string> declared = declared_kernels(source);
+    EXPECT_FALSE(declared.empty()) << s.path;
+    std::set<std::string> built;
+    for (const Defines& d : s.builds) {
+      std::string image;
+      ASSERT_NO_THROW(image = rtc_compile(source, d, 90, s.path)) << s.path;
+      for (const std::string& name : declared)
+        if (image.find(name + '\0') != std::string::npos) built.insert(name);
+    }
+    EXPECT_EQ(built, declared) << s.path << ": kernels declared but in no image";
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::cuda
