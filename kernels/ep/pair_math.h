@@ -1,4 +1,4 @@
-// EP's device loop, written once for CUDA (kernels/ep/cuda.cu includes it), OpenCL C
+// EP's device loop, written once for CUDA (kernels/ep/nvrtc.cu includes it), OpenCL C
 // (kernels/ep/opencl.cl includes it; the build inlines it into the embedded source) and the host
 // (tests/kernels/ep/test_ep.cpp checks it against the reference, kernels/ep/ep.cpp's host_tally).
 // Each API supplies four primitives: bit casts, a reciprocal and a reciprocal square root seed
@@ -26,12 +26,11 @@ typedef uint ep_u32;
 #define EP_RSQRT_SEED(h) ((double)rsqrt((float)(h)))
 #define EP_TRUNC(x) convert_uint_rtz(x)
 
-#elif defined(__CUDACC__)
-#include <cstdint>
+#elif defined(__CUDACC__)  // NVRTC (kernels/ep/nvrtc.cu: no standard headers) and nvcc
 #define EP_FN __device__ __forceinline__
 #define EP_LOCAL
-typedef std::uint64_t ep_u64;
-typedef std::uint32_t ep_u32;
+typedef unsigned long long ep_u64;
+typedef unsigned int ep_u32;
 #define EP_BITS(d) static_cast<ep_u64>(__double_as_longlong(d))
 #define EP_DOUBLE(u) __longlong_as_double(static_cast<long long>(u))
 // The hardware's approximations (MUFU.RCP64H, MUFU.RSQ64H on NVIDIA GPUs).

@@ -22,6 +22,7 @@ struct SuiteSource {
 std::vector<SuiteSource> suite_sources() {
   return {
       {"cg/nvrtc.cu", {{{"real", "float"}}, {{"real", "double"}}}},
+      {"ep/nvrtc.cu", {{}}},
   };
 }
 
