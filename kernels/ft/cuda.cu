@@ -1,5 +1,5 @@
-// NAS FT on CUDA: the kernels are thin entry points to kernels/ft/device.h (shared with OpenCL),
-// this file supplies gpu.hpp's steps, and gpu.cpp runs the variants' sequences (v1, v2, fast,
+// NAS FT on CUDA: the kernels (kernels/ft/nvrtc.cu, compiled at run time by NVRTC) are thin entry
+// points to kernels/ft/device.h (shared with OpenCL), this file supplies gpu.hpp's steps, and gpu.cpp runs the variants' sequences (v1, v2, fast,
 // vendor). vendor is cuFFT's double-complex 3-D transform, planned before the timed region, with
 // the initial conditions, evolve and checksum from device.h. Each function's device time is the
 // span between events recorded around it.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda.hpp"
+#include "backends/cuda/rtc.hpp"
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
@@ -23,46 +24,13 @@ namespace {
 
 constexpr unsigned line_block = 64, element_block = 256, sum_block = 256;
 
-__global__ void fft_v1(cplx* u, cplx* scratch, const cplx* roots, int n, ft_i64 elem_stride, int count_a,
-                       ft_i64 stride_a, ft_i64 stride_b, int lines, int sign) {
-  const int g = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (g < lines) ft_v1_line(u, scratch, roots, n, elem_stride, count_a, stride_a, stride_b, g, sign);
+// The kernel `name` of kernels/ft/nvrtc.cu on the current device, built by NVRTC on first use
+// (the whole file at once).
+cudaKernel_t kernel(const char* name) {
+  return cuda::rtc_kernel("ft/nvrtc.cu", name, {{"SUM_BLOCK", std::to_string(sum_block)}}, std::string("FT ") + name);
 }
 
-__global__ void rotate_axes(const cplx* src, cplx* dst, int nx, int ny, int nz, int axis, int back) {
-  const ft_i64 e = static_cast<ft_i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < static_cast<ft_i64>(nx) * ny * nz) ft_rotate(src, dst, nx, ny, nz, axis, back, e);
-}
-
-__global__ void evolve_kernel(cplx* u0, cplx* u1, const double* factors, ft_i64 total) {
-  const ft_i64 e = static_cast<ft_i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < total) ft_evolve(u0, u1, factors, e);
-}
-
-__global__ void evolve_to_kernel(const cplx* u0, cplx* u1, const double* axes, int nx, int ny, ft_i64 total) {
-  const ft_i64 e = static_cast<ft_i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < total) ft_evolve_to(u0, u1, axes, nx, ny, e);
-}
-
-__global__ void generate_kernel(cplx* u, int n, ft_u64 seed, ft_u64 multiplier) {
-  ft_generate_line(u, static_cast<int>(blockIdx.x), n, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), seed,
-                   multiplier);
-}
-
-__global__ void checksum_kernel(const cplx* u, cplx* sums, int iteration, int nx, int ny, int nz) {
-  __shared__ cplx scratch[sum_block];
-  ft_checksum(u, sums, iteration, nx, ny, nz, scratch, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
-}
-
-template <int V>
-__global__ void fft_fast(const cplx* src, cplx* dst, const cplx* roots, ft_lines g, ft_first f, const double* axes,
-                         int sign) {
-  extern __shared__ cplx tile[];
-  const int group = static_cast<int>(blockIdx.x), tid = static_cast<int>(threadIdx.x);
-  if constexpr (V == 4) ft_fast_lines4(src, dst, tile, roots, g, f, axes, sign, group, tid);
-  else if constexpr (V == 8) ft_fast_lines8(src, dst, tile, roots, g, f, axes, sign, group, tid);
-  else ft_fast_lines16(src, dst, tile, roots, g, f, axes, sign, group, tid);
-}
+const char* fast_kernel(int radix) { return radix == 4 ? "fft_fast4" : radix == 8 ? "fft_fast8" : "fft_fast16"; }
 
 // The shared memory a block may opt into on `device` (cudaDevAttrMaxSharedMemoryPerBlockOptin).
 std::uint64_t shared_memory_optin(const DeviceInfo& device) {
@@ -70,16 +38,6 @@ std::uint64_t shared_memory_optin(const DeviceInfo& device) {
   cuda::check(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device.index),
               "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
   return static_cast<std::uint64_t>(bytes);
-}
-
-// Lets `kernel` take `bytes` of dynamic shared memory (at least what it had).
-template <typename Kernel>
-void set_shared(Kernel kernel, int bytes) {
-  cudaFuncAttributes attributes{};
-  cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", "(fft_fast)");
-  if (bytes > attributes.maxDynamicSharedSizeBytes)
-    cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), "cudaFuncSetAttribute",
-                "(fft_fast's shared memory)");
 }
 
 std::string cufft_text(cufftResult r) {
@@ -172,10 +130,7 @@ class CudaSteps final : public Operations, public GpuSteps {
                             std::to_string(tile) + " bytes of shared memory, above the " + std::to_string(most) +
                             " a block may opt into on " + info_.label());
         // Above the default 48 KiB a kernel must ask for its dynamic shared memory.
-        const auto tile_bytes = static_cast<int>(tile);
-        if (s.radix == 4) set_shared(fft_fast<4>, tile_bytes);
-        else if (s.radix == 8) set_shared(fft_fast<8>, tile_bytes);
-        else set_shared(fft_fast<16>, tile_bytes);
+        cuda::rtc_set_max_shared(kernel(fast_kernel(s.radix)), tile, fast_kernel(s.radix));
       }
     if (v == Variant::vendor) {
       std::size_t work = 0;
@@ -218,29 +173,24 @@ class CudaSteps final : public Operations, public GpuSteps {
     const int lines = static_cast<int>(c_->total() / n);
     const unsigned grid = static_cast<unsigned>((lines + line_block - 1) / line_block);
     const Strides s = contiguous ? Strides{1, 1, 0, n} : strides(axis);
-    fft_v1<<<grid, line_block, 0, stream_.get()>>>(field(f), field(scratch), roots_[axis].data(), n, s.elem,
-                                                   static_cast<int>(s.count_a), s.a, s.b, lines, sign);
-    cuda::check_launch("fft_v1", grid, line_block);
+    launch("fft_v1", grid, line_block, 0, field(f), field(scratch), const_roots(axis), n, s.elem,
+           static_cast<int>(s.count_a), s.a, s.b, lines, sign);
   }
   void rotate(Field src, Field dst, int axis, bool back) override {
-    rotate_axes<<<element_grid(), element_block, 0, stream_.get()>>>(field(src), field(dst), c_->nx, c_->ny, c_->nz, axis,
-                                                                      back ? 1 : 0);
-    cuda::check_launch("rotate_axes", element_grid(), element_block);
+    launch("rotate_axes", element_grid(), element_block, 0, static_cast<const cplx*>(field(src)), field(dst), c_->nx,
+           c_->ny, c_->nz, axis, back ? 1 : 0);
   }
   void evolve() override {
-    evolve_kernel<<<element_grid(), element_block, 0, stream_.get()>>>(u0_.data(), u1_.data(), factors_.data(),
-                                                                        c_->total());
-    cuda::check_launch("evolve", element_grid(), element_block);
+    launch("evolve", element_grid(), element_block, 0, u0_.data(), u1_.data(), static_cast<const double*>(factors_.data()),
+           ft_i64{c_->total()});
   }
   void evolve_to(int t) override {
-    evolve_to_kernel<<<element_grid(), element_block, 0, stream_.get()>>>(u0_.data(), u1_.data(), axes_for(t), c_->nx,
-                                                                           c_->ny, c_->total());
-    cuda::check_launch("evolve_to", element_grid(), element_block);
+    launch("evolve_to", element_grid(), element_block, 0, static_cast<const cplx*>(u0_.data()), u1_.data(), axes_for(t),
+           c_->nx, c_->ny, ft_i64{c_->total()});
   }
   void generate(Field f) override {
     const unsigned grid = static_cast<unsigned>(c_->total() / c_->nx), block = std::min(256u, static_cast<unsigned>(c_->nx));
-    generate_kernel<<<grid, block, 0, stream_.get()>>>(field(f), c_->nx, seed, multiplier);
-    cuda::check_launch("generate", grid, block);
+    launch("generate", grid, block, 0, field(f), c_->nx, ft_u64{seed}, ft_u64{multiplier});
   }
   void fft_batched(Field src, Field dst, int axis, int sign, FirstPass first, int t) override {
     const AxisShape& s = shapes_[axis];
@@ -253,18 +203,15 @@ class CudaSteps final : public Operations, public GpuSteps {
     const std::size_t shared = static_cast<std::size_t>(s.lines) * n * sizeof(cplx);
     const cplx* in = field(src);
     cplx* out = field(dst);
-    if (s.radix == 4) fft_fast<4><<<grid, block, shared, stream_.get()>>>(in, out, roots_[axis].data(), g, f, axes_for(t), sign);
-    else if (s.radix == 8) fft_fast<8><<<grid, block, shared, stream_.get()>>>(in, out, roots_[axis].data(), g, f, axes_for(t), sign);
-    else fft_fast<16><<<grid, block, shared, stream_.get()>>>(in, out, roots_[axis].data(), g, f, axes_for(t), sign);
-    cuda::check_launch("fft_fast", grid, block);
+    launch(fast_kernel(s.radix), grid, block, shared, in, out, const_roots(axis), g, f, axes_for(t), sign);
   }
   void fft_library(Field f, int sign) override {
     cufftDoubleComplex* data = reinterpret_cast<cufftDoubleComplex*>(field(f));
     check_cufft(cufftExecZ2Z(plan_.get(), data, data, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE), "cufftExecZ2Z");
   }
   void checksum(Field f, int iteration) override {
-    checksum_kernel<<<1, sum_block, 0, stream_.get()>>>(field(f), sums_.data(), iteration, c_->nx, c_->ny, c_->nz);
-    cuda::check_launch("checksum", 1, sum_block);
+    launch("checksum", 1, sum_block, 0, static_cast<const cplx*>(field(f)), sums_.data(), iteration, c_->nx, c_->ny,
+           c_->nz);
   }
   void read_sums(Complex* sums, int count) override {
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(Complex);
@@ -286,6 +233,12 @@ class CudaSteps final : public Operations, public GpuSteps {
     if (axis == 1) return {nx, nx, 1, nx * ny};
     return {nx * ny, nx * ny, 1, 0};
   }
+  // Launches the kernel `name` (looked up in this process: built in prepare's warm-up run).
+  template <typename... Args>
+  void launch(const char* name, unsigned grid, unsigned block, std::size_t shared, Args... args) {
+    cuda::rtc_launch(kernel(name), name, grid, block, shared, stream_.get(), args...);
+  }
+  const cplx* const_roots(int axis) const { return roots_[axis].data(); }
   int length(int axis) const { return axis == 0 ? c_->nx : axis == 1 ? c_->ny : c_->nz; }
   unsigned element_grid() const { return static_cast<unsigned>((c_->total() + element_block - 1) / element_block); }
   cplx* field(Field f) const { return f == Field::u0 ? u0_.data() : f == Field::u1 ? u1_.data() : third_.data(); }

@@ -1,5 +1,5 @@
 // FT's device code, written once for OpenCL C (kernels/ft/opencl.cl includes it; the build inlines
-// it into the embedded source) and CUDA (kernels/ft/cuda.cu). Each API's kernels are thin entry
+// it into the embedded source) and CUDA (kernels/ft/nvrtc.cu, likewise). Each API's kernels are thin entry
 // points that pass their indices to the functions here. Complex numbers are double2 (x real, y
 // imaginary); the field is u[(k ny + j) nx + i], x fastest.
 //
@@ -30,8 +30,7 @@ typedef double2 cplx;
 typedef long ft_i64;
 typedef ulong ft_u64;
 #define FT_C(re, im) ((double2)((re), (im)))
-#else  // CUDA
-#include <cstdint>
+#else  // CUDA: NVRTC (kernels/ft/nvrtc.cu) and nvcc (kernels/ft/cuda.cu, for the types)
 #define FT_FN __device__ __forceinline__
 #define FT_GLOBAL
 #define FT_LOCAL

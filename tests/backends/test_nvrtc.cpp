@@ -23,12 +23,18 @@ std::vector<SuiteSource> suite_sources() {
   return {
       {"cg/nvrtc.cu", {{{"real", "float"}}, {{"real", "double"}}}},
       {"ep/nvrtc.cu", {{}}},
+      {"ft/nvrtc.cu", {{{"SUM_BLOCK", "256"}}}},
+      {"gemm/nvrtc.cu",
+       {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
+        {{"real", "double"}, {"GEMM_KERNEL", "2"}, {"TILE", "16"}},
+        {{"real", "double"}, {"GEMM_KERNEL", "3"}, {"BM", "64"}, {"BN", "64"}, {"BK", "8"}, {"TM", "4"}, {"TN", "4"}, {"VW", "2"}}}},
   };
 }
 
-// The kernels `source` declares: extern "C" __global__ [__launch_bounds__(...)] void NAME(.
+// The kernels `source` declares: extern "C" __global__ void NAME(, a __launch_bounds__(...) before or after void.
 std::set<std::string> declared_kernels(const std::string& source) {
-  static const std::regex declaration(R"re(extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?void\s+(\w+)\s*\()re");
+  static const std::regex declaration(
+      R"re(extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?void\s+(?:__launch_bounds__\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?(\w+)\s*\()re");
   std::set<std::string> names;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it)
     names.insert((*it)[1]);
