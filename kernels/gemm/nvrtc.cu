@@ -1,7 +1,8 @@
 // GEMM's own CUDA kernels as NVRTC compiles them at run time (backends/cuda/rtc.hpp): the bodies
 // written once for CUDA and OpenCL (device.h), one kernel per build, chosen and configured by
 // -D defines: `real` (float or double) and GEMM_KERNEL, 1 naive, 2 tiled (TILE), 3 tuned (BM, BN,
-// BK, TM, TN, VW). The build embeds this file with its #includes inlined (cmake/embed_kernels.cmake).
+// BK, TM, TN, VW), 4 the FP64 tensor-core kernels (tensor.h). The build embeds this file with its
+// #includes inlined (cmake/embed_kernels.cmake).
 #include "kernels/gemm/device.h"
 
 #if GEMM_KERNEL == 1
@@ -19,6 +20,9 @@ extern "C" __global__ void __launch_bounds__((BM / TM) * (BN / TN))
 gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, int aoff, int lda,
            const real* __restrict__ B, int boff, int ldb, real beta, real* __restrict__ C, int coff, int ldc)
 #include "kernels/gemm/tuned_body.h"
+#elif GEMM_KERNEL == 4
+#include "kernels/gemm/tensor_shape.h"
+#include "kernels/gemm/tensor.h"
 #else
-#error "GEMM_KERNEL must be 1 (naive), 2 (tiled) or 3 (tuned)"
+#error "GEMM_KERNEL must be 1 (naive), 2 (tiled), 3 (tuned) or 4 (tensor: gemm_tensor_nn, gemm_tensor_tn; f64)"
 #endif

@@ -27,7 +27,8 @@ std::vector<SuiteSource> suite_sources() {
       {"gemm/nvrtc.cu",
        {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
         {{"real", "double"}, {"GEMM_KERNEL", "2"}, {"TILE", "16"}},
-        {{"real", "double"}, {"GEMM_KERNEL", "3"}, {"BM", "64"}, {"BN", "64"}, {"BK", "8"}, {"TM", "4"}, {"TN", "4"}, {"VW", "2"}}}},
+        {{"real", "double"}, {"GEMM_KERNEL", "3"}, {"BM", "64"}, {"BN", "64"}, {"BK", "8"}, {"TM", "4"}, {"TN", "4"}, {"VW", "2"}},
+        {{"real", "double"}, {"GEMM_KERNEL", "4"}}}},
   };
 }
 
