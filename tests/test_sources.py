@@ -2,7 +2,10 @@
 """Rules on gpubench's own sources that no other test can see:
 - every test-only hook is read through common/test_hooks.hpp's test_hook() and listed in its
   kTestHooks, so that a run with it set is marked (a hook read with getenv would act unmarked);
-  the only GPUBENCH_ variables read otherwise are settings, not hooks.
+  the only GPUBENCH_ variables read otherwise are settings, not hooks;
+- every suite's CUDA kernel is compiled at run time by NVRTC: `__global__` appears under kernels/
+  only in the sources a suite's CMakeLists.txt lists as NVRTC_KERNELS or NVRTC_INCLUDES (nvcc
+  builds the host code, and the backend's own ceilings).
 """
 import os
 import re
@@ -39,6 +42,25 @@ class TestHooks(unittest.TestCase):
         self.assertEqual(read_raw, [], "hooks read with getenv, not test_hook(): a run with them set is not marked")
         self.assertEqual(sorted(read_hook - listed), [], "hooks read but not listed in kTestHooks")
         self.assertEqual(sorted(listed - read_hook), [], "hooks listed that nothing reads")
+
+
+class TestNvrtc(unittest.TestCase):
+    def test_every_suite_kernel_is_compiled_at_run_time(self):
+        embedded = set()
+        for suite in os.listdir(os.path.join(ROOT, "kernels")):
+            cmake = os.path.join(ROOT, "kernels", suite, "CMakeLists.txt")
+            if not os.path.isfile(cmake):
+                continue
+            with open(cmake, encoding="utf-8") as f:
+                text = f.read()
+            for key in ("NVRTC_KERNELS", "NVRTC_INCLUDES"):
+                for names in re.findall(key + r"((?:\s+[\w.]+)+)", text):
+                    embedded.update(os.path.join("kernels", suite, n) for n in names.split())
+        self.assertIn(os.path.join("kernels", "cg", "nvrtc.cu"), embedded)
+        compiled_in = [path for path, text in sources()
+                       if path.startswith("kernels" + os.sep) and re.search(r"\b__global__\b", text)
+                       and path not in embedded]
+        self.assertEqual(compiled_in, [], "suite kernels compiled by nvcc, not NVRTC")
 
 
 if __name__ == "__main__":

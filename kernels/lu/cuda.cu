@@ -1,5 +1,5 @@
 // LU on CUDA: the blocked LU's steps and the study's buffer and kernel operations over
-// kernels/lu/device.h (shared with OpenCL), the updates through GEMM's own CUDA kernels
+// kernels/lu/device.h (shared with OpenCL; the kernels, kernels/lu/nvrtc.cu, compiled at run time by NVRTC), the updates through GEMM's own CUDA kernels
 // (kernels/gemm/cuda_kernels.hpp: the FP64 tensor-core kernel for f64, tuned for f32) on blocks of
 // the column-major matrix; two streams for the look-ahead, joined by events; cuSOLVER's getrf
 // as the vendor variant.
@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include <cooperative_groups.h>
 #include <cusolverDn.h>
 
 #include "backends/cuda/cuda.hpp"
+#include "backends/cuda/rtc.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/cuda_kernels.hpp"
 #include "kernels/lu/blocks.hpp"
@@ -23,6 +23,8 @@ namespace gpubench::lu {
 
 namespace {
 
+// The kernels (kernels/lu/nvrtc.cu) take their constants from kernels/lu/device.h; the host
+// reads them from there too (the struct keeps its functions out of the way: only the macros are used).
 #define LU_FN static __device__ __forceinline__
 #define LU_G
 #define LU_L
@@ -35,137 +37,24 @@ struct Lu {
 constexpr int group = LU_GROUP;
 static_assert(LU_LEAF_MAX == leaf_max, "kernels/lu/device.h and operations.hpp agree on the widest leaf");
 
-__device__ __forceinline__ int gid_x() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
-__device__ __forceinline__ int gid_y() { return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); }
+// The kernels of kernels/lu/nvrtc.cu for elements of T on the current device, built by NVRTC on
+// first use (the whole file at once: one compile per precision and device architecture).
+template <typename T>
+struct Kernels {
+  Kernels()
+      : study_factors(get("study_factors")), study_update(get("study_update")),
+        study_factors_optimised(get("study_factors_optimised")), study_update_optimised(get("study_update_optimised")),
+        pivot(get("pivot")), column_step(get("column_step")), laswp(get("laswp")), trtri(get("trtri")),
+        copy_block(get("copy_block")), leaf(get("leaf")) {}
 
-template <typename real>
-__global__ void study_factors(real* l, real* u, const real* a, int n, int i) {
-  Lu<real>::lu_study_factors(l, u, a, n, i, gid_x());
-}
-template <typename real>
-__global__ void study_update(const real* l, const real* u, real* a, int n, int i) {
-  Lu<real>::lu_study_update(l, u, a, n, i, gid_y(), gid_x());
-}
-template <typename real>
-__global__ void study_factors_optimised(const real* column, real* f, int n, int i) {
-  Lu<real>::lu_study_factors_optimised(column, f, n, i, gid_x());
-}
-template <typename real>
-__global__ void study_update_optimised(const real* a, const real* v, real* aux, int n) {
-  Lu<real>::lu_study_update_optimised(a, v, aux, n, gid_y(), gid_x());
-}
-// The panel's partials (kernels/lu/device.h): two sets of LU_GROUP candidates (value, row, and
-// the row's LU_LEAF_MAX values); set `in` read, the other written.
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP)
-pivot(const real* a, int n, int j, int w, real* pvalue, int* prow, real* prows) {
-  __shared__ real value[LU_GROUP];
-  __shared__ int row[LU_GROUP];
-  Lu<real>::lu_pivot(a, n, j, w, pvalue, prow, prows, value, row, threadIdx.x, blockIdx.x, gridDim.x);
-}
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP)
-column_step(real* a, int n, int c, int j, int w, int pgroups, int in, real* pvalue, int* prow, real* prows, int* ipiv) {
-  __shared__ real value[LU_GROUP];
-  __shared__ int row[LU_GROUP];
-  __shared__ real u[LU_LEAF_MAX];
-  const int out = 1 - in;
-  Lu<real>::lu_step(a, n, c, j, w, pgroups, pvalue + in * LU_GROUP, prow + in * LU_GROUP,
-                    prows + in * LU_GROUP * LU_LEAF_MAX, pvalue + out * LU_GROUP, prow + out * LU_GROUP,
-                    prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u, threadIdx.x, blockIdx.x, gridDim.x);
-}
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP) laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
-  __shared__ real seg[LU_SWAP_ROWS * LU_SWAP_LD], out[LU_SWAP_ROWS * LU_SWAP_LD];
-  __shared__ int piv[LU_SWAP_ROWS], prev[LU_SWAP_ROWS], last[LU_SWAP_ROWS];
-  Lu<real>::lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, threadIdx.x, blockIdx.x);
-}
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP) trtri(const real* a, int n, int j, int w, real* inv) {
-  __shared__ real x[LU_TRTRI_MAX];
-  Lu<real>::lu_trtri(a, n, j, w, inv, x, blockIdx.x, threadIdx.x);
-}
-template <typename real>
-__global__ void copy_block(const real* src, int ld, real* a, int n, int row0, int col0, int rows, int cols) {
-  Lu<real>::lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
-}
-
-// The panel's leaf, columns [j, j + w) over rows [j, n), in one cooperative launch: each block
-// holds `slab` consecutive rows in shared memory (column-major, ld slab) from the first column to
-// the last, and the blocks meet once per column (grid.sync) instead of once per launch. Per
-// column c: each block's candidate (the largest |A(r, c)|, r >= c, the smaller row on ties, as
-// LAPACK's idamax) with its row's values, and row c's values from the block that holds it, go to
-// the partials of c's parity; after the sync every block takes the pivot p from them, the
-// holders of rows c and p swap those rows, and every block eliminates its rows below c. A zero
-// column keeps its row and is left as it is (as LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's.
-template <typename real>
-__global__ void __launch_bounds__(LU_GROUP)
-leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prows, real* rowc, int* ipiv) {
-  extern __shared__ __align__(16) unsigned char shared[];
-  real* s = reinterpret_cast<real*>(shared);
-  __shared__ real value[LU_GROUP];
-  __shared__ int row[LU_GROUP];
-  __shared__ real u[LU_LEAF_MAX];
-  __shared__ int winner;
-  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const int tid = threadIdx.x, b = blockIdx.x, groups = gridDim.x;
-  const int r0 = j + b * slab, rows = max(0, min(slab, n - r0));
-  for (int e = tid; e < rows * w; e += LU_GROUP) s[e % rows + e / rows * slab] = a[r0 + e % rows + (long)(j + e / rows) * n];
-  __syncthreads();
-  for (int k = 0; k < w; ++k) {
-    const int c = j + k, in = k & 1;
-    real* cv = pvalue + in * LU_GROUP;
-    int* cr = prow + in * LU_GROUP;
-    real* crows = prows + in * LU_GROUP * LU_LEAF_MAX;
-    real* rc = rowc + in * LU_LEAF_MAX;
-    real best = (real)-1;
-    int best_row = n;
-    for (int i = max(0, c - r0) + tid; i < rows; i += LU_GROUP) {
-      const real v = fabs(s[i + k * slab]);
-      if (v > best) {
-        best = v;
-        best_row = r0 + i;
-      }
-    }
-    real g;
-    int p;
-    Lu<real>::lu_group_max(value, row, tid, best, best_row, &g, &p);
-    if (tid == 0) {
-      cv[b] = g;
-      cr[b] = p;
-    }
-    if (p < n)
-      for (int t = tid; t < w; t += LU_GROUP) crows[b * LU_LEAF_MAX + t] = s[p - r0 + t * slab];
-    if (c >= r0 && c < r0 + rows)
-      for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
-    grid.sync();
-    Lu<real>::lu_group_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
-    const bool swap = g > 0 && p != c && p < n;
-    if (swap && tid < groups && cr[tid] == p) winner = tid;
-    __syncthreads();
-    for (int t = tid; t < w; t += LU_GROUP) u[t] = swap ? crows[winner * LU_LEAF_MAX + t] : rc[t];
-    if (b == 0 && tid == 0) ipiv[c] = swap ? p : c;
-    if (swap) {
-      if (c >= r0 && c < r0 + rows)
-        for (int t = tid; t < w; t += LU_GROUP) s[c - r0 + t * slab] = crows[winner * LU_LEAF_MAX + t];
-      if (p >= r0 && p < r0 + rows)
-        for (int t = tid; t < w; t += LU_GROUP) s[p - r0 + t * slab] = rc[t];
-    }
-    __syncthreads();
-    const real pivot = u[k];
-    const int first = max(0, c + 1 - r0), below = rows - first;
-    if (pivot != (real)0)
-      for (int i = first + tid; i < rows; i += LU_GROUP) s[i + k * slab] /= pivot;
-    __syncthreads();
-    if (pivot != (real)0 && below > 0)
-      for (int e = tid; e < below * (w - k - 1); e += LU_GROUP) {
-        const int i = first + e % below, t = k + 1 + e / below;
-        s[i + t * slab] -= s[i + k * slab] * u[t];
-      }
-    __syncthreads();
+  static cudaKernel_t get(const char* name) {
+    return cuda::rtc_kernel("lu/nvrtc.cu", name, {{"real", cuda::real_name<T>()}, {"LU_GROUP", std::to_string(group)}},
+                            std::string("LU ") + name);
   }
-  for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
-}
+
+  cudaKernel_t study_factors, study_update, study_factors_optimised, study_update_optimised, pivot, column_step, laswp,
+      trtri, copy_block, leaf;
+};
 
 unsigned blocks(std::int64_t n, int per) { return static_cast<unsigned>((std::max<std::int64_t>(n, 1) + per - 1) / per); }
 
@@ -189,10 +78,12 @@ class CudaOperations final : public Operations, public StudyOps<T> {
                 "cudaDeviceGetAttribute");
     if (cooperative) {
       leaf_bytes_ = static_cast<std::size_t>(optin) - (2 * LU_GROUP + LU_LEAF_MAX) * sizeof(T) - 2 * LU_GROUP * sizeof(int);
-      cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(&leaf<T>),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(leaf_bytes_)),
-                  "cudaFuncSetAttribute", "(the panel's leaf)");
+      cuda::rtc_set_max_shared(kernels_.leaf, leaf_bytes_, "leaf");
       leaf_groups_ = std::min(info_.compute_units, group);
+      for (auto& b : barrier_) {
+        b = cuda::DeviceBuffer<unsigned>(1);
+        cuda::check(cudaMemset(b.data(), 0, b.bytes()), "cudaMemset", "(the leaf's barrier)");
+      }
     }
   }
   ~CudaOperations() override {
@@ -296,43 +187,41 @@ class CudaOperations final : public Operations, public StudyOps<T> {
       T* prs = prows_[q].data();
       T* rc = rowc_[q].data();
       int* pi = ipiv_.data();
+      unsigned* barrier = barrier_[q].data();
       int jj = static_cast<int>(j), ww = static_cast<int>(w);
-      void* args[] = {&pa, const_cast<int*>(&n), &jj, &ww, &slab, &pv, &pr, &prs, &rc, &pi};
-      cuda::check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(&leaf<T>), groups, group, args, bytes, s),
-                  "cudaLaunchCooperativeKernel", "(the panel's leaf)");
+      void* args[] = {&pa, const_cast<int*>(&n), &jj, &ww, &slab, &pv, &pr, &prs, &rc, &pi, &barrier};
+      cuda::rtc_launch_argv(kernels_.leaf, "leaf", groups, group, bytes, s, args, true);
       return;
     }
     int groups = groups_for(n_ - j);
-    pivot<T><<<groups, group, 0, s>>>(a_.data(), n, int(j), int(w), pvalue_[q].data(), prow_[q].data(),
-                                      prows_[q].data());
-    cuda::check_launch("pivot", groups, group);
+    cuda::rtc_launch(kernels_.pivot, "pivot", groups, group, 0, s, const_a(), n, int(j), int(w), pvalue_[q].data(),
+                     prow_[q].data(), prows_[q].data());
     for (std::int64_t c = j; c < j + w; ++c) {
       const int next = groups_for(n_ - c - 1);
-      column_step<T><<<next, group, 0, s>>>(a_.data(), n, int(c), int(j), int(w), groups, int((c - j) % 2),
-                                            pvalue_[q].data(), prow_[q].data(), prows_[q].data(), ipiv_.data());
+      cuda::rtc_launch(kernels_.column_step, "column_step", next, group, 0, s, a_.data(), n, int(c), int(j), int(w),
+                       groups, int((c - j) % 2), pvalue_[q].data(), prow_[q].data(), prows_[q].data(), ipiv_.data());
       groups = next;
     }
-    cuda::check_launch("column_step", groups, group);
   }
 
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || k0 >= k1) return;
     const auto groups = blocks(c1 - c0, LU_SWAP_COLS);
-    lu::laswp<T><<<groups, group, 0, stream()>>>(a_.data(), int(n_), ipiv_.data(), int(k0), int(k1), int(c0), int(c1));
-    cuda::check_launch("laswp", groups, group);
+    cuda::rtc_launch(kernels_.laswp, "laswp", groups, group, 0, stream(), a_.data(), int(n_),
+                     static_cast<const int*>(ipiv_.data()), int(k0), int(k1), int(c0), int(c1));
   }
 
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1) return;
     const int q = current_;
-    trtri<T><<<unsigned(w), group, 0, stream()>>>(a_.data(), int(n_), int(j), int(w), inverse_[q].data());
+    cuda::rtc_launch(kernels_.trtri, "trtri", unsigned(w), group, 0, stream(), const_a(), int(n_), int(j), int(w),
+                     inverse_[q].data());
     const gemm::Block b = colmajor_gemm(w, c1 - c0, w, 0, w, j + c0 * n_, n_, 0, w);
     gemm::cuda_gemm<T>(stream(), variant(), config_.gemm_params, b, T(1), a_.data(), inverse_[q].data(), T(0),
                        temp_[q].data());
     const dim3 grid(blocks(w, 16), blocks(c1 - c0, 16)), block(16, 16);
-    copy_block<T><<<grid, block, 0, stream()>>>(temp_[q].data(), int(w), a_.data(), int(n_), int(j), int(c0), int(w),
-                                                int(c1 - c0));
-    cuda::check_launch("copy_block", grid, block);
+    cuda::rtc_launch(kernels_.copy_block, "copy_block", grid, block, 0, stream(), static_cast<const T*>(temp_[q].data()),
+                     int(w), a_.data(), int(n_), int(j), int(c0), int(w), int(c1 - c0));
   }
 
   void gemm(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::int64_t k0,
@@ -407,26 +296,24 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     stream_[0].synchronize();
   }
   void factors(int l, int u, int a, int n, int i) override {
-    study_factors<T><<<blocks(n, 64), 64, 0, stream_[0].get()>>>(buffers_.at(l).data(), buffers_.at(u).data(),
-                                                                 buffers_.at(a).data(), n, i);
-    cuda::check_launch("study_factors", blocks(n, 64), 64);
+    cuda::rtc_launch(kernels_.study_factors, "study_factors", blocks(n, 64), 64, 0, stream_[0].get(), buffers_.at(l).data(),
+                     buffers_.at(u).data(), static_cast<const T*>(buffers_.at(a).data()), n, i);
   }
   void update(int l, int u, int a, int n, int i) override {
     const dim3 grid(blocks(n, 16), blocks(n, 16)), block(16, 16);
-    study_update<T><<<grid, block, 0, stream_[0].get()>>>(buffers_.at(l).data(), buffers_.at(u).data(),
-                                                          buffers_.at(a).data(), n, i);
-    cuda::check_launch("study_update", grid, block);
+    cuda::rtc_launch(kernels_.study_update, "study_update", grid, block, 0, stream_[0].get(),
+                     static_cast<const T*>(buffers_.at(l).data()), static_cast<const T*>(buffers_.at(u).data()),
+                     buffers_.at(a).data(), n, i);
   }
   void factors_optimised(int column, int f, int n, int i) override {
-    study_factors_optimised<T><<<blocks(n, 64), 64, 0, stream_[0].get()>>>(buffers_.at(column).data(),
-                                                                           buffers_.at(f).data(), n, i);
-    cuda::check_launch("study_factors_optimised", blocks(n, 64), 64);
+    cuda::rtc_launch(kernels_.study_factors_optimised, "study_factors_optimised", blocks(n, 64), 64, 0,
+                     stream_[0].get(), static_cast<const T*>(buffers_.at(column).data()), buffers_.at(f).data(), n, i);
   }
   void update_optimised(int a, int v, int aux, int n, int) override {
     const dim3 grid(blocks(n, 16), blocks(n, 16)), block(16, 16);
-    study_update_optimised<T><<<grid, block, 0, stream_[0].get()>>>(buffers_.at(a).data(), buffers_.at(v).data(),
-                                                                    buffers_.at(aux).data(), n);
-    cuda::check_launch("study_update_optimised", grid, block);
+    cuda::rtc_launch(kernels_.study_update_optimised, "study_update_optimised", grid, block, 0, stream_[0].get(),
+                     static_cast<const T*>(buffers_.at(a).data()), static_cast<const T*>(buffers_.at(v).data()),
+                     buffers_.at(aux).data(), n);
   }
   void finish() override { stream_[0].synchronize(); }
 
@@ -441,9 +328,11 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));
   }
   cudaStream_t stream() const { return stream_[current_].get(); }
+  const T* const_a() const { return a_.data(); }
   gemm::Variant variant() const { return gemm::parse_variant(config_.gemm_variant); }
 
   DeviceInfo info_;
+  Kernels<T> kernels_;  // built on info_'s device, made current by open_device
   cuda::Stream stream_[2] = {cuda::Stream(), cuda::Stream::high_priority()};  // [1]: the look-ahead's panels
   cuda::Event start_, end_, side_done_, events_[2];
   int max_groups_ = 1;
@@ -454,6 +343,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   bool study_ran_ = false, one_based_ = false, side_used_ = false;
   cuda::DeviceBuffer<T> original_, a_, pvalue_[2], prows_[2], rowc_[2], inverse_[2], temp_[2], workspace_;
   cuda::DeviceBuffer<int> ipiv_, prow_[2], info_buffer_;
+  cuda::DeviceBuffer<unsigned> barrier_[2];  // the leaf's grid_sync word per stream (kernels/lu/nvrtc.cu), zero between launches
   BlockedConfig config_;
   int current_ = 0;
   std::vector<std::pair<std::unique_ptr<cuda::Event>, double*>> marks_;

@@ -1,6 +1,6 @@
 // LU's device code, written once for OpenCL C (kernels/lu/opencl.cl includes it, with `real` a
-// typedef of -DREAL) and CUDA (kernels/lu/cuda.cu includes it inside a template struct, `real`
-// its parameter, so the functions become static members). Each API's kernels are thin entry
+// typedef of -DREAL) and CUDA (kernels/lu/nvrtc.cu includes it, `real` a -D define; the host,
+// kernels/lu/cuda.cu, includes it for its constants). Each API's kernels are thin entry
 // points that pass their indices here. LU_GROUP is the work-group size of the reductions.
 //
 // The study's forms work on row-major n x n arrays (a[k n + j]); the blocked LU on the

@@ -24,6 +24,7 @@ std::vector<SuiteSource> suite_sources() {
       {"cg/nvrtc.cu", {{{"real", "float"}}, {{"real", "double"}}}},
       {"ep/nvrtc.cu", {{}}},
       {"ft/nvrtc.cu", {{{"SUM_BLOCK", "256"}}}},
+      {"lu/nvrtc.cu", {{{"real", "float"}, {"LU_GROUP", "256"}}, {{"real", "double"}, {"LU_GROUP", "256"}}}},
       {"gemm/nvrtc.cu",
        {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
         {{"real", "double"}, {"GEMM_KERNEL", "2"}, {"TILE", "16"}},

@@ -1,0 +1,151 @@
+// LU's CUDA kernels, compiled at run time by NVRTC (backends/cuda/rtc.hpp) with -Dreal=float or
+// double and -DLU_GROUP= (the block size of the reductions): thin entry points to
+// kernels/lu/device.h (shared with OpenCL), which the build inlines here, and the panel's
+// cooperative leaf. kernels/lu/cuda.cu launches them. No headers: NVRTC has no standard library
+// (nor cooperative_groups, which needs the toolkit's headers: grid_sync below is its barrier).
+#define LU_FN __device__ __forceinline__
+#define LU_G
+#define LU_L
+#define LU_SYNC() __syncthreads()
+#include "kernels/lu/device.h"
+
+// Every block of a cooperative launch (all resident at once) meets here; what each wrote to
+// global memory before it is visible to all after it. `barrier` is one word, zero before the
+// first launch: block 0 adds 2^31 - (blocks - 1), every other block 1, so each meeting flips
+// its top bit and leaves its low bits as they were (zero again for the next launch); a block
+// waits for the flip. (cooperative_groups' grid sync works the same way.)
+__device__ __forceinline__ void grid_sync(unsigned* barrier) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
+    __threadfence();
+    const unsigned before = atomicAdd(barrier, add);
+    volatile unsigned* now = barrier;
+    while (((before ^ *now) & 0x80000000u) == 0) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ int gid_x() { return (int)(blockIdx.x * blockDim.x + threadIdx.x); }
+__device__ __forceinline__ int gid_y() { return (int)(blockIdx.y * blockDim.y + threadIdx.y); }
+
+extern "C" __global__ void study_factors(real* l, real* u, const real* a, int n, int i) {
+  lu_study_factors(l, u, a, n, i, gid_x());
+}
+extern "C" __global__ void study_update(const real* l, const real* u, real* a, int n, int i) {
+  lu_study_update(l, u, a, n, i, gid_y(), gid_x());
+}
+extern "C" __global__ void study_factors_optimised(const real* column, real* f, int n, int i) {
+  lu_study_factors_optimised(column, f, n, i, gid_x());
+}
+extern "C" __global__ void study_update_optimised(const real* a, const real* v, real* aux, int n) {
+  lu_study_update_optimised(a, v, aux, n, gid_y(), gid_x());
+}
+// The panel's partials (kernels/lu/device.h): two sets of LU_GROUP candidates (value, row, and
+// the row's LU_LEAF_MAX values); set `in` read, the other written.
+extern "C" __global__ void __launch_bounds__(LU_GROUP)
+pivot(const real* a, int n, int j, int w, real* pvalue, int* prow, real* prows) {
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  lu_pivot(a, n, j, w, pvalue, prow, prows, value, row, threadIdx.x, blockIdx.x, gridDim.x);
+}
+extern "C" __global__ void __launch_bounds__(LU_GROUP)
+column_step(real* a, int n, int c, int j, int w, int pgroups, int in, real* pvalue, int* prow, real* prows, int* ipiv) {
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  __shared__ real u[LU_LEAF_MAX];
+  const int out = 1 - in;
+  lu_step(a, n, c, j, w, pgroups, pvalue + in * LU_GROUP, prow + in * LU_GROUP,
+                    prows + in * LU_GROUP * LU_LEAF_MAX, pvalue + out * LU_GROUP, prow + out * LU_GROUP,
+                    prows + out * LU_GROUP * LU_LEAF_MAX, ipiv, value, row, u, threadIdx.x, blockIdx.x, gridDim.x);
+}
+extern "C" __global__ void __launch_bounds__(LU_GROUP) laswp(real* a, int n, const int* ipiv, int k0, int k1, int c0, int c1) {
+  __shared__ real seg[LU_SWAP_ROWS * LU_SWAP_LD], out[LU_SWAP_ROWS * LU_SWAP_LD];
+  __shared__ int piv[LU_SWAP_ROWS], prev[LU_SWAP_ROWS], last[LU_SWAP_ROWS];
+  lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, threadIdx.x, blockIdx.x);
+}
+extern "C" __global__ void __launch_bounds__(LU_GROUP) trtri(const real* a, int n, int j, int w, real* inv) {
+  __shared__ real x[LU_TRTRI_MAX];
+  lu_trtri(a, n, j, w, inv, x, blockIdx.x, threadIdx.x);
+}
+extern "C" __global__ void copy_block(const real* src, int ld, real* a, int n, int row0, int col0, int rows, int cols) {
+  lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
+}
+
+// The panel's leaf, columns [j, j + w) over rows [j, n), in one cooperative launch: each block
+// holds `slab` consecutive rows in shared memory (column-major, ld slab) from the first column to
+// the last, and the blocks meet once per column (grid_sync) instead of once per launch. Per
+// column c: each block's candidate (the largest |A(r, c)|, r >= c, the smaller row on ties, as
+// LAPACK's idamax) with its row's values, and row c's values from the block that holds it, go to
+// the partials of c's parity; after the sync every block takes the pivot p from them, the
+// holders of rows c and p swap those rows, and every block eliminates its rows below c. A zero
+// column keeps its row and is left as it is (as LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's.
+extern "C" __global__ void __launch_bounds__(LU_GROUP)
+leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prows, real* rowc, int* ipiv,
+     unsigned* barrier) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  real* s = reinterpret_cast<real*>(shared);
+  __shared__ real value[LU_GROUP];
+  __shared__ int row[LU_GROUP];
+  __shared__ real u[LU_LEAF_MAX];
+  __shared__ int winner;
+  const int tid = threadIdx.x, b = blockIdx.x, groups = gridDim.x;
+  const int r0 = j + b * slab, rows = max(0, min(slab, n - r0));
+  for (int e = tid; e < rows * w; e += LU_GROUP) s[e % rows + e / rows * slab] = a[r0 + e % rows + (long)(j + e / rows) * n];
+  __syncthreads();
+  for (int k = 0; k < w; ++k) {
+    const int c = j + k, in = k & 1;
+    real* cv = pvalue + in * LU_GROUP;
+    int* cr = prow + in * LU_GROUP;
+    real* crows = prows + in * LU_GROUP * LU_LEAF_MAX;
+    real* rc = rowc + in * LU_LEAF_MAX;
+    real best = (real)-1;
+    int best_row = n;
+    for (int i = max(0, c - r0) + tid; i < rows; i += LU_GROUP) {
+      const real v = fabs(s[i + k * slab]);
+      if (v > best) {
+        best = v;
+        best_row = r0 + i;
+      }
+    }
+    real g;
+    int p;
+    lu_group_max(value, row, tid, best, best_row, &g, &p);
+    if (tid == 0) {
+      cv[b] = g;
+      cr[b] = p;
+    }
+    if (p < n)
+      for (int t = tid; t < w; t += LU_GROUP) crows[b * LU_LEAF_MAX + t] = s[p - r0 + t * slab];
+    if (c >= r0 && c < r0 + rows)
+      for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
+    grid_sync(barrier);
+    lu_group_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
+    const bool swap = g > 0 && p != c && p < n;
+    if (swap && tid < groups && cr[tid] == p) winner = tid;
+    __syncthreads();
+    for (int t = tid; t < w; t += LU_GROUP) u[t] = swap ? crows[winner * LU_LEAF_MAX + t] : rc[t];
+    if (b == 0 && tid == 0) ipiv[c] = swap ? p : c;
+    if (swap) {
+      if (c >= r0 && c < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[c - r0 + t * slab] = crows[winner * LU_LEAF_MAX + t];
+      if (p >= r0 && p < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[p - r0 + t * slab] = rc[t];
+    }
+    __syncthreads();
+    const real pivot = u[k];
+    const int first = max(0, c + 1 - r0), below = rows - first;
+    if (pivot != (real)0)
+      for (int i = first + tid; i < rows; i += LU_GROUP) s[i + k * slab] /= pivot;
+    __syncthreads();
+    if (pivot != (real)0 && below > 0)
+      for (int e = tid; e < below * (w - k - 1); e += LU_GROUP) {
+        const int i = first + e % below, t = k + 1 + e / below;
+        s[i + t * slab] -= s[i + k * slab] * u[t];
+      }
+    __syncthreads();
+  }
+  for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
+}
