@@ -232,6 +232,11 @@ int rtc_max_threads(cudaKernel_t kernel, const std::string& name) {
 }
 
 void rtc_set_max_shared(cudaKernel_t kernel, std::size_t bytes, const std::string& name) {
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)), "cudaFuncGetAttributes",
+        "(" + name + ")");
+  // Never lowered: a launch configured earlier may still need more.
+  if (bytes <= static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes)) return;
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes),

@@ -45,7 +45,8 @@ std::string rtc_source(std::string_view path);
 // below the device's maxThreadsPerBlock).
 int rtc_max_threads(cudaKernel_t kernel, const std::string& name);
 
-// Lets `kernel` take `bytes` of dynamic shared memory on the current device (beyond the default 48 KiB).
+// Lets `kernel` take at least `bytes` of dynamic shared memory on the current device (beyond the
+// default 48 KiB); what it may take already is never lowered.
 void rtc_set_max_shared(cudaKernel_t kernel, std::size_t bytes, const std::string& name);
 
 // Launches `kernel` with `argv` (the address of each argument, as cudaLaunchKernel takes them);
