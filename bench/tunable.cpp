@@ -49,6 +49,28 @@ Tunable Tunable::list(std::string name, std::vector<int> values) {
   return {std::move(name), std::move(values), legal + "}"};
 }
 
+Tunable Tunable::defaulting_to(int value) const {
+  Tunable t = *this;
+  bool found = false;
+  for (int v : t.values)
+    if (v <= value && (!found || v > t.preferred)) {
+      t.preferred = v;
+      found = true;
+    }
+  if (!found) t.preferred = *std::min_element(t.values.begin(), t.values.end());
+  return t;
+}
+
+Params TunableSpace::defaults() const {
+  Params p;
+  for (const Tunable& t : params) {
+    if (!t.allows(t.preferred))
+      throw Error(ExitCode::internal, "tunable '" + t.name + "' declares no default (Tunable::defaulting_to)");
+    p[t.name] = t.preferred;
+  }
+  return p;
+}
+
 bool Tunable::allows(int value) const { return std::find(values.begin(), values.end(), value) != values.end(); }
 
 const Tunable* TunableSpace::find(const std::string& name) const {

@@ -24,10 +24,16 @@ struct Tunable {
   std::string name;         // as the suite declares it
   std::vector<int> values;  // never empty
   std::string legal;        // how the values were declared: "[1, 64]", "powers of two in [32, 1024]", "{1, 2, 4}"
+  // The value the suite's built-in heuristic gives it, where the suite declares one here
+  // (TunableSpace::defaults); 0: none (the suite's heuristic computes it).
+  int preferred = 0;
 
   static Tunable range(std::string name, int min, int max);           // the integers in [min, max]
   static Tunable powers_of_two(std::string name, int min, int max);   // the powers of two there
   static Tunable list(std::string name, std::vector<int> values);     // exactly these
+  // This tunable with `value` as its default: the largest of its values not above it (the
+  // smallest value where all are above it), so that a device's limits keep it legal.
+  Tunable defaulting_to(int value) const;
   bool allows(int value) const;
 };
 
@@ -55,6 +61,9 @@ struct TunableSpace {
   std::vector<Params> enumerate(std::size_t limit = static_cast<std::size_t>(-1)) const;
   // The legal sets that differ from `p` in one parameter by one step up or down.
   std::vector<Params> neighbours(const Params& p) const;
+  // Each parameter's declared default (Tunable::defaulting_to): the heuristic of a kernel whose
+  // tunables declare one. An internal Error when one does not.
+  Params defaults() const;
 };
 
 // What is wrong with a stored parameter set against the parameters a kernel declares (their

@@ -160,7 +160,7 @@ std::vector<DeviceInfo> host_devices() {
 #endif
   info.type = "cpu";
   info.compute_units = omp_get_max_threads();
-  info.max_work_group_size = 0;  // no work-groups here: LaunchConfig does not apply
+  info.max_work_group_size = 0;  // no work-groups here: launch parameters do not apply
   info.global_mem_bytes = host_memory_bytes();
   info.max_alloc_bytes = info.global_mem_bytes;
   info.local_mem_bytes = 0;

@@ -18,7 +18,7 @@ namespace gpubench::cg {
 namespace {
 
 std::unique_ptr<Operations> make_cuda_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
-                                                 const LaunchConfig& launch) {
+                                                 const Params& launch) {
   check_can_make(device, a, precision, launch);
   if (precision == Precision::f64) return std::make_unique<CudaOperations<double>>(device, a, launch);
   return std::make_unique<CudaOperations<float>>(device, a, launch);

@@ -63,19 +63,19 @@ struct Kernels {
 template <typename T>
 class CudaOperations final : public Operations {
  public:
-  CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
+  CudaOperations(const DeviceInfo& device, const CsrMatrix& a, const Params& launch)
       : info_(cuda::open_device(device.index)), rows_(a.rows), cols_(std::max(a.cols, a.rows)), nnz_(a.nnz()) {
     // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
     // of the block size).
     largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(kernels_.largest_block()));
     largest_block_ = std::min<std::size_t>(largest_block_, info_.local_mem_bytes / (2 * sizeof(T)));
     largest_block_ = std::max<std::size_t>(largest_block_, 1);
-    LaunchConfig defaults = launch;
-    if (static_cast<std::size_t>(defaults.work_group_size) > largest_block_) {
-      std::cerr << "gpubench: note: work_group_size " << defaults.work_group_size << " exceeds the largest "
+    Params defaults = launch;
+    if (static_cast<std::size_t>(grid::group_size_of(defaults)) > largest_block_) {
+      std::cerr << "gpubench: note: work_group_size " << grid::group_size_of(defaults) << " exceeds the largest "
                 << info_.label() << " runs the CG kernels with (" << largest_block_ << "); using " << largest_block_
                 << "\n";
-      defaults.work_group_size = static_cast<int>(largest_block_);
+      defaults["work_group_size"] = static_cast<int>(largest_block_);
     }
     per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
     for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
@@ -395,12 +395,12 @@ class CudaOperations final : public Operations {
   int rows() const override { return rows_; }
   int cols() const override { return cols_; }
 
-  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+  void set_launch(const std::string& kernel, const Params& launch) override {
     make_current();  // it may allocate (the dot partials) on this device
     check_set_launch(kernel, launch, largest_block_, info_);
-    const Launch l{static_cast<std::size_t>(launch.work_group_size),
+    const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
-                       static_cast<std::size_t>(launch.work_groups_per_cu)};
+                       static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
     if (2 * l.blocks > partials_.size()) {  // dot and dot2 write one or two partials per block
       stream_.synchronize();  // queued kernels may still write the old buffer
       partials_ = cuda::DeviceBuffer<T>(2 * l.blocks);

@@ -383,20 +383,20 @@ LibraryCalls* DistributedOperations::library() {
   return library_.get();
 }
 
-void DistributedOperations::set_launch(int band, const std::string& kernel, const LaunchConfig& launch) {
+void DistributedOperations::set_launch(int band, const std::string& kernel, const Params& launch) {
   Operations* part = parts_.at(static_cast<std::size_t>(band)).get();
   if (!part) return;
   part->make_current();  // its buffers (the dot partials, sized by the launch) belong on its device
   part->set_launch(kernel, launch);
 }
 
-void DistributedOperations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
+void DistributedOperations::set_launch(const std::string& kernel, const Params& launch) {
   each([&](std::size_t, Operations& p) { p.set_launch(kernel, launch); });
 }
 
 std::unique_ptr<DistributedOperations> make_distributed_operations(const std::vector<DeviceInfo>& devices,
                                                                    const CsrMatrix& a, Precision precision,
-                                                                   const LaunchConfig& launch,
+                                                                   const Params& launch,
                                                                    std::shared_ptr<Comm> comm) {
   if (devices.empty()) throw UsageError("CG on several devices needs at least one device");
   const bool ranks = comm && comm->size() > 1;

@@ -63,7 +63,7 @@ class DistributedOperations final : public Operations {
   int cols() const override { return partition_.rows; }
   void upload_halo(Slot v, std::span<const double> values) override;
   void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override;
-  void set_launch(const std::string& kernel, const LaunchConfig& launch) override;
+  void set_launch(const std::string& kernel, const Params& launch) override;
   // Every band's library calls, with the halo exchanged before each SpMV and the dots summed over
   // the bands (and ranks): the vendor variant across devices. nullptr where a band has none.
   LibraryCalls* library() override;
@@ -75,7 +75,7 @@ class DistributedOperations final : public Operations {
   double overlapped_fraction() const { return overlapped_fraction_; }
   // Band k's launch parameters of `kernel` (bands on different devices launch differently); nothing
   // for a band on another rank.
-  void set_launch(int band, const std::string& kernel, const LaunchConfig& launch);
+  void set_launch(int band, const std::string& kernel, const Params& launch);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -117,7 +117,7 @@ class DistributedOperations final : public Operations {
 // CG or refuses its band.
 std::unique_ptr<DistributedOperations> make_distributed_operations(const std::vector<DeviceInfo>& devices,
                                                                    const CsrMatrix& a, Precision precision,
-                                                                   const LaunchConfig& launch,
+                                                                   const Params& launch,
                                                                    std::shared_ptr<Comm> comm = nullptr);
 
 }  // namespace gpubench::cg

@@ -23,7 +23,7 @@ namespace {
 template <typename T>
 class OpenclOperations final : public Operations {
  public:
-  OpenclOperations(const DeviceInfo& device, const CsrMatrix& a, const LaunchConfig& launch)
+  OpenclOperations(const DeviceInfo& device, const CsrMatrix& a, const Params& launch)
       : context_(device.index), rows_(a.rows), cols_(std::max(a.cols, a.rows)) {
     if (std::is_same_v<T, double> && !context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: use --precision f32");
@@ -46,12 +46,12 @@ class OpenclOperations final : public Operations {
     largest_group_ = context_.info().max_work_group_size;
     largest_group_ = std::min<std::size_t>(largest_group_, context_.info().local_mem_bytes / (2 * sizeof(T)));
     largest_group_ = std::max<std::size_t>(largest_group_, 1);
-    LaunchConfig defaults = launch;
-    if (static_cast<std::size_t>(defaults.work_group_size) > largest_group_) {
-      std::cerr << "gpubench: note: work_group_size " << defaults.work_group_size << " exceeds the largest "
+    Params defaults = launch;
+    if (static_cast<std::size_t>(grid::group_size_of(defaults)) > largest_group_) {
+      std::cerr << "gpubench: note: work_group_size " << grid::group_size_of(defaults) << " exceeds the largest "
                 << context_.info().label() << " runs the CG kernels with (" << largest_group_ << "); using "
                 << largest_group_ << "\n";
-      defaults.work_group_size = static_cast<int>(largest_group_);
+      defaults["work_group_size"] = static_cast<int>(largest_group_);
     }
     per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
     for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
@@ -219,11 +219,11 @@ class OpenclOperations final : public Operations {
   int rows() const override { return rows_; }
   int cols() const override { return cols_; }
 
-  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+  void set_launch(const std::string& kernel, const Params& launch) override {
     check_set_launch(kernel, launch, largest_group_, context_.info());
-    const Launch l{static_cast<std::size_t>(launch.work_group_size),
+    const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
-                       static_cast<std::size_t>(launch.work_groups_per_cu)};
+                       static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
     launches_[kernel] = l;
     if (2 * l.groups > host_partials_.size()) {  // dot and dot2 write one or two partials per group
       partials_ = context_.create_buffer(2 * l.groups * sizeof(T));
@@ -298,7 +298,7 @@ class OpenclOperations final : public Operations {
 };
 
 std::unique_ptr<Operations> make_opencl_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
-                                                   const LaunchConfig& launch) {
+                                                   const Params& launch) {
   check_can_make(device, a, precision, launch);
   if (precision == Precision::f64) return std::make_unique<OpenclOperations<double>>(device, a, launch);
   return std::make_unique<OpenclOperations<float>>(device, a, launch);

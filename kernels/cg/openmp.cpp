@@ -311,7 +311,7 @@ class OpenmpOperations final : public Operations {
 };
 
 std::unique_ptr<Operations> make_openmp_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
-                                                   const LaunchConfig& launch) {
+                                                   const Params& launch) {
   check_can_make(device, a, precision, launch);
   if (precision == Precision::f64) return std::make_unique<OpenmpOperations<double>>(a);
   return std::make_unique<OpenmpOperations<float>>(a);

@@ -40,17 +40,10 @@ void check_device_can_run(const DeviceInfo& device, const CsrMatrix& a, Precisio
                         " per buffer");
 }
 
-void check_launch(const LaunchConfig& launch) {
-  if (launch.work_group_size < 1)
-    throw UsageError("work_group_size " + std::to_string(launch.work_group_size) + " is invalid (must be >= 1)");
-  if (launch.work_groups_per_cu < 1)
-    throw UsageError("work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " is invalid (must be >= 1)");
-}
-
 }  // namespace
 
-void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch) {
-  check_launch(launch);
+void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const Params& launch) {
+  grid::check(launch, "");
   check_device_can_run(device, a, precision);
   if (a.rows < 1) throw InputError("the CG matrix has no rows");
 }
@@ -135,18 +128,19 @@ bool takes_launch_parameters(const std::string& backend) {
   return entry && entry->extra.launch_parameters;
 }
 
-void Operations::set_launch(const std::string& kernel, const LaunchConfig& launch) {
-  check_set_launch(kernel, launch, static_cast<std::size_t>(launch.work_group_size), DeviceInfo{});
+void Operations::set_launch(const std::string& kernel, const Params& launch) {
+  check_set_launch(kernel, launch, static_cast<std::size_t>(std::max(grid::group_size_of(launch), 1)), DeviceInfo{});
 }
 
-void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std::size_t largest,
+void check_set_launch(const std::string& kernel, const Params& launch, std::size_t largest,
                       const DeviceInfo& device) {
   const auto& names = tunable_kernels();
   if (std::find(names.begin(), names.end(), kernel) == names.end())
     throw Error(ExitCode::internal, "set_launch: '" + kernel + "' is not a tunable CG kernel");
-  check_launch(launch);
-  if (static_cast<std::size_t>(launch.work_group_size) > largest)
-    throw DeviceError("kernel " + kernel + ": work-group size " + std::to_string(launch.work_group_size) +
+  grid::check(launch, kernel);
+  const int size = grid::group_size_of(launch);
+  if (static_cast<std::size_t>(size) > largest)
+    throw DeviceError("kernel " + kernel + ": work-group size " + std::to_string(size) +
                       " exceeds the largest " + device.label() + " launches it with (" + std::to_string(largest) +
                       ")");
 }

@@ -41,9 +41,8 @@ class LibraryCalls {
   virtual void axpy(double alpha, Slot x, Slot y) = 0; // y = y + alpha x
   virtual void scal(double alpha, Slot x) = 0;         // x = alpha x
 };
-// Launch parameters of one CG kernel (kernels/launch_grid.hpp); work.hpp declares which kernels
-// take which, and their legal values.
-using gpubench::LaunchConfig;
+// Launch parameters of one CG kernel are a Params (the tuner's generic map; its names and
+// defaults: kernels/launch_grid.hpp); work.hpp declares which kernels take which.
 
 class Operations {
  public:
@@ -119,11 +118,11 @@ class Operations {
   virtual void send_entries(Slot v, std::span<const std::int32_t> rows, Operations& to, std::int32_t offset);
   virtual void await_sends() {}
 
-  // Launch parameters per kernel: the factory's LaunchConfig applies to every kernel until this
+  // Launch parameters per kernel: the factory's (empty: the defaults) apply to every kernel until this
   // replaces it for `kernel` (a name from tunable_kernels()). Throws DeviceError when the device
   // cannot launch `kernel` with it (the sweeper records that and goes on). Backends that pick
   // their own launch sizes (openmp, ViennaCL) keep the default, which only checks the values.
-  virtual void set_launch(const std::string& kernel, const LaunchConfig& launch);
+  virtual void set_launch(const std::string& kernel, const Params& launch);
 
   // The backend's library calls on these vectors, or nullptr where it has none (the default).
   virtual LibraryCalls* library();
@@ -150,7 +149,7 @@ inline constexpr int max_cg_vectors = 8;
 // fp64, too little global memory for the matrix and max_cg_vectors vectors, an array larger
 // than one buffer may be (DeviceError); a matrix without rows (InputError). Every factory calls
 // it first, so every backend refuses the same cases with the same messages.
-void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch);
+void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision precision, const Params& launch);
 
 // The checks every backend's Operations makes on its callers (Error, ExitCode::internal: these
 // are bugs in the algorithm code, not user input): `v` is one of the `allocated` vector slots;
@@ -165,7 +164,7 @@ void check_row_range(std::int32_t first, std::int32_t count, int rows);
 // What every set_launch checks first: `kernel` is tunable (else Error, internal), the values are
 // at least 1 (UsageError), and the work-group size is at most `largest` (DeviceError naming the
 // kernel, the size and the device).
-void check_set_launch(const std::string& kernel, const LaunchConfig& launch, std::size_t largest,
+void check_set_launch(const std::string& kernel, const Params& launch, std::size_t largest,
                       const DeviceInfo& device);
 
 // One launch per tunable kernel (tunable_kernels() names them), each API's own Launch type;
@@ -190,11 +189,11 @@ struct KernelLaunches {
 // its kernels/cg/<api>.cpp). The factory uploads the matrix; it throws DeviceError when the
 // device cannot run the point (no fp64, too little memory, build failure ...).
 using OperationsFactory = std::function<std::unique_ptr<Operations>(
-    const DeviceInfo& device, const CsrMatrix& a, Precision precision, const LaunchConfig& launch)>;
+    const DeviceInfo& device, const CsrMatrix& a, Precision precision, const Params& launch)>;
 
 // What a backend records beside its factory. `vendor`: what its vendor variant is built from
 // ("cuSPARSE SpMV + cuBLAS"), empty when it has none. `launch_parameters`: whether its kernels
-// honour LaunchConfig (and are swept). `bands`: whether it runs a band of a matrix split across
+// honour launch parameters (and are swept). `bands`: whether it runs a band of a matrix split across
 // devices (distributed.hpp: a halo after its rows).
 struct BackendTraits {
   std::string vendor;

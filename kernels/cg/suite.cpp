@@ -55,7 +55,7 @@ class CgPoint final : public Point {
  public:
   // launch: per band (one for one device), each kernel's launch parameters.
   CgPoint(PointId id, std::shared_ptr<SharedProblem> problem, Variant variant, StopRule rule,
-          std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launch, std::shared_ptr<Comm> comm)
+          std::vector<std::vector<std::pair<std::string, Params>>> launch, std::shared_ptr<Comm> comm)
       : Point(std::move(id)), problem_(std::move(problem)), variant_(variant), rule_(rule), launch_(std::move(launch)),
         comm_(std::move(comm)) {}
 
@@ -84,14 +84,14 @@ class CgPoint final : public Point {
   void prepare_here() {
     const auto& a = problem_->problem.a;
     if (id().devices.size() > 1) {
-      auto several = make_distributed_operations(id().devices, a, id().precision, LaunchConfig{}, comm_);
+      auto several = make_distributed_operations(id().devices, a, id().precision, Params{}, comm_);
       for (std::size_t k = 0; k < launch_.size(); ++k)
         for (const auto& [kernel, launch] : launch_[k]) several->set_launch(static_cast<int>(k), kernel, launch);
       ops_ = std::move(several);
     } else {
       const OperationsFactory* factory = find_operations(id().backend);
       if (!factory) throw DeviceError("backend '" + id().backend + "' has no CG implementation in this build");
-      ops_ = (*factory)(id().device, a, id().precision, LaunchConfig{});
+      ops_ = (*factory)(id().device, a, id().precision, Params{});
       for (const auto& [kernel, launch] : launch_.at(0)) ops_->set_launch(kernel, launch);
     }
     solver_ = variant_ == Variant::vendor ? ops_->make_vendor_solver() : make_solver(variant_);
@@ -227,7 +227,7 @@ class CgPoint final : public Point {
   std::shared_ptr<SharedProblem> problem_;
   Variant variant_;
   StopRule rule_;
-  std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launch_;  // per band, per kernel
+  std::vector<std::vector<std::pair<std::string, Params>>> launch_;  // per band, per kernel
   std::shared_ptr<Comm> comm_;
   std::unique_ptr<Solver> solver_;
   std::unique_ptr<Operations> ops_;
@@ -394,7 +394,7 @@ class CgSuite final : public Suite {
             id.hosts = group.hosts;
             id.ranks = group.ranks;
           }
-          std::vector<std::vector<std::pair<std::string, LaunchConfig>>> launches;
+          std::vector<std::vector<std::pair<std::string, Params>>> launches;
           nlohmann::json band_launch = nlohmann::json::array();
           for (const DeviceInfo& d : group.devices) {
             LaunchChoices launch = choose_launch(options, d, shared->problem.a, v, p);
@@ -533,7 +533,7 @@ class CgSuite final : public Suite {
   }
 
   struct LaunchChoices {
-    std::vector<std::pair<std::string, LaunchConfig>> kernels;  // what set_launch gets
+    std::vector<std::pair<std::string, Params>> kernels;  // what set_launch gets
     nlohmann::json params = nlohmann::json::object();          // what the records say
   };
 
@@ -549,8 +549,8 @@ class CgSuite final : public Suite {
           options.tuning.get(), device, TuningKey::of_sizes("cg", k.kernel, p, {{"rows", a.rows}, {"nnz", a.nnz()}}),
           heuristic_params(k.kernel, device.max_work_group_size), kernel_tunables(k.kernel, device.max_work_group_size));
       launch[k.kernel] = launch_json(chosen);
-      const LaunchConfig config = to_launch_config(chosen.params, "CG " + k.kernel);
-      c.kernels.emplace_back(k.kernel, config);
+      grid::check(chosen.params, "CG " + k.kernel);
+      c.kernels.emplace_back(k.kernel, chosen.params);
     }
     c.params["launch"] = launch;
     return c;

@@ -81,7 +81,8 @@ class CgTunableKernel final : public TunableKernel {
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
     Operations& ops = *bench_->ops;
-    ops.set_launch(kernel_, to_launch_config(params, "CG " + kernel_));
+    grid::check(params, "CG " + kernel_);
+    ops.set_launch(kernel_, params);
     verify(ops);
     return time_batches(
         [&](int calls) {
@@ -143,13 +144,7 @@ class CgTunableKernel final : public TunableKernel {
 }  // namespace
 
 Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size) {
-  const LaunchConfig defaults;
-  Params p;
-  for (const Tunable& t : kernel_tunables(kernel, max_work_group_size).params) {
-    const int value = t.name == "work_group_size" ? defaults.work_group_size : defaults.work_groups_per_cu;
-    p[t.name] = std::clamp(value, t.values.front(), t.values.back());
-  }
-  return p;
+  return kernel_tunables(kernel, max_work_group_size).defaults();
 }
 
 SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Problem> problem, Precision precision,
@@ -174,7 +169,7 @@ SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Pr
   auto bench = std::make_shared<Bench>();
   bench->problem = problem;
   bench->precision = precision;
-  bench->ops = (*factory)(device, problem->a, precision, LaunchConfig{});
+  bench->ops = (*factory)(device, problem->a, precision, Params{});
   const auto n = static_cast<std::size_t>(problem->a.rows);
   std::mt19937_64 random(20261123);
   std::uniform_real_distribution<double> positive(0.5, 1.5);  // positive: the dots are well conditioned

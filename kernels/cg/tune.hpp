@@ -19,7 +19,7 @@ namespace gpubench::cg {
 SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Problem> problem, Precision precision,
                               const std::string& kernel);
 
-// The built-in heuristic for `kernel` on a device: LaunchConfig's defaults within its limits.
+// The built-in heuristic for `kernel` on a device: its tunables' declared defaults (kernel_tunables).
 Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size);
 
 }  // namespace gpubench::cg

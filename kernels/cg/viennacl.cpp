@@ -399,7 +399,7 @@ void check_problem(const CsrMatrix& a) {
 }
 
 std::unique_ptr<Operations> make_viennacl_operations(const DeviceInfo& device, const CsrMatrix& a,
-                                                     Precision precision, const LaunchConfig& launch) {
+                                                     Precision precision, const Params& launch) {
   check_can_make(device, a, precision, launch);
   check_problem(a);
   Domain domain = Domain::opencl(device);
@@ -408,7 +408,7 @@ std::unique_ptr<Operations> make_viennacl_operations(const DeviceInfo& device, c
 }
 
 std::unique_ptr<Operations> make_viennacl_host_operations(const DeviceInfo& device, const CsrMatrix& a,
-                                                          Precision precision, const LaunchConfig& launch) {
+                                                          Precision precision, const Params& launch) {
   check_can_make(device, a, precision, launch);
   check_problem(a);
   if (precision == Precision::f64) return make_in<double>(Domain::host(device), a);

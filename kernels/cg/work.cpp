@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.hpp"
+#include "kernels/launch_grid.hpp"
 
 namespace gpubench::cg {
 
@@ -98,12 +99,11 @@ const std::vector<std::string>& tunable_kernels() {
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size) {
   const auto& names = tunable_kernels();
   if (std::find(names.begin(), names.end(), kernel) == names.end()) return {};
-  int largest = 1;  // the largest power of two within the device's limit
-  while (static_cast<std::size_t>(largest) * 2 <= max_work_group_size && largest < (1 << 30)) largest *= 2;
-  TunableSpace t{{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest)}, {}};
+  const int limit = static_cast<int>(std::clamp<std::size_t>(max_work_group_size, 1, std::size_t{1} << 30));
+  TunableSpace t{{grid::group_size(limit)}, {}};
   if (kernel != "spmv") {
     // The thesis's walk: up from one work-group per compute unit (the last parameter).
-    t.params.push_back(Tunable::range("work_groups_per_cu", 1, 64));
+    t.params.push_back(grid::groups_per_cu());
     t.strategy = "walk";
   }
   return t;

@@ -37,10 +37,10 @@ class CudaOperations final : public Operations {
   const DeviceInfo& device() const override { return info_; }
   int largest_group() const override { return largest_; }
 
-  TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) override {
+  TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) override {
     check_runs("cuda", variant);
     const Deal d = deal(info_, pairs, launch, largest_);
-    const auto block = static_cast<unsigned>(launch.work_group_size);
+    const auto block = static_cast<unsigned>(grid::group_size_of(launch));
     const auto grid = static_cast<unsigned>(d.items / block);
     const std::size_t rows = variant == Variant::partials ? static_cast<std::size_t>(d.items) : grid;
     if (rows * result_values > partials_.size()) partials_ = cuda::DeviceBuffer<double>(rows * result_values);

@@ -47,10 +47,10 @@ class OpenclOperations final : public Operations {
   const DeviceInfo& device() const override { return context_.info(); }
   int largest_group() const override { return largest_; }
 
-  TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) override {
+  TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) override {
     check_runs("opencl", variant);
     const Deal d = deal(context_.info(), pairs, launch, largest_);
-    const auto local = static_cast<std::size_t>(launch.work_group_size);
+    const auto local = static_cast<std::size_t>(grid::group_size_of(launch));
     const auto global = static_cast<std::size_t>(d.items);
     const std::size_t rows = variant == Variant::partials ? global : global / local;
     if (rows * result_values * sizeof(double) > partial_bytes_) {

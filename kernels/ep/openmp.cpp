@@ -22,7 +22,7 @@ class OpenmpOperations final : public Operations {
   const DeviceInfo& device() const override { return device_; }
   int largest_group() const override { return 1; }
 
-  TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig&) override {
+  TallyRun tally(std::uint64_t pairs, Variant variant, const Params&) override {
     if (variant == Variant::serial) {
       whole_batches(pairs);
       const double start = omp_get_wtime();

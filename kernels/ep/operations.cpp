@@ -42,17 +42,17 @@ std::uint64_t whole_batches(std::uint64_t pairs) {
   return pairs / batch;
 }
 
-Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group) {
-  if (launch.work_group_size < 1 || launch.work_group_size > largest_group)
-    throw UsageError("EP tally: work_group_size " + std::to_string(launch.work_group_size) + " is outside 1.." +
+Deal deal(const DeviceInfo& device, std::uint64_t pairs, const Params& launch, int largest_group) {
+  grid::check(launch, "EP tally");
+  const int size = grid::group_size_of(launch), per_cu = grid::groups_per_cu_of(launch);
+  if (size > largest_group)
+    throw UsageError("EP tally: work_group_size " + std::to_string(size) + " is outside 1.." +
                      std::to_string(largest_group) + " on " + device.label());
-  if (launch.work_groups_per_cu < 1)
-    throw UsageError("EP tally: work_groups_per_cu " + std::to_string(launch.work_groups_per_cu) + " must be >= 1");
   const std::uint64_t batch = std::uint64_t{1} << batch_log2;
   Deal d;
   d.batches = whole_batches(pairs);
-  d.items = static_cast<std::uint64_t>(launch.work_groups_per_cu) * static_cast<std::uint64_t>(std::max(device.compute_units, 1)) *
-            static_cast<std::uint64_t>(launch.work_group_size);
+  d.items = static_cast<std::uint64_t>(per_cu) * static_cast<std::uint64_t>(std::max(device.compute_units, 1)) *
+            static_cast<std::uint64_t>(size);
   const std::uint64_t most = (d.batches + d.items - 1) / d.items * batch;
   if (most > (std::uint64_t{1} << 32))
     throw UsageError("EP: " + std::to_string(most) + " pairs per work-item overflow its 32-bit counters: raise "

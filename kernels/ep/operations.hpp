@@ -30,9 +30,8 @@ constexpr Variant all_variants[] = {Variant::reduce, Variant::partials, Variant:
 constexpr Variant device_variants[] = {Variant::reduce, Variant::partials};  // what every backend runs
 std::string tally_kernel(Variant v);  // "tally", "tally_partials" (the tunable kernels), "serial"
 
-// The grid of the tally kernel (kernels/launch_grid.hpp): work_groups_per_cu x compute units
-// groups of work_group_size.
-using gpubench::LaunchConfig;
+// The tally kernel's launch is a Params (the tuner's generic map): work_groups_per_cu x compute
+// units groups of work_group_size (kernels/launch_grid.hpp: the names, the defaults).
 
 struct TallyRun {
   std::array<double, result_values> values{};  // sx, sy, q[0..9]
@@ -50,7 +49,7 @@ class Operations {
   virtual int largest_group() const = 0;
   // Pairs [0, pairs) in whole batches (pairs a multiple of 2^batch_log2). Throws UsageError for
   // a launch the device cannot take, DeviceError for a failed launch.
-  virtual TallyRun tally(std::uint64_t pairs, Variant variant, const LaunchConfig& launch) = 0;
+  virtual TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) = 0;
 };
 
 // UsageError unless `backend` runs `v` (serial runs on the host: openmp only).
@@ -65,10 +64,10 @@ struct Deal {
 std::uint64_t whole_batches(std::uint64_t pairs);
 // Checks the launch against the device (work-group size within 1..largest, WG/CU >= 1) and the
 // pair count (whole batches; at most 2^32 pairs per item, which the items' counters hold).
-Deal deal(const DeviceInfo& device, std::uint64_t pairs, const LaunchConfig& launch, int largest_group);
+Deal deal(const DeviceInfo& device, std::uint64_t pairs, const Params& launch, int largest_group);
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;
-// launch_parameters: whether LaunchConfig means anything on this backend (the sweeper skips
+// launch_parameters: whether launch parameters mean anything on this backend (the sweeper skips
 // backends where it does not).
 struct BackendTraits {
   bool launch_parameters = false;

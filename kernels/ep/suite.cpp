@@ -15,28 +15,15 @@ namespace {
 
 std::uint64_t pairs_of(const EpClass& c) { return std::uint64_t{1} << c.m; }
 
-// The largest power of two the device runs the tally kernel with: the sizes are powers of two.
-int largest_power_of_two(int largest_group) {
-  int p = 1;
-  while (p <= largest_group / 2) p *= 2;
-  return p;
-}
-
 // The tally kernel's tunables: work-group sizes, powers of two from 32 to the largest the
 // device runs it with, and work-groups per compute unit, searched by the thesis's walk (up from
 // one per compute unit, the last parameter) unless a sweep asks for another strategy.
 TunableSpace tunables(int largest_group) {
-  const int largest = largest_power_of_two(largest_group);
-  return {{Tunable::powers_of_two("work_group_size", std::min(32, largest), largest),
-           Tunable::range("work_groups_per_cu", 1, 64)},
-          {},
-          "walk"};
+  return {{grid::group_size(largest_group), grid::groups_per_cu()}, {}, "walk"};
 }
 
 Params heuristic_params(int largest_group) {
-  const LaunchConfig defaults;
-  return {{"work_group_size", std::min(defaults.work_group_size, largest_power_of_two(largest_group))},
-          {"work_groups_per_cu", defaults.work_groups_per_cu}};
+  return tunables(largest_group).defaults();
 }
 
 TuningKey key_of(Variant v, const EpClass& c) {
@@ -55,7 +42,7 @@ double run_bytes(Variant v, std::uint64_t items, int group) {
 
 class EpPoint final : public Point {
  public:
-  EpPoint(PointId id, const EpClass& c, Variant v, LaunchConfig launch)
+  EpPoint(PointId id, const EpClass& c, Variant v, Params launch)
       : Point(std::move(id)), class_(c), variant_(v), launch_(launch) {}
 
   void prepare() override {
@@ -93,7 +80,7 @@ class EpPoint final : public Point {
 
   Profile profile() override {
     const TallyRun r = ops_->tally(pairs_of(class_), variant_, launch_);
-    const double bytes = run_bytes(variant_, r.items, launch_.work_group_size);
+    const double bytes = run_bytes(variant_, r.items, grid::group_size_of(launch_));
     std::vector<KernelRow> rows = {{tally_kernel(variant_), 1, r.tally_seconds, run_flops(class_), bytes - result_bytes}};
     if (r.sum_seconds > 0) rows.push_back({"sum_columns", 1, r.sum_seconds, 0, bytes / 2});  // none on openmp reduce
     return {rows, r.seconds()};
@@ -101,7 +88,7 @@ class EpPoint final : public Point {
 
   double flops_per_iteration() const override { return run_flops(class_); }
   double bytes_per_iteration() const override {
-    return run_bytes(variant_, last_.items ? last_.items : 1, launch_.work_group_size);
+    return run_bytes(variant_, last_.items ? last_.items : 1, grid::group_size_of(launch_));
   }
   std::string time_includes() const override {
     return "one whole EP run: the tally over all 2^M pairs and the sum of its partial results, read back to the "
@@ -112,7 +99,7 @@ class EpPoint final : public Point {
  private:
   const EpClass& class_;
   Variant variant_;
-  LaunchConfig launch_;
+  Params launch_;  // the tally's (kernels/launch_grid.hpp); empty off the GPU backends
   std::unique_ptr<Operations> ops_;
   TallyRun last_;
 };
@@ -128,7 +115,8 @@ class EpTunable final : public TunableKernel {
   double bytes_per_call() const override { return result_bytes; }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
-    const LaunchConfig launch = to_launch_config(params, "EP " + name());
+    grid::check(params, "EP " + name());
+    const Params& launch = params;
     const TallyRun first = ops_->tally(pairs_of(class_), variant_, launch);
     const Verdict v = verify(class_, Tally::from_values(first.values.data()));
     if (!v.passed) throw VerificationError(name() + ": " + v.detail);
@@ -173,7 +161,7 @@ class EpSuite final : public Suite {
         id.variant = to_string(v);
         id.device = device;
         id.precision = Precision::f64;
-        LaunchConfig launch;
+        Params launch;
         if (takes_launch_parameters(device.backend)) launch = choose_launch(options, device, c, v, id.params);
         if (v == Variant::serial) id.params["threads"] = 1;
         plan.points.push_back(std::make_unique<EpPoint>(std::move(id), c, v, launch));
@@ -233,7 +221,7 @@ class EpSuite final : public Suite {
 
   // The tally kernel's launch from the tuning database (exact class, nearest class, the
   // device's default, the heuristic), or the heuristic with --tuning off.
-  static LaunchConfig choose_launch(const RunOptions& options, const DeviceInfo& device, const EpClass& c, Variant v,
+  static Params choose_launch(const RunOptions& options, const DeviceInfo& device, const EpClass& c, Variant v,
                                     nlohmann::json& params) {
     // The largest group is known only to an opened device; the database's values are checked
     // against the device's limit here and against the kernel's when the point runs.
@@ -241,7 +229,8 @@ class EpSuite final : public Suite {
     const LaunchChoice chosen =
         choose_launch_params(options.tuning.get(), device, key_of(v, c), heuristic_params(largest), tunables(largest));
     params["launch"][tally_kernel(v)] = launch_json(chosen);
-    return to_launch_config(chosen.params, "EP " + tally_kernel(v));
+    grid::check(chosen.params, "EP " + tally_kernel(v));
+    return chosen.params;
   }
 };
 

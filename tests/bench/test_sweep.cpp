@@ -426,17 +426,34 @@ TEST(Tunables, TimeBatchesTimesFiveBatchesOfAboutTwoMilliseconds) {
   }
 }
 
-TEST(Tunables, LaunchConfigTakesKnownParametersAndNamesAnUnknownOne) {
-  const LaunchConfig l = to_launch_config({{"work_group_size", 64}}, "dot");
-  EXPECT_EQ(l.work_group_size, 64);
-  EXPECT_EQ(l.work_groups_per_cu, LaunchConfig{}.work_groups_per_cu);
+TEST(Tunables, TheGridReadsKnownParametersTakesTheDefaultsAndNamesAnUnknownOne) {
+  const Params p = {{"work_group_size", 64}};
+  EXPECT_EQ(grid::group_size_of(p), 64);
+  EXPECT_EQ(grid::groups_per_cu_of(p), grid::default_groups_per_cu);
+  EXPECT_EQ(grid::group_size_of({}), grid::default_group_size);
+  EXPECT_NO_THROW(grid::check(grid::params(32, 5), "dot"));
   try {
-    to_launch_config({{"tile", 16}}, "dot");
+    grid::check({{"tile", 16}}, "dot");
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_THAT(e.what(), HasSubstr("'tile'"));
     EXPECT_THAT(e.what(), HasSubstr("dot"));
   }
+  EXPECT_THROW(grid::check(grid::params(0, 5), "dot"), UsageError);
+}
+
+// A tunable's declared default is the largest of its values not above it, so that a device's
+// limits keep it legal; the space's defaults() are the heuristic of a kernel that declares them.
+TEST(Tunables, DeclaredDefaultsStayLegalOnEveryDevice) {
+  EXPECT_EQ(grid::group_size(1024).preferred, 256);
+  EXPECT_EQ(grid::group_size(128).preferred, 128);  // a device that runs at most 128
+  EXPECT_EQ(grid::group_size(100).preferred, 64);   // powers of two within 100
+  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(40).preferred, 32);
+  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(8).preferred, 16);  // all above: the smallest
+  const TunableSpace space{{grid::group_size(512), grid::groups_per_cu()}, {}};
+  EXPECT_EQ(space.defaults(), grid::params(256, 8));
+  EXPECT_TRUE(space.legal(space.defaults()));
+  EXPECT_THROW((TunableSpace{{Tunable::range("n", 1, 4)}, {}}.defaults()), Error);  // none declared
 }
 
 // A database entry is checked against the kernel's declaration, constraints included.

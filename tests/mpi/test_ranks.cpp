@@ -79,9 +79,9 @@ TEST_F(Ranks, PoissonEqualsOneDevice) {
   const Problem p = make_problem("poisson2d:48");
   for (Variant v : all_variants) {
     SCOPED_TRACE(std::string(to_string(v)) + " on " + std::to_string(world->size()) + " ranks");
-    auto single = (*find_operations(backend()))(find_device(backend(), -1), p.a, Precision::f64, LaunchConfig{});
+    auto single = (*find_operations(backend()))(find_device(backend(), -1), p.a, Precision::f64, Params{});
     const Solved want = run(*single, p, v, StopRule{60, 0});
-    auto several = make_distributed_operations(rank_devices(), p.a, Precision::f64, LaunchConfig{}, world);
+    auto several = make_distributed_operations(rank_devices(), p.a, Precision::f64, Params{}, world);
     const Solved got = run(*several, p, v, StopRule{60, 0});
     EXPECT_EQ(got.result.iterations, want.result.iterations);
     EXPECT_NEAR(got.result.relative_residual, want.result.relative_residual, 1e-9 * want.result.relative_residual + 1e-14);
@@ -95,9 +95,9 @@ TEST_F(Ranks, MatrixMarketFileEqualsOneDeviceSolvedToATolerance) {
   const StopRule rule{20000, 1e-10};
   for (Variant v : all_variants) {
     SCOPED_TRACE(to_string(v));
-    auto single = (*find_operations(backend()))(find_device(backend(), -1), p.a, Precision::f64, LaunchConfig{});
+    auto single = (*find_operations(backend()))(find_device(backend(), -1), p.a, Precision::f64, Params{});
     const Solved want = run(*single, p, v, rule);
-    auto several = make_distributed_operations(rank_devices(), p.a, Precision::f64, LaunchConfig{}, world);
+    auto several = make_distributed_operations(rank_devices(), p.a, Precision::f64, Params{}, world);
     const Solved got = run(*several, p, v, rule);
     ASSERT_TRUE(want.result.converged && got.result.converged);
     EXPECT_NEAR(got.result.iterations, want.result.iterations, 0.1 * want.result.iterations);
@@ -112,12 +112,12 @@ TEST_F(Ranks, NasCgClassSVerifies) {
   const std::vector<double> ones(static_cast<std::size_t>(a.rows), 1.0);
   for (Variant v : all_variants) {
     SCOPED_TRACE(to_string(v));
-    auto single = (*find_operations(backend()))(find_device(backend(), -1), a, Precision::f64, LaunchConfig{});
+    auto single = (*find_operations(backend()))(find_device(backend(), -1), a, Precision::f64, Params{});
     auto s1 = make_solver(v);
     single->allocate_vectors(s1->vectors() + 1);
     single->upload(rhs_slot, ones);
     const NpbResult want = npb_benchmark(*single, *s1, s);
-    auto several = make_distributed_operations(rank_devices(), a, Precision::f64, LaunchConfig{}, world);
+    auto several = make_distributed_operations(rank_devices(), a, Precision::f64, Params{}, world);
     auto s2 = make_solver(v);
     several->allocate_vectors(s2->vectors() + 1);
     several->upload(rhs_slot, ones);
@@ -130,7 +130,7 @@ TEST_F(Ranks, NasCgClassSVerifies) {
 // Every rank reports the same time and the exchange as its own profiled row.
 TEST_F(Ranks, TimeAndProfileAgreeAcrossRanks) {
   const Problem p = make_problem("poisson2d:32");
-  auto ops = make_distributed_operations(rank_devices(), p.a, Precision::f64, LaunchConfig{}, world);
+  auto ops = make_distributed_operations(rank_devices(), p.a, Precision::f64, Params{}, world);
   auto solver = make_solver(Variant::classic);
   ops->allocate_vectors(solver->vectors());
   ops->upload(rhs_slot, p.b);

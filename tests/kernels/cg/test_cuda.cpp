@@ -87,14 +87,14 @@ class CudaCg : public ::testing::Test {
     device_ = find_device("cuda", -1);
   }
 
-  std::unique_ptr<Operations> make_ops(const CsrMatrix& a, Precision p, LaunchConfig launch = {}) const {
+  std::unique_ptr<Operations> make_ops(const CsrMatrix& a, Precision p, Params launch = {}) const {
     return (*find_operations("cuda"))(device_, a, p, launch);
   }
 
   // The device's A x against the host's, entry by entry within the rounding bound.
-  void expect_spmv_matches(const CsrMatrix& a, Precision p, LaunchConfig launch = {}) const {
+  void expect_spmv_matches(const CsrMatrix& a, Precision p, Params launch = {}) const {
     SCOPED_TRACE(std::to_string(a.rows) + " rows, " + std::to_string(static_cast<double>(a.nnz()) / a.rows) +
-                 " nonzeros per row, " + to_string(p) + ", block " + std::to_string(launch.work_group_size));
+                 " nonzeros per row, " + to_string(p) + ", block " + std::to_string(grid::group_size_of(launch)));
     auto ops = make_ops(a, p, launch);
     ops->allocate_vectors(2);
     std::mt19937 rng(7);
@@ -139,7 +139,7 @@ TEST_F(CudaCg, SpmvShortAndLongRowsMatchTheHost) {
     for (const CsrMatrix* a : {&poisson, &npb_s, &thirteen, &twenty, &ragged, &hundred}) expect_spmv_matches(*a, p);
   // Block sizes that are not multiples of 32 (the long-row kernel rounds down to whole warps),
   // the smallest, and one beyond the device's maximum.
-  for (const LaunchConfig launch : {LaunchConfig{100, 2}, LaunchConfig{32, 1}, LaunchConfig{1 << 20, 1}})
+  for (const Params& launch : {grid::params(100, 2), grid::params(32, 1), grid::params(1 << 20, 1)})
     for (const CsrMatrix* a : {&poisson, &thirteen, &hundred}) expect_spmv_matches(*a, Precision::f64, launch);
 }
 
@@ -151,7 +151,7 @@ TEST_F(CudaCg, SpmvOfLongRowsOverManyColumnsMatchesTheHost) {
   const CsrMatrix wide = matrix_with_rows(70001, {250, 300, 270, 0, 3}, 5);
   for (Precision p : {Precision::f32, Precision::f64}) {
     expect_spmv_matches(wide, p);
-    expect_spmv_matches(wide, p, LaunchConfig{96, 3});
+    expect_spmv_matches(wide, p, grid::params(96, 3));
   }
   const CsrMatrix npb_a = make_problem("npb:A").a;
   expect_spmv_matches(npb_a, Precision::f64);

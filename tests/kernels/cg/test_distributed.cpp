@@ -42,7 +42,7 @@ Outcome run(Operations& ops, const Problem& p, Variant v, int iterations) {
 }
 
 std::unique_ptr<Operations> one_device(const DeviceInfo& d, const CsrMatrix& a) {
-  return (*find_operations(d.backend))(d, a, Precision::f64, LaunchConfig{});
+  return (*find_operations(d.backend))(d, a, Precision::f64, Params{});
 }
 
 // The solution of `bands` devices against one device's, entry by entry, relative to its largest entry.
@@ -51,7 +51,7 @@ void expect_same_solve(const std::vector<DeviceInfo>& devices, const Problem& p,
     SCOPED_TRACE(std::string(to_string(v)) + ", " + std::to_string(devices.size()) + " bands");
     auto single = one_device(devices.front(), p.a);
     const Outcome want = run(*single, p, v, iterations);
-    auto several = make_distributed_operations(devices, p.a, Precision::f64, LaunchConfig{});
+    auto several = make_distributed_operations(devices, p.a, Precision::f64, Params{});
     const Outcome got = run(*several, p, v, iterations);
     EXPECT_EQ(got.result.iterations, want.result.iterations);
     EXPECT_NEAR(got.result.relative_residual, want.result.relative_residual, 1e-9 * want.result.relative_residual + 1e-14);
@@ -82,7 +82,7 @@ void expect_same_vendor_solve(const std::vector<DeviceInfo>& devices, const Prob
   std::vector<double> want_x, got_x;
   auto single = one_device(devices.front(), p.a);
   const SolveResult want = vendor_solve(*single, want_x);
-  auto several = make_distributed_operations(devices, p.a, Precision::f64, LaunchConfig{});
+  auto several = make_distributed_operations(devices, p.a, Precision::f64, Params{});
   const SolveResult got = vendor_solve(*several, got_x);
   EXPECT_NEAR(got.relative_residual, want.relative_residual, 1e-9 * want.relative_residual + 1e-14);
   double worst = 0, largest = 1;
@@ -100,9 +100,9 @@ std::vector<DeviceInfo> repeated(const std::string& backend, int n) {
 TEST(Distributed, SeveralBandsOnTheHostEqualOneDevice) {
   const Problem poisson = make_problem("poisson2d:48");
   for (int n : {1, 2, 3}) expect_same_solve(repeated("openmp", n), poisson, 60);
-  EXPECT_EQ(make_distributed_operations(repeated("openmp", 2), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+  EXPECT_EQ(make_distributed_operations(repeated("openmp", 2), poisson.a, Precision::f64, Params{})->exchange_path(),
             "through the host");
-  EXPECT_EQ(make_distributed_operations(repeated("openmp", 1), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+  EXPECT_EQ(make_distributed_operations(repeated("openmp", 1), poisson.a, Precision::f64, Params{})->exchange_path(),
             "");
 }
 
@@ -121,7 +121,7 @@ TEST(Distributed, RealMatrixMarketFileSolvedToATolerance) {
     const SolveResult want = solve(*single, *s1, rule, std::sqrt(host_dot(p.b, p.b)));
     std::vector<double> x1(p.b.size()), x2(p.b.size());
     single->download(s1->solution(), x1);
-    auto several = make_distributed_operations(repeated("openmp", 3), p.a, Precision::f64, LaunchConfig{});
+    auto several = make_distributed_operations(repeated("openmp", 3), p.a, Precision::f64, Params{});
     auto s2 = make_solver(v);
     several->allocate_vectors(s2->vectors());
     several->upload(rhs_slot, p.b);
@@ -168,13 +168,13 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   expect_same_vendor_solve(repeated("cuda", 2), poisson, 60);
   expect_same_vendor_solve(repeated("cuda", 3), nas, 15);
   // A band on another API has no library calls: no vendor variant across them.
-  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, LaunchConfig{})
+  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, Params{})
                 ->make_vendor_solver(),
             nullptr);
   // CUDA bands link device to device; a band on another API sends the whole exchange through the host.
-  EXPECT_THAT(make_distributed_operations(repeated("cuda", 2), poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+  EXPECT_THAT(make_distributed_operations(repeated("cuda", 2), poisson.a, Precision::f64, Params{})->exchange_path(),
               HasSubstr("CUDA device-to-device copies (one device)"));
-  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, LaunchConfig{})
+  EXPECT_EQ(make_distributed_operations({gpu, find_device("openmp", -1)}, poisson.a, Precision::f64, Params{})
                 ->exchange_path(),
             "through the host");
   if (find_backend("cuda").devices().size() < 2) GTEST_SKIP() << "one CUDA device: bands on two GPUs not checked";
@@ -183,7 +183,7 @@ TEST(Distributed, CudaBandsEqualOneDevice) {
   expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, p3, 40);
   expect_same_solve({find_device("cuda", 1), find_device("cuda", 0), gpu}, nas, 15);
   expect_same_vendor_solve(two, poisson, 60);
-  EXPECT_THAT(make_distributed_operations(two, poisson.a, Precision::f64, LaunchConfig{})->exchange_path(),
+  EXPECT_THAT(make_distributed_operations(two, poisson.a, Precision::f64, Params{})->exchange_path(),
               HasSubstr("CUDA peer copies"));
 }
 
@@ -273,7 +273,7 @@ TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
     single->allocate_vectors(solver->vectors() + 1);
     single->upload(rhs_slot, ones);
     const NpbResult want = npb_benchmark(*single, *solver, s);
-    auto several = make_distributed_operations(repeated("openmp", 3), a, Precision::f64, LaunchConfig{});
+    auto several = make_distributed_operations(repeated("openmp", 3), a, Precision::f64, Params{});
     auto solver3 = make_solver(v);
     several->allocate_vectors(solver3->vectors() + 1);
     several->upload(rhs_slot, ones);
@@ -285,7 +285,7 @@ TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
 
 TEST(Distributed, TheExchangeMovesOnlyTheHaloAndIsProfiled) {
   const Problem p = make_problem("poisson2d:32");
-  auto ops = make_distributed_operations(repeated("openmp", 2), p.a, Precision::f64, LaunchConfig{});
+  auto ops = make_distributed_operations(repeated("openmp", 2), p.a, Precision::f64, Params{});
   EXPECT_EQ(ops->partition().halo_entries(), 64);  // one grid line each way, not the 1024-entry vector
   auto solver = make_solver(Variant::classic);
   ops->allocate_vectors(solver->vectors());
@@ -368,14 +368,14 @@ TEST(Distributed, TheRowsThatReadNoHaloRunWhileItMoves) {
 TEST(Distributed, ImpossibleSetupsAreNamed) {
   const Problem p = make_problem("poisson2d:4");  // 16 rows
   try {
-    make_distributed_operations(repeated("openmp", 17), p.a, Precision::f64, LaunchConfig{});
+    make_distributed_operations(repeated("openmp", 17), p.a, Precision::f64, Params{});
     FAIL() << "17 bands of 16 rows";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot split 16 rows into 17 bands"));
   }
   if (find_operations("viennacl_host") && !find_backend("viennacl_host").devices().empty()) {
     try {
-      make_distributed_operations(repeated("viennacl_host", 2), p.a, Precision::f64, LaunchConfig{});
+      make_distributed_operations(repeated("viennacl_host", 2), p.a, Precision::f64, Params{});
       FAIL() << "ViennaCL on a band";
     } catch (const DeviceError& e) {
       EXPECT_THAT(e.what(), HasSubstr("band 0"));

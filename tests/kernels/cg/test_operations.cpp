@@ -143,12 +143,12 @@ class CgOperations : public ::testing::TestWithParam<Case> {
   // One Operations per backend and precision for the whole suite: building kernels is slow.
   static Operations& shared(const Case& c) {
     auto& made = instances()[{c.backend, c.precision}];
-    if (!made) made = make(c, find_device(c.backend, -1), LaunchConfig{});
+    if (!made) made = make(c, find_device(c.backend, -1), Params{});
     return *made;
   }
   static void TearDownTestSuite() { instances().clear(); }
 
-  static std::unique_ptr<Operations> make(const Case& c, const DeviceInfo& device, const LaunchConfig& launch) {
+  static std::unique_ptr<Operations> make(const Case& c, const DeviceInfo& device, const Params& launch) {
     return (*find_operations(c.backend))(device, test_matrix(), c.precision, launch);
   }
 
@@ -348,10 +348,10 @@ TEST_P(CgOperations, LaunchConfigsGiveTheSameResults) {
 
   // Every size and grid, a size that is not a power of two (for the reductions), a large one, and
   // one beyond any device's maximum (clamped to it).
-  const LaunchConfig configs[] = {{64, 1}, {128, 4}, {256, 16}, {64, 16}, {256, 1}, {96, 3}, {1024, 2}, {1 << 20, 1}};
-  for (const LaunchConfig& launch : configs) {
-    SCOPED_TRACE("work_group_size " + std::to_string(launch.work_group_size) + ", work_groups_per_cu " +
-                 std::to_string(launch.work_groups_per_cu));
+  const Params configs[] = {grid::params(64, 1),  grid::params(128, 4), grid::params(256, 16),  grid::params(64, 16),
+                           grid::params(256, 1), grid::params(96, 3),  grid::params(1024, 2), grid::params(1 << 20, 1)};
+  for (const Params& launch : configs) {
+    SCOPED_TRACE(format_params(launch));
     auto ops = make(GetParam(), device_, launch);
     ops->allocate_vectors(3);
     ops->upload(0, a);
@@ -423,7 +423,7 @@ TEST_P(CgOperations, FactoryRefusesWhatTheDeviceCannotHold) {
   small.global_mem_bytes = 1000;
   const std::uint64_t needed = device_bytes_needed(test_matrix(), GetParam().precision, max_cg_vectors);
   try {
-    make(GetParam(), small, LaunchConfig{});
+    make(GetParam(), small, Params{});
     FAIL() << "no DeviceError for a device with 1000 bytes";
   } catch (const DeviceError& e) {
     const std::string message = e.what();
@@ -438,7 +438,7 @@ TEST_P(CgOperations, FactoryRefusesWhatTheDeviceCannotHold) {
   small_buffers.index = 9999;
   small_buffers.max_alloc_bytes = 4096;
   try {
-    make(GetParam(), small_buffers, LaunchConfig{});
+    make(GetParam(), small_buffers, Params{});
     FAIL() << "no DeviceError for a device with 4 kB buffers";
   } catch (const DeviceError& e) {
     const std::string message = e.what();
@@ -451,7 +451,7 @@ TEST_P(CgOperations, FactoryRefusesWhatTheDeviceCannotHold) {
     no_fp64.index = 9999;
     no_fp64.fp64 = false;
     try {
-      make(GetParam(), no_fp64, LaunchConfig{});
+      make(GetParam(), no_fp64, Params{});
       FAIL() << "no DeviceError for f64 on a device without fp64";
     } catch (const DeviceError& e) {
       EXPECT_NE(std::string(e.what()).find("has no fp64 support: use --precision f32"), std::string::npos) << e.what();
@@ -460,8 +460,8 @@ TEST_P(CgOperations, FactoryRefusesWhatTheDeviceCannotHold) {
 }
 
 TEST_P(CgOperations, FactoryRefusesInvalidLaunchConfigs) {
-  EXPECT_THROW(make(GetParam(), device_, LaunchConfig{0, 8}), UsageError);
-  EXPECT_THROW(make(GetParam(), device_, LaunchConfig{256, 0}), UsageError);
+  EXPECT_THROW(make(GetParam(), device_, grid::params(0, 8)), UsageError);
+  EXPECT_THROW(make(GetParam(), device_, grid::params(256, 0)), UsageError);
 }
 
 TEST_P(CgOperations, PerKernelLaunchesGiveTheSameResults) {
@@ -480,14 +480,15 @@ TEST_P(CgOperations, PerKernelLaunchesGiveTheSameResults) {
   double magnitude = 0;
   for (std::size_t i = 0; i < a.size(); ++i) magnitude += std::abs(a[i] * b[i]);
 
-  auto ops = make(GetParam(), device_, LaunchConfig{});
+  auto ops = make(GetParam(), device_, Params{});
   ops->allocate_vectors(4);
   ops->upload(0, a);
   ops->upload(1, b);
-  const LaunchConfig configs[] = {{32, 1}, {64, 3}, {128, 64}, {256, 2}, {32, 40}};
-  for (const LaunchConfig& dot_launch : configs) {
-    const LaunchConfig other{dot_launch.work_group_size * 2, dot_launch.work_groups_per_cu + 1};
-    SCOPED_TRACE("dot " + std::to_string(dot_launch.work_group_size) + "x" + std::to_string(dot_launch.work_groups_per_cu));
+  const Params configs[] = {grid::params(32, 1), grid::params(64, 3), grid::params(128, 64), grid::params(256, 2),
+                           grid::params(32, 40)};
+  for (const Params& dot_launch : configs) {
+    const Params other = grid::params(grid::group_size_of(dot_launch) * 2, grid::groups_per_cu_of(dot_launch) + 1);
+    SCOPED_TRACE("dot " + format_params(dot_launch));
     ops->set_launch("dot", dot_launch);
     ops->set_launch("dot2", other);
     ops->set_launch("spmv", other);
@@ -508,10 +509,10 @@ TEST_P(CgOperations, PerKernelLaunchesGiveTheSameResults) {
 }
 
 TEST_P(CgOperations, SetLaunchRefusesWhatCannotRun) {
-  EXPECT_THROW(ops_->set_launch("dot", LaunchConfig{0, 8}), UsageError);
-  EXPECT_THROW(ops_->set_launch("dot", LaunchConfig{64, 0}), UsageError);
+  EXPECT_THROW(ops_->set_launch("dot", grid::params(0, 8)), UsageError);
+  EXPECT_THROW(ops_->set_launch("dot", grid::params(64, 0)), UsageError);
   try {
-    ops_->set_launch("copy", LaunchConfig{});  // not a tunable kernel: a bug in the caller
+    ops_->set_launch("copy", Params{});  // not a tunable kernel: a bug in the caller
     FAIL() << "no error";
   } catch (const UsageError&) {
     FAIL() << "a UsageError";
@@ -522,13 +523,13 @@ TEST_P(CgOperations, SetLaunchRefusesWhatCannotRun) {
     // A work-group larger than the device launches: refused, naming the kernel.
     const int too_large = static_cast<int>(std::min<std::size_t>(device_.max_work_group_size * 2, 1 << 30));
     try {
-      ops_->set_launch("spmv", LaunchConfig{too_large, 1});
+      ops_->set_launch("spmv", grid::params(too_large, 1));
       FAIL() << "no error";
     } catch (const DeviceError& e) {
       EXPECT_NE(std::string(e.what()).find("kernel spmv"), std::string::npos) << e.what();
     }
   }
-  ops_->set_launch("dot", LaunchConfig{});  // leave the shared instance as it was
+  ops_->set_launch("dot", Params{});  // leave the shared instance as it was
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {

@@ -60,7 +60,7 @@ class SolverTest : public testing::TestWithParam<Case> {
   }
 
   std::unique_ptr<Operations> make_ops(const CsrMatrix& a) {
-    return (*find_operations(GetParam().backend))(device_, a, GetParam().precision, LaunchConfig{});
+    return (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
   }
 
   SolveRun solve_and_verify(const Problem& problem, StopRule rule) {
@@ -180,7 +180,7 @@ TEST(SolverVariants, AgreeInDouble) {
   const DeviceInfo device = find_device("openmp", -1);
   std::vector<std::vector<double>> solutions;
   for (Variant v : all_variants) {
-    auto ops = (*factory)(device, problem.a, Precision::f64, LaunchConfig{});
+    auto ops = (*factory)(device, problem.a, Precision::f64, Params{});
     auto solver = make_solver(v);
     ops->allocate_vectors(solver->vectors());
     ops->upload(rhs_slot, problem.b);

@@ -52,7 +52,7 @@ class Wrong final : public ForwardingOperations {
     inner().cg_update(alpha, broken == "cg_update" ? beta / 2 : beta, r, w, p, s, x);
   }
   double stop_timer() override { return inner().stop_timer() + 1e-9; }  // never zero
-  void set_launch(const std::string& kernel, const LaunchConfig& launch) override {
+  void set_launch(const std::string& kernel, const Params& launch) override {
     check_set_launch(kernel, launch, 128, DeviceInfo{});
     ++launches_set;
   }
@@ -60,7 +60,7 @@ class Wrong final : public ForwardingOperations {
 
 GPUBENCH_REGISTER_CG_OPERATIONS(
     "test_wrong",
-    [](const DeviceInfo&, const CsrMatrix& a, Precision p, const LaunchConfig& l) -> std::unique_ptr<Operations> {
+    [](const DeviceInfo&, const CsrMatrix& a, Precision p, const Params& l) -> std::unique_ptr<Operations> {
       return std::make_unique<Wrong>((*find_operations("openmp"))(find_device("openmp", 0), a, p, l));
     },
     "", true);

@@ -77,7 +77,7 @@ class ViennaclCgTest : public testing::TestWithParam<Case> {
   }
 
   std::unique_ptr<Operations> make_ops(const CsrMatrix& a) const {
-    return (*find_operations(GetParam().backend))(device_, a, GetParam().precision, LaunchConfig{});
+    return (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
   }
 
   // One solve with ViennaCL's CG on `ops` (b already in slot 0), verified like the harness does.
@@ -175,7 +175,7 @@ TEST_P(ViennaclCgTest, FactoryNamesTheBackendForADeviceThatDoesNotExist) {
   DeviceInfo missing = device_;
   missing.index = 99;
   try {
-    (*find_operations("viennacl"))(missing, make_problem("poisson2d:4").a, GetParam().precision, LaunchConfig{});
+    (*find_operations("viennacl"))(missing, make_problem("poisson2d:4").a, GetParam().precision, Params{});
     FAIL() << "no DeviceError for OpenCL device 99";
   } catch (const DeviceError& e) {
     const std::string message = e.what();
@@ -197,7 +197,7 @@ TEST(ViennaclOperations, ClassicMatchesOpenmpInDouble) {
 
   auto solve_on = [&](const std::string& backend) {
     const DeviceInfo device = find_device(backend, -1);
-    auto ops = (*find_operations(backend))(device, problem.a, Precision::f64, LaunchConfig{});
+    auto ops = (*find_operations(backend))(device, problem.a, Precision::f64, Params{});
     auto solver = make_solver(Variant::classic);
     ops->allocate_vectors(solver->vectors());
     ops->upload(rhs_slot, problem.b);

@@ -206,7 +206,7 @@ class EpOperations : public ::testing::TestWithParam<Case> {
     if (find_backend(c.backend).devices().empty()) GTEST_SKIP() << "backend " << c.backend << " has no device here";
     ops_ = (*find_operations(c.backend))(find_device(c.backend, -1));
   }
-  Tally run(const EpClass& k, const LaunchConfig& launch = {}) {
+  Tally run(const EpClass& k, const Params& launch = {}) {
     const TallyRun r = ops_->tally(std::uint64_t{1} << k.m, GetParam().variant, launch);
     EXPECT_GT(r.tally_seconds, 0);
     return Tally::from_values(r.values.data());
@@ -234,22 +234,21 @@ TEST_P(EpOperations, EveryLaunchGivesTheSameCounts) {
   const Tally base = run(k);
   const int largest = ops_->largest_group();
   // A single small group, odd sizes (the tree reductions fold any size), more items than batches.
-  for (const LaunchConfig launch : {LaunchConfig{1, 1}, LaunchConfig{std::min(96, largest), 3},
-                                    LaunchConfig{std::min(7, largest), 64}, LaunchConfig{largest, 1}}) {
+  for (const Params& launch : {grid::params(1, 1), grid::params(std::min(96, largest), 3),
+                                grid::params(std::min(7, largest), 64), grid::params(largest, 1)}) {
     const Tally t = run(k, launch);
-    EXPECT_TRUE(verify(k, t).passed) << "wg " << launch.work_group_size << " x" << launch.work_groups_per_cu;
-    for (std::size_t l = 0; l < annuli; ++l)
-      EXPECT_EQ(t.q[l], base.q[l]) << "q[" << l << "] with wg " << launch.work_group_size << " x"
-                                   << launch.work_groups_per_cu;
+    EXPECT_TRUE(verify(k, t).passed) << format_params(launch);
+    for (std::size_t l = 0; l < annuli; ++l) EXPECT_EQ(t.q[l], base.q[l]) << "q[" << l << "] with " << format_params(launch);
   }
 }
 
 TEST_P(EpOperations, ImpossibleLaunchesAreUsageErrors) {
   if (!takes_launch_parameters(GetParam().backend)) GTEST_SKIP() << GetParam().backend << " takes no launch parameters";
   const std::uint64_t pairs = std::uint64_t{1} << 24;
-  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {ops_->largest_group() + 1, 1}), UsageError);
-  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {0, 1}), UsageError);
-  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {32, 0}), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, grid::params(ops_->largest_group() + 1, 1)), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, grid::params(0, 1)), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, grid::params(32, 0)), UsageError);
+  EXPECT_THROW(ops_->tally(pairs, GetParam().variant, {{"lanes", 4}}), UsageError);  // no such parameter
   EXPECT_THROW(ops_->tally(pairs + 1, GetParam().variant, {}), UsageError);  // not whole batches
 }
 
