@@ -12,6 +12,7 @@
 
 #include "backends/cuda/cuda.hpp"
 #include "backends/cuda/rtc.hpp"
+#include "bench/tunable.hpp"
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
@@ -25,12 +26,13 @@ namespace {
 constexpr unsigned line_block = 64, element_block = 256, sum_block = 256;
 
 // The kernel `name` of kernels/ft/nvrtc.cu on the current device, built by NVRTC on first use
-// (the whole file at once).
-cudaKernel_t kernel(const char* name) {
-  return cuda::rtc_kernel("ft/nvrtc.cu", name, {{"SUM_BLOCK", std::to_string(sum_block)}}, std::string("FT ") + name);
+// (the whole file at once), with `radix` (fft_fast's tunable) where it is not 0.
+cudaKernel_t kernel(const char* name, int radix = 0) {
+  cuda::Defines defines = {{"SUM_BLOCK", std::to_string(sum_block)}};
+  if (radix != 0)
+    for (auto& d : compile_defines({{"radix", radix}})) defines.push_back(std::move(d));
+  return cuda::rtc_kernel("ft/nvrtc.cu", name, defines, std::string("FT ") + name);
 }
-
-const char* fast_kernel(int radix) { return radix == 4 ? "fft_fast4" : radix == 8 ? "fft_fast8" : "fft_fast16"; }
 
 // The shared memory a block may opt into on `device` (cudaDevAttrMaxSharedMemoryPerBlockOptin).
 std::uint64_t shared_memory_optin(const DeviceInfo& device) {
@@ -130,7 +132,7 @@ class CudaSteps final : public Operations, public GpuSteps {
                             std::to_string(tile) + " bytes of shared memory, above the " + std::to_string(most) +
                             " a block may opt into on " + info_.label());
         // Above the default 48 KiB a kernel must ask for its dynamic shared memory.
-        cuda::rtc_set_max_shared(kernel(fast_kernel(s.radix)), tile, fast_kernel(s.radix));
+        cuda::rtc_set_max_shared(kernel("fft_fast", s.radix), tile, "fft_fast");
       }
     if (v == Variant::vendor) {
       std::size_t work = 0;
@@ -203,7 +205,8 @@ class CudaSteps final : public Operations, public GpuSteps {
     const std::size_t shared = static_cast<std::size_t>(s.lines) * n * sizeof(cplx);
     const cplx* in = field(src);
     cplx* out = field(dst);
-    launch(fast_kernel(s.radix), grid, block, shared, in, out, const_roots(axis), g, f, axes_for(t), sign);
+    cuda::rtc_launch(kernel("fft_fast", s.radix), "fft_fast", grid, block, shared, stream_.get(), in, out, const_roots(axis),
+                     g, f, axes_for(t), sign);
   }
   void fft_library(Field f, int sign) override {
     cufftDoubleComplex* data = reinterpret_cast<cufftDoubleComplex*>(field(f));

@@ -1,5 +1,5 @@
 // NAS FT's CUDA kernels, compiled at run time by NVRTC (backends/cuda/rtc.hpp) with -DSUM_BLOCK=
-// (checksum's block size): thin entry points to kernels/ft/device.h (shared with OpenCL), which
+// (checksum's block size), and -DRADIX= for fft_fast: thin entry points to kernels/ft/device.h (shared with OpenCL), which
 // the build inlines here; kernels/ft/cuda.cu launches them. No headers: NVRTC has no standard
 // library.
 #include "kernels/ft/device.h"
@@ -34,21 +34,14 @@ extern "C" __global__ void checksum(const cplx* u, cplx* sums, int iteration, in
   ft_checksum(u, sums, iteration, nx, ny, nz, scratch, (int)threadIdx.x, (int)blockDim.x);
 }
 
-// fast's batched transform, V = 4, 8 or 16 values per thread (the radix).
-extern "C" __global__ void fft_fast4(const cplx* src, cplx* dst, const cplx* roots, struct ft_lines g, struct ft_first f,
-                                     const double* axes, int sign) {
+#ifdef RADIX
+// fast's batched transform, RADIX = 4, 8 or 16 values per thread (the tunable radix, as
+// bench/tunable.hpp's compile_defines writes it).
+#define FT_FAST_NAME(v) ft_fast_lines##v
+#define FT_FAST(v) FT_FAST_NAME(v)
+extern "C" __global__ void fft_fast(const cplx* src, cplx* dst, const cplx* roots, struct ft_lines g, struct ft_first f,
+                                    const double* axes, int sign) {
   extern __shared__ cplx tile[];
-  ft_fast_lines4(src, dst, tile, roots, g, f, axes, sign, (int)blockIdx.x, (int)threadIdx.x);
+  FT_FAST(RADIX)(src, dst, tile, roots, g, f, axes, sign, (int)blockIdx.x, (int)threadIdx.x);
 }
-
-extern "C" __global__ void fft_fast8(const cplx* src, cplx* dst, const cplx* roots, struct ft_lines g, struct ft_first f,
-                                     const double* axes, int sign) {
-  extern __shared__ cplx tile[];
-  ft_fast_lines8(src, dst, tile, roots, g, f, axes, sign, (int)blockIdx.x, (int)threadIdx.x);
-}
-
-extern "C" __global__ void fft_fast16(const cplx* src, cplx* dst, const cplx* roots, struct ft_lines g, struct ft_first f,
-                                      const double* axes, int sign) {
-  extern __shared__ cplx tile[];
-  ft_fast_lines16(src, dst, tile, roots, g, f, axes, sign, (int)blockIdx.x, (int)threadIdx.x);
-}
+#endif

@@ -1,5 +1,6 @@
 // NAS FT's OpenCL kernels (kernels/ft/opencl.cpp): thin entry points to kernels/ft/device.h, which
-// CUDA shares (the build inlines it here). fft_fast is built with -DFT_V=<radix> per shape.
+// CUDA shares (the build inlines it here). fft_fast is built with -DRADIX=<radix> per shape: the
+// tunable radix, as bench/tunable.hpp's compile_options writes it.
 #include "kernels/ft/device.h"
 
 __kernel void fft_v1(__global double2* u, __global double2* scratch, __global const double2* roots, int n,
@@ -35,7 +36,7 @@ __kernel void checksum(__global const double2* u, __global double2* sums, int it
   ft_checksum(u, sums, iteration, nx, ny, nz, scratch, get_local_id(0), get_local_size(0));
 }
 
-#ifdef FT_V
+#ifdef RADIX
 #define FT_FAST_NAME(v) ft_fast_lines##v
 #define FT_FAST(v) FT_FAST_NAME(v)
 __kernel void fft_fast(__global const double2* src, __global double2* dst, __local double2* tile,
@@ -44,6 +45,6 @@ __kernel void fft_fast(__global const double2* src, __global double2* dst, __loc
                        ulong multiplier, __global const double* axes, long axes_at, int sign) {
   struct ft_lines g = {n, lines, line_fastest, count_a, elem_stride, stride_a, stride_b};
   struct ft_first f = {mode, nx, ny, seed, multiplier};
-  FT_FAST(FT_V)(src, dst, tile, roots, g, f, axes + axes_at, sign, get_group_id(0), get_local_id(0));
+  FT_FAST(RADIX)(src, dst, tile, roots, g, f, axes + axes_at, sign, get_group_id(0), get_local_id(0));
 }
 #endif

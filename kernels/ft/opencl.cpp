@@ -21,6 +21,7 @@
 #endif
 
 #include "backends/opencl/opencl.hpp"
+#include "bench/tunable.hpp"
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
@@ -233,7 +234,7 @@ class OpenclSteps final : public Operations, public GpuSteps {
           throw DeviceError("FT fast: " + std::to_string(s.lines) + " lines of " + std::to_string(n_axis) + " need " +
                             std::to_string(tile) + " bytes of local memory, above the " +
                             std::to_string(context_.info().local_mem_bytes) + " of " + context_.info().label());
-        fast_[axis] = context_.program("ft/opencl.cl", "-DFT_V=" + std::to_string(s.radix)).kernel("fft_fast");
+        fast_[axis] = context_.program("ft/opencl.cl", compile_options({{"radix", s.radix}})).kernel("fft_fast");
         const std::size_t group = static_cast<std::size_t>(s.lines) * (n_axis / s.radix);
         const std::size_t most = fast_[axis].max_work_group_size(context_.device());
         if (group > most)

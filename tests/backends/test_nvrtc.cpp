@@ -23,7 +23,9 @@ std::vector<SuiteSource> suite_sources() {
   return {
       {"cg/nvrtc.cu", {{{"real", "float"}}, {{"real", "double"}}}},
       {"ep/nvrtc.cu", {{}}},
-      {"ft/nvrtc.cu", {{{"SUM_BLOCK", "256"}}}},
+      {"ft/nvrtc.cu",
+       {{{"SUM_BLOCK", "256"}},
+        {{"SUM_BLOCK", "256"}, {"RADIX", "4"}}, {{"SUM_BLOCK", "256"}, {"RADIX", "8"}}, {{"SUM_BLOCK", "256"}, {"RADIX", "16"}}}},
       {"lu/nvrtc.cu", {{{"real", "float"}, {"LU_GROUP", "256"}}, {{"real", "double"}, {"LU_GROUP", "256"}}}},
       {"gemm/nvrtc.cu",
        {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
