@@ -13,17 +13,19 @@
 // global memory before it is visible to all after it. `barrier` is one word, zero before the
 // first launch: block 0 adds 2^31 - (blocks - 1), every other block 1, so each meeting flips
 // its top bit and leaves its low bits as they were (zero again for the next launch); a block
-// waits for the flip. (cooperative_groups' grid sync works the same way.)
+// waits for the flip. The add releases the block's writes (bar.sync made them thread 0's) and
+// the load that sees the flip acquires everyone's, at GPU scope: cooperative_groups' grid sync
+// works the same way. (Full __threadfence()s and a volatile spin instead cost the H100 about
+// 0.5 ms per LU 2048 panel sequence: 9.91 ms against 9.39.)
 __device__ __forceinline__ void grid_sync(unsigned* barrier) {
   __syncthreads();
   if (threadIdx.x == 0) {
     const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
-    __threadfence();
-    const unsigned before = atomicAdd(barrier, add);
-    volatile unsigned* now = barrier;
-    while (((before ^ *now) & 0x80000000u) == 0) {
-    }
-    __threadfence();
+    unsigned before, now;
+    asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(before) : "l"(barrier), "r"(add) : "memory");
+    do {
+      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(barrier) : "memory");
+    } while (((before ^ now) & 0x80000000u) == 0);
   }
   __syncthreads();
 }
