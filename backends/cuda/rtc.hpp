@@ -23,9 +23,11 @@ namespace gpubench::cuda {
 using Defines = std::vector<std::pair<std::string, std::string>>;  // -DNAME=VALUE, in this order
 
 // The kernel `name` (extern "C") of the embedded source `path` (kernels/..., backends/kernel_sources.hpp)
-// compiled with `defines` for the current device; `what` and the defines name it in messages
-// ("gemm_tuned real=float GEMM_KERNEL=3 BK=8 ..."). Cached in the process and on disk: a kernel
-// this process has is returned without building any message or key (callers launch through here). A source that does not compile is a
+// compiled with `defines` for the current device: the whole source is built once per set of
+// defines, and its other kernels come from that build. `what` and the defines name the build in
+// messages ("gemm_tuned real=float GEMM_KERNEL=3 BK=8 ...", "CG's kernels real=double").
+// Cached in the process and on disk: a kernel this process has is returned without building any
+// message or key (callers may launch through here). A source that does not compile is a
 // DeviceError naming `what`, with NVRTC's log.
 cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what);
 

@@ -53,7 +53,7 @@ struct Kernels {
   }
 
   static cudaKernel_t get(const char* name) {
-    return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, std::string("CG ") + name);
+    return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, "CG's kernels");
   }
 
   cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, dot_partials, dot2_partials, gather, axpy, xpay, scale,

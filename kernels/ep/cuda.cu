@@ -21,7 +21,7 @@ constexpr std::size_t tally_shared_per_thread = EP_COUNT_ROWS * sizeof(ep_u32);
 static_assert(tally_shared_per_thread >= sizeof(double));
 
 // The kernels of kernels/ep/nvrtc.cu on the current device, built by NVRTC on first use.
-cudaKernel_t kernel(const char* name) { return cuda::rtc_kernel("ep/nvrtc.cu", name, {}, std::string("EP ") + name); }
+cudaKernel_t kernel(const char* name) { return cuda::rtc_kernel("ep/nvrtc.cu", name, {}, "EP's kernels"); }
 
 class CudaOperations final : public Operations {
  public:

@@ -31,7 +31,7 @@ cudaKernel_t kernel(const char* name, int radix = 0) {
   cuda::Defines defines = {{"SUM_BLOCK", std::to_string(sum_block)}};
   if (radix != 0)
     for (auto& d : compile_defines({{"radix", radix}})) defines.push_back(std::move(d));
-  return cuda::rtc_kernel("ft/nvrtc.cu", name, defines, std::string("FT ") + name);
+  return cuda::rtc_kernel("ft/nvrtc.cu", name, defines, "FT's kernels");
 }
 
 // The shared memory a block may opt into on `device` (cudaDevAttrMaxSharedMemoryPerBlockOptin).

@@ -49,7 +49,7 @@ struct Kernels {
 
   static cudaKernel_t get(const char* name) {
     return cuda::rtc_kernel("lu/nvrtc.cu", name, {{"real", cuda::real_name<T>()}, {"LU_GROUP", std::to_string(group)}},
-                            std::string("LU ") + name);
+                            "LU's kernels");
   }
 
   cudaKernel_t study_factors, study_update, study_factors_optimised, study_update_optimised, pivot, column_step, laswp,
