@@ -51,22 +51,19 @@ Tunable Tunable::list(std::string name, std::vector<int> values) {
 
 Tunable Tunable::defaulting_to(int value) const {
   Tunable t = *this;
-  bool found = false;
+  t.preferred.reset();
   for (int v : t.values)
-    if (v <= value && (!found || v > t.preferred)) {
-      t.preferred = v;
-      found = true;
-    }
-  if (!found) t.preferred = *std::min_element(t.values.begin(), t.values.end());
+    if (v <= value && (!t.preferred || v > *t.preferred)) t.preferred = v;
+  if (!t.preferred) t.preferred = *std::min_element(t.values.begin(), t.values.end());
   return t;
 }
 
 Params TunableSpace::defaults() const {
   Params p;
   for (const Tunable& t : params) {
-    if (!t.allows(t.preferred))
+    if (!t.preferred)
       throw Error(ExitCode::internal, "tunable '" + t.name + "' declares no default (Tunable::defaulting_to)");
-    p[t.name] = t.preferred;
+    p[t.name] = *t.preferred;
   }
   return p;
 }

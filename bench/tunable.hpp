@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,8 +26,8 @@ struct Tunable {
   std::vector<int> values;  // never empty
   std::string legal;        // how the values were declared: "[1, 64]", "powers of two in [32, 1024]", "{1, 2, 4}"
   // The value the suite's built-in heuristic gives it, where the suite declares one here
-  // (TunableSpace::defaults); 0: none (the suite's heuristic computes it).
-  int preferred = 0;
+  // (TunableSpace::defaults); none where the suite's heuristic computes it.
+  std::optional<int> preferred = {};
 
   static Tunable range(std::string name, int min, int max);           // the integers in [min, max]
   static Tunable powers_of_two(std::string name, int min, int max);   // the powers of two there

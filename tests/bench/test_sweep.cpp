@@ -445,11 +445,11 @@ TEST(Tunables, TheGridReadsKnownParametersTakesTheDefaultsAndNamesAnUnknownOne) 
 // A tunable's declared default is the largest of its values not above it, so that a device's
 // limits keep it legal; the space's defaults() are the heuristic of a kernel that declares them.
 TEST(Tunables, DeclaredDefaultsStayLegalOnEveryDevice) {
-  EXPECT_EQ(grid::group_size(1024).preferred, 256);
-  EXPECT_EQ(grid::group_size(128).preferred, 128);  // a device that runs at most 128
-  EXPECT_EQ(grid::group_size(100).preferred, 64);   // powers of two within 100
-  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(40).preferred, 32);
-  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(8).preferred, 16);  // all above: the smallest
+  EXPECT_EQ(grid::group_size(1024).preferred.value_or(0), 256);
+  EXPECT_EQ(grid::group_size(128).preferred.value_or(0), 128);  // a device that runs at most 128
+  EXPECT_EQ(grid::group_size(100).preferred.value_or(0), 64);   // powers of two within 100
+  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(40).preferred.value_or(0), 32);
+  EXPECT_EQ(Tunable::list("x", {48, 16, 32}).defaulting_to(8).preferred.value_or(0), 16);  // all above: the smallest
   const TunableSpace space{{grid::group_size(512), grid::groups_per_cu()}, {}};
   EXPECT_EQ(space.defaults(), grid::params(256, 8));
   EXPECT_TRUE(space.legal(space.defaults()));
