@@ -14,7 +14,8 @@ namespace gpubench::ep {
 namespace {
 
 constexpr unsigned sum_block = 256;
-static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_COUNT_ROWS == annuli + 1);
+static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_SEED == seed &&
+              EP_MASK46 == modulus_mask && EP_COUNT_ROWS == annuli + 1);
 
 // Shared memory per thread of tally_batches: its annulus counts, later the reduction's scratch.
 constexpr std::size_t tally_shared_per_thread = EP_COUNT_ROWS * sizeof(ep_u32);

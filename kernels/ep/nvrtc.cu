@@ -8,20 +8,6 @@
 
 #define ANNULI 10
 #define VALUES 12
-#define BATCH_LOG2 10
-#define MASK 0x3FFFFFFFFFFFull
-#define SEED 271828183ull
-
-// a^n mod 2^46: the low 46 bits of a 64-bit product are exact even where it wraps.
-__device__ ep_u64 lcg_power(ep_u64 a, ep_u64 n) {
-  ep_u64 r = 1;
-  while (n > 0) {
-    if (n & 1) r = (r * a) & MASK;
-    a = (a * a) & MASK;
-    n >>= 1;
-  }
-  return r;
-}
 
 // Tree sum of `v` over the block in `scratch` (blockDim.x doubles); thread 0 gets the total.
 __device__ double block_sum(double v, double* scratch) {
@@ -50,8 +36,7 @@ __device__ void tally_batches(ep_u64 batches, ep_u64 items, double* out) {
   double sx = 0, sy = 0;
   if (item < items) {
     const ep_u64 first = item * batches / items, last = (item + 1) * batches / items;
-    const ep_u64 x = (SEED * lcg_power(EP_MULTIPLIER, (first << BATCH_LOG2) * 2)) & MASK;
-    ep_tally_batches(x, last - first, &sx, &sy, mine, blockDim.x);
+    ep_tally_batches(ep_state_before_pair(first * EP_BATCH_PAIRS), last - first, &sx, &sy, mine, blockDim.x);
   }
   double v[VALUES] = {sx, sy};
 #pragma unroll

@@ -7,23 +7,8 @@
 
 #define ANNULI 10
 #define VALUES 12
-#define BATCH_LOG2 10
-#define MASK 0x3FFFFFFFFFFFUL
-#define MULTIPLIER 1220703125UL
-#define SEED 271828183UL
 
 #include "kernels/ep/pair_math.h"
-
-// a^n mod 2^46: the low 46 bits of a 64-bit product are exact even where it wraps.
-ulong lcg_power(ulong a, ulong n) {
-  ulong r = 1;
-  while (n > 0) {
-    if (n & 1) r = (r * a) & MASK;
-    a = (a * a) & MASK;
-    n >>= 1;
-  }
-  return r;
-}
 
 // Tree sum of `v` over the work-group in `scratch` (one double per work-item; any group size:
 // the upper half folds down); every work-item gets the total.
@@ -53,8 +38,7 @@ __kernel void tally(ulong batches, ulong items, __global double* out, __local do
   double sx = 0, sy = 0;
   if (item < items) {
     const ulong first = item * batches / items, last = (item + 1) * batches / items;
-    const ulong x = (SEED * lcg_power(MULTIPLIER, (first << BATCH_LOG2) * 2)) & MASK;
-    ep_tally_batches(x, last - first, &sx, &sy, mine, size);
+    ep_tally_batches(ep_state_before_pair(first * EP_BATCH_PAIRS), last - first, &sx, &sy, mine, size);
   }
   double v[VALUES] = {sx, sy};
   for (int k = 0; k < ANNULI; ++k) v[2 + k] = mine[k * size];

@@ -77,10 +77,24 @@ inline double ep_double(ep_u64 u) {
 #endif
 
 #define EP_MULTIPLIER 1220703125u  // 5^13, NAS's a
+#define EP_SEED 271828183UL        // NAS EP's initial state
+#define EP_MASK46 0x3FFFFFFFFFFFUL  // states are taken mod 2^46
 #define EP_BATCH_PAIRS 1024u       // pairs per batch: 2^batch_log2 (kernels/ep/ep.hpp)
 // Rows of annulus counts: q[0..9], and row 10 for max(|g1|, |g2|) >= 10 (which NAS does not
 // count either; |g| <= sqrt(2 ln 2^90) = 11.2 bounds it, and it has never been seen).
 #define EP_COUNT_ROWS 11u
+
+// The generator's state just before pair `pair` (x_{2 pair}, as kernels/ep/ep.hpp's
+// state_before_pair): seed a^(2 pair) mod 2^46, the power by squaring (the low 46 bits of a 64-bit
+// product are exact even where it wraps).
+EP_FN ep_u64 ep_state_before_pair(ep_u64 pair) {
+  ep_u64 r = 1, a = EP_MULTIPLIER;
+  for (ep_u64 n = 2 * pair; n > 0; n >>= 1) {
+    if (n & 1) r = (r * a) & EP_MASK46;
+    a = (a * a) & EP_MASK46;
+  }
+  return (EP_SEED * r) & EP_MASK46;
+}
 
 // 1/d to full precision: one cubic and one quadratic Newton step from the seed.
 EP_FN double ep_rcp(double d) {

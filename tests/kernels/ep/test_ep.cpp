@@ -144,12 +144,17 @@ TEST(EpPairMath, AnnulusIsTheFloorOfTheLargerMagnitude) {
 // The devices' loop, run here, against NAS's formula (host_tally): the same pairs fall in the
 // same annuli, and the sums agree to rounding.
 TEST(EpPairMath, DeviceLoopMatchesTheReference) {
-  static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_COUNT_ROWS == annuli + 1);
+  static_assert(EP_BATCH_PAIRS == 1u << batch_log2 && EP_MULTIPLIER == multiplier && EP_SEED == seed &&
+                EP_MASK46 == modulus_mask && EP_COUNT_ROWS == annuli + 1);
+  // The devices' start state (pair_math.h) is the reference's, up to the largest pair of class E.
+  for (const std::uint64_t pair : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{12345} << batch_log2,
+                                   (std::uint64_t{1} << 40) - 1})
+    EXPECT_EQ(ep_state_before_pair(pair), state_before_pair(pair)) << "pair " << pair;
   for (const std::uint64_t first_batch : {std::uint64_t{0}, std::uint64_t{12345}}) {
     const std::uint64_t batches = 48;
     double sx = 0, sy = 0;
     ep_u32 counts[EP_COUNT_ROWS] = {};
-    ep_tally_batches(state_before_pair(first_batch << batch_log2), batches, &sx, &sy, counts, 1);
+    ep_tally_batches(ep_state_before_pair(first_batch << batch_log2), batches, &sx, &sy, counts, 1);
     const Tally want = host_tally(first_batch << batch_log2, batches << batch_log2);
     EXPECT_NEAR(sx, want.sx, 1e-12 * std::abs(want.sx)) << "from batch " << first_batch;
     EXPECT_NEAR(sy, want.sy, 1e-12 * std::abs(want.sy)) << "from batch " << first_batch;
