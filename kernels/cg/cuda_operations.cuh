@@ -37,9 +37,10 @@ constexpr unsigned warp_size = 32;
 template <typename T>
 struct Kernels {
   Kernels()
-      : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")), spmv_slabs(get("spmv_slabs")),
-        dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")), gather(get("gather")), axpy(get("axpy")),
-        xpay(get("xpay")), scale(get("scale")), three_term_update(get("three_term_update")), cg_update(get("cg_update")) {}
+      : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")),
+        spmv_slabs(get("spmv_slabs")), dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")),
+        gather(get("gather")), axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")),
+        three_term_update(get("three_term_update")), cg_update(get("cg_update")) {}
 
   // The largest block every kernel but spmv_slabs (sized on its own) launches with.
   int largest_block() const {
@@ -67,7 +68,8 @@ class CudaOperations final : public Operations {
       : info_(cuda::open_device(device.index)), rows_(a.rows), cols_(std::max(a.cols, a.rows)), nnz_(a.nnz()) {
     // Block sizes up to what every kernel can launch with and dot2's shared scratch (two arrays
     // of the block size).
-    largest_block_ = std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(kernels_.largest_block()));
+    largest_block_ =
+        std::min<std::size_t>(info_.max_work_group_size, static_cast<std::size_t>(kernels_.largest_block()));
     largest_block_ = std::min<std::size_t>(largest_block_, info_.local_mem_bytes / (2 * sizeof(T)));
     largest_block_ = std::max<std::size_t>(largest_block_, 1);
     Params defaults = launch;

@@ -1,8 +1,9 @@
 // NAS FT on CUDA: the kernels (kernels/ft/nvrtc.cu, compiled at run time by NVRTC) are thin entry
-// points to kernels/ft/device.h (shared with OpenCL), this file supplies gpu.hpp's steps, and gpu.cpp runs the variants' sequences (v1, v2, fast,
-// vendor). vendor is cuFFT's double-complex 3-D transform, planned before the timed region, with
-// the initial conditions, evolve and checksum from device.h. Each function's device time is the
-// span between events recorded around it.
+// points to kernels/ft/device.h (shared with OpenCL), this file supplies gpu.hpp's steps, and
+// gpu.cpp runs the variants' sequences (v1, v2, fast, vendor). vendor is cuFFT's double-complex
+// 3-D transform, planned before the timed region, with the initial conditions, evolve and
+// checksum from device.h. Each function's device time is the span between events recorded
+// around it.
 #include <cufft.h>
 
 #include <algorithm>
@@ -132,7 +133,8 @@ class CudaSteps final : public Operations, public GpuSteps {
                             std::to_string(tile) + " bytes of shared memory, above the " + std::to_string(most) +
                             " a block may opt into on " + info_.label());
         // Above the default 48 KiB a kernel must ask for its dynamic shared memory.
-        cuda::rtc_set_max_shared(kernel("fft_fast", s.radix), tile, "fft_fast");
+        fast_[axis] = kernel("fft_fast", s.radix);
+        cuda::rtc_set_max_shared(fast_[axis], tile, "fft_fast");
       }
     if (v == Variant::vendor) {
       std::size_t work = 0;
@@ -175,24 +177,24 @@ class CudaSteps final : public Operations, public GpuSteps {
     const int lines = static_cast<int>(c_->total() / n);
     const unsigned grid = static_cast<unsigned>((lines + line_block - 1) / line_block);
     const Strides s = contiguous ? Strides{1, 1, 0, n} : strides(axis);
-    launch("fft_v1", grid, line_block, 0, field(f), field(scratch), const_roots(axis), n, s.elem,
+    launch(kernels_.fft_v1, "fft_v1", grid, line_block, 0, field(f), field(scratch), const_roots(axis), n, s.elem,
            static_cast<int>(s.count_a), s.a, s.b, lines, sign);
   }
   void rotate(Field src, Field dst, int axis, bool back) override {
-    launch("rotate_axes", element_grid(), element_block, 0, static_cast<const cplx*>(field(src)), field(dst), c_->nx,
-           c_->ny, c_->nz, axis, back ? 1 : 0);
+    launch(kernels_.rotate_axes, "rotate_axes", element_grid(), element_block, 0, static_cast<const cplx*>(field(src)),
+           field(dst), c_->nx, c_->ny, c_->nz, axis, back ? 1 : 0);
   }
   void evolve() override {
-    launch("evolve", element_grid(), element_block, 0, u0_.data(), u1_.data(), static_cast<const double*>(factors_.data()),
-           ft_i64{c_->total()});
+    launch(kernels_.evolve, "evolve", element_grid(), element_block, 0, u0_.data(), u1_.data(),
+           static_cast<const double*>(factors_.data()), ft_i64{c_->total()});
   }
   void evolve_to(int t) override {
-    launch("evolve_to", element_grid(), element_block, 0, static_cast<const cplx*>(u0_.data()), u1_.data(), axes_for(t),
-           c_->nx, c_->ny, ft_i64{c_->total()});
+    launch(kernels_.evolve_to, "evolve_to", element_grid(), element_block, 0, static_cast<const cplx*>(u0_.data()),
+           u1_.data(), axes_for(t), c_->nx, c_->ny, ft_i64{c_->total()});
   }
   void generate(Field f) override {
     const unsigned grid = static_cast<unsigned>(c_->total() / c_->nx), block = std::min(256u, static_cast<unsigned>(c_->nx));
-    launch("generate", grid, block, 0, field(f), c_->nx, ft_u64{seed}, ft_u64{multiplier});
+    launch(kernels_.generate, "generate", grid, block, 0, field(f), c_->nx, ft_u64{seed}, ft_u64{multiplier});
   }
   void fft_batched(Field src, Field dst, int axis, int sign, FirstPass first, int t) override {
     const AxisShape& s = shapes_[axis];
@@ -205,16 +207,15 @@ class CudaSteps final : public Operations, public GpuSteps {
     const std::size_t shared = static_cast<std::size_t>(s.lines) * n * sizeof(cplx);
     const cplx* in = field(src);
     cplx* out = field(dst);
-    cuda::rtc_launch(kernel("fft_fast", s.radix), "fft_fast", grid, block, shared, stream_.get(), in, out, const_roots(axis),
-                     g, f, axes_for(t), sign);
+    launch(fast_[axis], "fft_fast", grid, block, shared, in, out, const_roots(axis), g, f, axes_for(t), sign);
   }
   void fft_library(Field f, int sign) override {
     cufftDoubleComplex* data = reinterpret_cast<cufftDoubleComplex*>(field(f));
     check_cufft(cufftExecZ2Z(plan_.get(), data, data, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE), "cufftExecZ2Z");
   }
   void checksum(Field f, int iteration) override {
-    launch("checksum", 1, sum_block, 0, static_cast<const cplx*>(field(f)), sums_.data(), iteration, c_->nx, c_->ny,
-           c_->nz);
+    launch(kernels_.checksum, "checksum", 1, sum_block, 0, static_cast<const cplx*>(field(f)), sums_.data(), iteration,
+           c_->nx, c_->ny, c_->nz);
   }
   void read_sums(Complex* sums, int count) override {
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(Complex);
@@ -236,10 +237,15 @@ class CudaSteps final : public Operations, public GpuSteps {
     if (axis == 1) return {nx, nx, 1, nx * ny};
     return {nx * ny, nx * ny, 1, 0};
   }
-  // Launches the kernel `name` (looked up in this process: built in prepare's warm-up run).
+  // The kernels every variant launches, resolved once (the first CudaSteps on a device builds or
+  // loads them): nothing is looked up between a step's marks.
+  struct Kernels {
+    cudaKernel_t fft_v1 = kernel("fft_v1"), rotate_axes = kernel("rotate_axes"), evolve = kernel("evolve"),
+                 evolve_to = kernel("evolve_to"), generate = kernel("generate"), checksum = kernel("checksum");
+  };
   template <typename... Args>
-  void launch(const char* name, unsigned grid, unsigned block, std::size_t shared, Args... args) {
-    cuda::rtc_launch(kernel(name), name, grid, block, shared, stream_.get(), args...);
+  void launch(cudaKernel_t k, const char* name, unsigned grid, unsigned block, std::size_t shared, Args... args) {
+    cuda::rtc_launch(k, name, grid, block, shared, stream_.get(), args...);
   }
   const cplx* const_roots(int axis) const { return roots_[axis].data(); }
   int length(int axis) const { return axis == 0 ? c_->nx : axis == 1 ? c_->ny : c_->nz; }
@@ -254,6 +260,8 @@ class CudaSteps final : public Operations, public GpuSteps {
   }
 
   DeviceInfo info_;
+  Kernels kernels_;  // on info_'s device, made current by open_device
+  cudaKernel_t fast_[3] = {};  // fft_fast per axis, for its radix (prepare)
   cuda::Stream stream_;
   const FtClass* c_ = nullptr;
   Shapes shapes_{};
