@@ -5,7 +5,8 @@
   the only GPUBENCH_ variables read otherwise are settings, not hooks;
 - every suite's CUDA kernel is compiled at run time by NVRTC: `__global__` appears under kernels/
   only in the sources a suite's CMakeLists.txt lists as NVRTC_KERNELS or NVRTC_INCLUDES (nvcc
-  builds the host code, and the backend's own ceilings).
+  builds the host code, and the backend's own ceilings), and tests/backends/test_nvrtc.cpp builds
+  every NVRTC_KERNELS source.
 """
 import os
 import re
@@ -54,9 +55,20 @@ class TestNvrtc(unittest.TestCase):
             with open(cmake, encoding="utf-8") as f:
                 text = f.read()
             for key in ("NVRTC_KERNELS", "NVRTC_INCLUDES"):
-                for names in re.findall(key + r"((?:\s+[\w.]+)+)", text):
+                for names in re.findall(key + r"((?:\s+\w+\.[\w.]+)+)", text):
                     embedded.update(os.path.join("kernels", suite, n) for n in names.split())
         self.assertIn(os.path.join("kernels", "cg", "nvrtc.cu"), embedded)
+        # Every suite's run-time compiled sources are built by the NVRTC test.
+        with open(os.path.join(ROOT, "tests", "backends", "test_nvrtc.cpp"), encoding="utf-8") as f:
+            tested = set(re.findall(r'\{"(\w+/[\w.]+\.cu)"', f.read()))
+        kernels_lists = set()
+        for suite in os.listdir(os.path.join(ROOT, "kernels")):
+            cmake = os.path.join(ROOT, "kernels", suite, "CMakeLists.txt")
+            if os.path.isfile(cmake):
+                with open(cmake, encoding="utf-8") as f:
+                    for names in re.findall(r"NVRTC_KERNELS((?:\s+\w+\.[\w.]+)+)", f.read()):
+                        kernels_lists.update(suite + "/" + n for n in names.split())
+        self.assertEqual(sorted(kernels_lists - tested), [], "NVRTC sources tests/backends/test_nvrtc.cpp does not build")
         compiled_in = [path for path, text in sources()
                        if path.startswith("kernels" + os.sep) and re.search(r"\b__global__\b", text)
                        and path not in embedded]

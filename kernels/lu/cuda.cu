@@ -1,8 +1,8 @@
 // LU on CUDA: the blocked LU's steps and the study's buffer and kernel operations over
-// kernels/lu/device.h (shared with OpenCL; the kernels, kernels/lu/nvrtc.cu, compiled at run time by NVRTC), the updates through GEMM's own CUDA kernels
-// (kernels/gemm/cuda_kernels.hpp: the FP64 tensor-core kernel for f64, tuned for f32) on blocks of
-// the column-major matrix; two streams for the look-ahead, joined by events; cuSOLVER's getrf
-// as the vendor variant.
+// kernels/lu/device.h (shared with OpenCL; the kernels, kernels/lu/nvrtc.cu, are compiled at run
+// time by NVRTC), the updates through GEMM's own CUDA kernels (kernels/gemm/cuda_kernels.hpp: the
+// FP64 tensor-core kernel for f64, tuned for f32) on blocks of the column-major matrix; two
+// streams for the look-ahead, joined by events; cuSOLVER's getrf as the vendor variant.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -24,7 +24,7 @@ namespace gpubench::lu {
 namespace {
 
 // The kernels (kernels/lu/nvrtc.cu) take their constants from kernels/lu/device.h; the host
-// reads them from there too (the struct keeps its functions out of the way: only the macros are used).
+// reads them from there too (inside a struct that nothing instantiates: only the macros are used).
 #define LU_FN static __device__ __forceinline__
 #define LU_G
 #define LU_L
