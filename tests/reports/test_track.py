@@ -3,6 +3,7 @@
 keeps every repetition with its run's commit, date, machine and devices; a run is imported once;
 a process killed in the middle of an import leaves the history as it was; bad input is named."""
 import glob
+import gzip
 import json
 import os
 import shutil
@@ -107,11 +108,30 @@ class History(unittest.TestCase):
             with open(path, "w", newline="") as f:
                 f.write(text)
             copies.append(path)
+        gzipped = os.path.join(self.dir, "gzipped.json.gz")  # as the project's records are committed
+        with open(EP, "rb") as f, open(gzipped, "wb") as out:
+            out.write(gzip.compress(f.read()))
+        copies.append(gzipped)
         r = track("import", "--history", self.history, EP, *copies)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("imported 1 runs", r.stdout)
-        self.assertIn("3 already in the history", r.stdout)
+        self.assertIn("4 already in the history", r.stdout)
         self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 1)
+
+    def test_a_damaged_gzip_is_named_and_nothing_goes_in(self):
+        with open(EP, "rb") as f:
+            packed = gzip.compress(f.read())
+        cut, garbage = os.path.join(self.dir, "cut.json.gz"), os.path.join(self.dir, "garbage.json.gz")
+        with open(cut, "wb") as f:
+            f.write(packed[: len(packed) // 2])
+        with open(garbage, "wb") as f:
+            f.write(b"not gzip at all")
+        for bad in (cut, garbage):
+            r = track("import", "--history", self.history, LU, bad)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn(os.path.basename(bad), r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(self.rows("SELECT count(*) FROM runs")[0][0], 0)
 
     def test_a_busy_history_is_waited_for_then_named_busy_not_damaged(self):
         # Issue 32 item 7: another process writing the history is waited for (--busy-timeout), then said.
@@ -364,8 +384,12 @@ class ProjectHistory(unittest.TestCase):
     SITE = os.path.join(SOURCE, "reports", "track", "site")
 
     def test_the_records_import_and_check_and_the_site_is_theirs(self):
-        records = sorted(glob.glob(os.path.join(self.RECORDS, "*.json")))
+        records = sorted(glob.glob(os.path.join(self.RECORDS, "*.json.gz")))
         self.assertGreaterEqual(len(records), 5)
+        # Committed gzipped (about 1/28 of the bytes): the checkout travels to the GPU machine with
+        # every device call, 64 MiB at most with the bundle.
+        plain = [os.path.basename(p) for p in glob.glob(os.path.join(self.RECORDS, "*")) if not p.endswith(".json.gz")]
+        self.assertEqual(plain, [], "records not gzipped: gzip -9n reports/track/records/*.json")
         work = tempfile.mkdtemp()
         try:
             history = os.path.join(work, "h.sqlite")
