@@ -47,28 +47,24 @@ class TestHooks(unittest.TestCase):
 
 class TestNvrtc(unittest.TestCase):
     def test_every_suite_kernel_is_compiled_at_run_time(self):
-        embedded = set()
+        # Each suite's NVRTC_KERNELS and NVRTC_INCLUDES, as kernels/<suite>/<file>.
+        listed = {"NVRTC_KERNELS": set(), "NVRTC_INCLUDES": set()}
         for suite in os.listdir(os.path.join(ROOT, "kernels")):
             cmake = os.path.join(ROOT, "kernels", suite, "CMakeLists.txt")
             if not os.path.isfile(cmake):
                 continue
             with open(cmake, encoding="utf-8") as f:
                 text = f.read()
-            for key in ("NVRTC_KERNELS", "NVRTC_INCLUDES"):
+            for key, files in listed.items():
                 for names in re.findall(key + r"((?:\s+\w+\.[\w.]+)+)", text):
-                    embedded.update(os.path.join("kernels", suite, n) for n in names.split())
+                    files.update(os.path.join("kernels", suite, n) for n in names.split())
+        embedded = listed["NVRTC_KERNELS"] | listed["NVRTC_INCLUDES"]
         self.assertIn(os.path.join("kernels", "cg", "nvrtc.cu"), embedded)
         # Every suite's run-time compiled sources are built by the NVRTC test.
         with open(os.path.join(ROOT, "tests", "backends", "test_nvrtc.cpp"), encoding="utf-8") as f:
-            tested = set(re.findall(r'\{"(\w+/[\w.]+\.cu)"', f.read()))
-        kernels_lists = set()
-        for suite in os.listdir(os.path.join(ROOT, "kernels")):
-            cmake = os.path.join(ROOT, "kernels", suite, "CMakeLists.txt")
-            if os.path.isfile(cmake):
-                with open(cmake, encoding="utf-8") as f:
-                    for names in re.findall(r"NVRTC_KERNELS((?:\s+\w+\.[\w.]+)+)", f.read()):
-                        kernels_lists.update(suite + "/" + n for n in names.split())
-        self.assertEqual(sorted(kernels_lists - tested), [], "NVRTC sources tests/backends/test_nvrtc.cpp does not build")
+            tested = {os.path.join("kernels", p) for p in re.findall(r'\{"(\w+/[\w.]+\.cu)"', f.read())}
+        self.assertEqual(sorted(listed["NVRTC_KERNELS"] - tested), [],
+                         "NVRTC sources tests/backends/test_nvrtc.cpp does not build")
         compiled_in = [path for path, text in sources()
                        if path.startswith("kernels" + os.sep) and re.search(r"\b__global__\b", text)
                        and path not in embedded]

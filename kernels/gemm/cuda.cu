@@ -3,8 +3,8 @@
 // tensor-core kernel (variant tensor, kernels/gemm/tensor.h, NVRTC too); cuBLAS as the
 // vendor variant. Device time: CUDA events around the one call.
 #include <cstdlib>
+#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -91,28 +91,39 @@ const cuda::Defines& tensor_defines() {
   return defines;
 }
 
-void tensor(cudaStream_t stream, const Block& b, double alpha, const double* A, const double* B, double beta,
-            double* C) {
-  int device = 0, major = 0, minor = 0;
+// The tensor kernels on the current device (nn: A as stored, tn: A transposed), checked against
+// the device, built and given their shared memory once per device: a launch only finds them.
+struct TensorKernels {
+  cudaKernel_t nn = nullptr, tn = nullptr;
+};
+const TensorKernels& tensor_kernels() {
+  int device = 0;
   cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  static std::mutex mutex;
+  static std::map<int, TensorKernels> ready;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = ready.find(device); it != ready.end()) return it->second;
+  int major = 0, minor = 0;
   cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
   cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
   if (major < 9)
     throw DeviceError("tensor: FP64 mma.sync m16n8k16 needs compute capability 9.0 or later; device " +
                       std::to_string(device) + " has " + std::to_string(major) + "." + std::to_string(minor));
-  const char* name = b.transpose_a ? "gemm_tensor_tn" : "gemm_tensor_nn";
-  const cudaKernel_t kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, tensor_defines(), name);
-  {  // both kernels take their shared memory, once per device
-    static std::mutex mutex;
-    static std::set<int> opted;
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (opted.insert(device).second)
-      for (const char* each : {"gemm_tensor_nn", "gemm_tensor_tn"})
-        cuda::rtc_set_max_shared(cuda::rtc_kernel("gemm/nvrtc.cu", each, tensor_defines(), each), gemm_tc::shared_bytes, each);
+  TensorKernels k;
+  for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}}) {
+    *kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, tensor_defines(), name);
+    cuda::rtc_set_max_shared(*kernel, gemm_tc::shared_bytes, name);
   }
+  return ready[device] = k;
+}
+
+void tensor(cudaStream_t stream, const Block& b, double alpha, const double* A, const double* B, double beta,
+            double* C) {
+  const TensorKernels& k = tensor_kernels();
+  const char* name = b.transpose_a ? "gemm_tensor_tn" : "gemm_tensor_nn";
   const dim3 grid(blocks(b.n, gemm_tc::bn), blocks(b.m, gemm_tc::bm)), block(gemm_tc::threads);
-  cuda::rtc_launch(kernel, name, grid, block, gemm_tc::shared_bytes, stream, int(b.m), int(b.n), int(b.k), alpha, A + b.aoff,
-                   int(b.lda), B + b.boff, int(b.ldb), beta, C + b.coff, int(b.ldc));
+  cuda::rtc_launch(b.transpose_a ? k.tn : k.nn, name, grid, block, gemm_tc::shared_bytes, stream, int(b.m), int(b.n),
+                   int(b.k), alpha, A + b.aoff, int(b.lda), B + b.boff, int(b.ldb), beta, C + b.coff, int(b.ldc));
 }
 
 }  // namespace
