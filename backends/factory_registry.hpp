@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gpubench {
 
@@ -31,6 +32,16 @@ class FactoryRegistry {
   const Factory* factory(const std::string& backend) const {
     const Entry* entry = find(backend);
     return entry ? &entry->factory : nullptr;
+  }
+  const Extra* extra(const std::string& backend) const {
+    const Entry* entry = find(backend);
+    return entry ? &entry->extra : nullptr;
+  }
+  // The backends that registered, by name.
+  std::vector<std::string> backends() const {
+    std::vector<std::string> names;
+    for (const auto& entry : entries_) names.push_back(entry.first);
+    return names;
   }
 
   // Registers at static initialisation, the arguments after the factory making its Extra:

@@ -94,7 +94,9 @@ std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials) {
 
 std::string physical_device(const DeviceInfo& d) {
   if (d.type == "cpu") return "cpu";
-  const std::string family = d.backend == "viennacl" ? "opencl" : d.backend;
+  std::string family = d.backend;
+  for (const Backend& b : backends())
+    if (b.name == d.backend && !b.devices_of.empty()) family = b.devices_of;
   int same_name = 0;
   try {
     for (const auto& other : find_backend(d.backend).devices()) same_name += other.name == d.name ? 1 : 0;

@@ -1,4 +1,5 @@
 #include "bench/suite.hpp"
+#include "bench/suite_kit.hpp"
 
 #include <iostream>
 
@@ -88,6 +89,22 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
     skipped.push_back(backend + ": " + why);
   }
   return devices;
+}
+
+PointId point_id(const Suite& suite, const std::string& problem, const DeviceInfo& device, const std::string& variant,
+                 Precision precision) {
+  PointId id;
+  id.suite = suite.name();
+  id.problem = problem;
+  id.backend = device.backend;
+  id.variant = variant;
+  id.device = device;
+  id.precision = precision;
+  return id;
+}
+
+void check_sweep_options(const RunOptions& options) {
+  if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
 }
 
 void check_suite_options(const Suite& suite, const RunOptions& options) {

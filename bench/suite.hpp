@@ -142,6 +142,10 @@ class Suite {
   virtual std::string default_problem() const = 0;
   virtual std::string problems_help() const = 0;  // what --problem takes: "poisson2d:N, mtx:PATH, ..."
   virtual std::vector<std::string> variants() const = 0;
+  // --problem, or the suite's default.
+  std::string problem_of(const RunOptions& options) const {
+    return options.problem.empty() ? default_problem() : options.problem;
+  }
   virtual std::vector<SuiteOption> options() const { return {}; }
   // Throws UsageError for a value of its options it cannot take, so that the command line fails
   // before anything runs.

@@ -1,5 +1,6 @@
 #include "bench/tuning_db.hpp"
 
+#include "backends/registry.hpp"
 #include "bench/data_dir.hpp"
 #include "bench/roofline.hpp"
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -81,9 +83,10 @@ std::string lower(std::string s) {
 // "ViennaCL 1.7 / OpenMP 4.5" -> viennacl_host.
 std::string backend_of_api(const std::string& api) {
   const std::string a = lower(api);
-  if (a.rfind("viennacl", 0) == 0) return a.find("openmp") != std::string::npos ? "viennacl_host" : "viennacl";
-  for (const char* b : {"opencl", "openmp", "cuda"})
-    if (a.rfind(b, 0) == 0) return b;
+  for (const Backend& b : backends()) {
+    const std::string pattern = b.api.empty() ? b.name : b.api;
+    if (std::regex_search(a, std::regex("^(" + pattern + ")", std::regex::icase))) return b.name;
+  }
   return a.substr(0, a.find(' '));
 }
 

@@ -69,5 +69,7 @@ GPUBENCH_REGISTER_CEILING_PROBE("viennacl", [](const gpubench::DeviceInfo& d, st
 GPUBENCH_REGISTER_CEILING_PROBE("viennacl_host", [](const gpubench::DeviceInfo& d, std::ostream& log) {
   return gpubench::viennacl_backend::ceilings_through("openmp", d, log);
 });
-GPUBENCH_REGISTER_BACKEND(.name = "viennacl", .devices = gpubench::viennacl_backend::opencl_devices, .order = 30);
-GPUBENCH_REGISTER_BACKEND(.name = "viennacl_host", .devices = gpubench::viennacl_backend::host_devices, .order = 40);
+GPUBENCH_REGISTER_BACKEND(.name = "viennacl", .devices = gpubench::viennacl_backend::opencl_devices, .order = 30,
+                          .api = "viennacl[^/]*/ *opencl", .devices_of = "opencl");
+GPUBENCH_REGISTER_BACKEND(.name = "viennacl_host", .devices = gpubench::viennacl_backend::host_devices, .order = 40,
+                          .api = "viennacl[^/]*/ *openmp", .devices_of = "openmp");

@@ -109,25 +109,6 @@ OperationsRegistry& operations_registry() {
   return registry;
 }
 
-const OperationsFactory* find_operations(const std::string& backend) {
-  return operations_registry().factory(backend);
-}
-
-std::string vendor_library(const std::string& backend) {
-  const auto* entry = operations_registry().find(backend);
-  return entry ? entry->extra.vendor : std::string();
-}
-
-bool runs_bands(const std::string& backend) {
-  const auto* entry = operations_registry().find(backend);
-  return entry && entry->extra.bands;
-}
-
-bool takes_launch_parameters(const std::string& backend) {
-  const auto* entry = operations_registry().find(backend);
-  return entry && entry->extra.launch_parameters;
-}
-
 void Operations::set_launch(const std::string& kernel, const Params& launch) {
   check_set_launch(kernel, launch, static_cast<std::size_t>(std::max(grid::group_size_of(launch), 1)), DeviceInfo{});
 }

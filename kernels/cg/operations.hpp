@@ -204,11 +204,22 @@ using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
 
 // nullptr when `backend` has no CG implementation in this build.
-const OperationsFactory* find_operations(const std::string& backend);
+inline const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
 // Empty when `backend` has no vendor CG.
-std::string vendor_library(const std::string& backend);
-bool takes_launch_parameters(const std::string& backend);
-bool runs_bands(const std::string& backend);
+inline std::string vendor_library(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return traits ? traits->vendor : std::string();
+}
+inline bool takes_launch_parameters(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return traits && traits->launch_parameters;
+}
+inline bool runs_bands(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return traits && traits->bands;
+}
 
 }  // namespace gpubench::cg
 

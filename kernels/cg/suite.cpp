@@ -319,17 +319,12 @@ class CgSuite final : public Suite {
     return {{"iterations", "K", "CG iterations (default 100; with --tolerance, the cap, default 20000)"},
             {"tolerance", "T", "solve to relative residual ||r||/||b|| <= T instead of a fixed count"}};
   }
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> v;
-    for (Variant x : all_variants) v.push_back(to_string(x));
-    v.push_back(to_string(Variant::vendor));
-    return v;
-  }
+  std::vector<std::string> variants() const override { return variant_table().names(); }
 
   // At parse time, so that nothing is built for a run that would be refused (npb:C's matrix
   // takes a while).
   void check_option_values(const RunOptions& options) const override {
-    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    const std::string spec = problem_of(options);
     if (spec.rfind("npb:", 0) == 0 && !options.suite_options.empty())
       throw UsageError("npb problems run NAS CG's own iteration counts: drop --iterations/--tolerance");
     stop_rule(options);
@@ -342,7 +337,7 @@ class CgSuite final : public Suite {
   }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
-    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant");
+    check_sweep_options(options);
     std::vector<std::string> skipped;
     const std::vector<DeviceInfo> devices = find_devices(options, skipped);
     std::shared_ptr<const SharedProblem> shared = load_problem(options, devices);
@@ -354,12 +349,7 @@ class CgSuite final : public Suite {
   }
 
   Plan plan(const RunOptions& options) override {
-    std::vector<Variant> variants;
-    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) {
-      variants.assign(std::begin(all_variants), std::end(all_variants));
-      variants.push_back(Variant::vendor);
-    }
+    const std::vector<Variant> variants = variant_table().asked(options);
     check_option_values(options);
     std::vector<std::string> skipped;
     const std::vector<DeviceGroup> groups = find_groups(options, skipped);
@@ -382,13 +372,7 @@ class CgSuite final : public Suite {
           continue;
         }
         for (Precision p : options.precisions) {
-          PointId id;
-          id.suite = name();
-          id.problem = shared->problem.name;
-          id.backend = device.backend;
-          id.variant = to_string(v);
-          id.device = device;
-          id.precision = p;
+          PointId id = point_id(*this, shared->problem.name, device, to_string(v), p);
           if (several) {
             id.devices = group.devices;
             id.hosts = group.hosts;
@@ -431,7 +415,7 @@ class CgSuite final : public Suite {
   }
 
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    return suite_devices(options, "cg", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
+    return registered_devices(options, "cg", operations_registry(), skipped);
   }
 
   // The devices one solve runs on: per backend, one device, the --device list or all of them in
@@ -512,7 +496,7 @@ class CgSuite final : public Suite {
   // `bands`: the devices one solve is split across (each holds about 1/bands of it).
   std::shared_ptr<SharedProblem> load_problem(const RunOptions& options, const std::vector<DeviceInfo>& devices,
                                               std::size_t bands = 1) const {
-    const std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    const std::string spec = problem_of(options);
     check_generated_size(spec, devices, options.precisions, static_cast<std::int64_t>(bands));
     auto shared = std::make_shared<SharedProblem>();
     try {

@@ -7,21 +7,10 @@
 
 namespace gpubench::cg {
 
-const char* to_string(Variant v) {
-  switch (v) {
-    case Variant::classic: return "classic";
-    case Variant::form1: return "form1";
-    case Variant::form2: return "form2";
-    case Variant::vendor: return "vendor";
-  }
-  return "?";
-}
-
-Variant parse_variant(const std::string& s) {
-  for (Variant v : all_variants)
-    if (s == to_string(v)) return v;
-  if (s == "vendor") return Variant::vendor;
-  throw UsageError("unknown CG variant '" + s + "' (valid: classic, form1, form2, vendor, all)");
+const VariantTable<Variant>& variant_table() {
+  static const VariantTable<Variant> table{
+      "CG", {{Variant::classic, "classic"}, {Variant::form1, "form1"}, {Variant::form2, "form2"}, {Variant::vendor, "vendor"}}};
+  return table;
 }
 
 namespace {

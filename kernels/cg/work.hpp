@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/precision.hpp"
+#include "bench/suite_kit.hpp"
 #include "bench/tunable.hpp"
 
 namespace gpubench::cg {
@@ -17,9 +18,11 @@ namespace gpubench::cg {
 // vendor: the backend's library CG (cuSPARSE + cuBLAS, ViennaCL's cg), where it has one.
 enum class Variant { classic, form1, form2, vendor };
 
+// The forms of this project's algorithm (every variant but vendor).
 inline constexpr Variant all_variants[] = {Variant::classic, Variant::form1, Variant::form2};
-const char* to_string(Variant v);
-Variant parse_variant(const std::string& s);  // UsageError listing the valid names
+const VariantTable<Variant>& variant_table();
+inline const std::string& to_string(Variant v) { return variant_table().name(v); }
+inline Variant parse_variant(const std::string& s) { return variant_table().parse(s); }  // UsageError
 
 struct KernelWork {
   std::string kernel;

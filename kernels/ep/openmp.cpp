@@ -88,4 +88,5 @@ class OpenmpOperations final : public Operations {
 }  // namespace gpubench::ep
 
 GPUBENCH_REGISTER_EP_OPERATIONS(
-    "openmp", [](const gpubench::DeviceInfo& d) { return std::make_unique<gpubench::ep::OpenmpOperations>(d); }, false);
+    "openmp", [](const gpubench::DeviceInfo& d) { return std::make_unique<gpubench::ep::OpenmpOperations>(d); }, false,
+    true);

@@ -6,22 +6,10 @@
 
 namespace gpubench::ep {
 
-std::string to_string(Variant v) {
-  switch (v) {
-    case Variant::reduce:
-      return "reduce";
-    case Variant::partials:
-      return "partials";
-    case Variant::serial:
-      return "serial";
-  }
-  return "?";
-}
-
-Variant parse_variant(const std::string& name) {
-  for (Variant v : all_variants)
-    if (to_string(v) == name) return v;
-  throw UsageError("unknown EP variant '" + name + "' (valid: reduce, partials, serial)");
+const VariantTable<Variant>& variant_table() {
+  static const VariantTable<Variant> table{
+      "EP", {{Variant::reduce, "reduce"}, {Variant::partials, "partials"}, {Variant::serial, "serial"}}};
+  return table;
 }
 
 std::string tally_kernel(Variant v) {
@@ -29,9 +17,14 @@ std::string tally_kernel(Variant v) {
 }
 
 void check_runs(const std::string& backend, Variant v) {
-  if (v == Variant::serial && backend != "openmp")
-    throw UsageError("EP's serial variant is NAS's serial code on one host thread: it runs on --backend openmp, "
-                     "not " + backend);
+  if (v != Variant::serial) return;
+  const BackendTraits* traits = operations_registry().extra(backend);
+  if (traits && traits->serial) return;
+  std::string hosts;
+  for (const std::string& b : operations_registry().backends())
+    if (operations_registry().extra(b)->serial) hosts += (hosts.empty() ? "" : ", ") + b;
+  throw UsageError("EP's serial variant is NAS's serial code on one host thread: it runs on --backend " +
+                   (hosts.empty() ? std::string("(none in this build)") : hosts) + ", not " + backend);
 }
 
 std::uint64_t whole_batches(std::uint64_t pairs) {
@@ -63,15 +56,6 @@ Deal deal(const DeviceInfo& device, std::uint64_t pairs, const Params& launch, i
 OperationsRegistry& operations_registry() {
   static OperationsRegistry registry;
   return registry;
-}
-
-const OperationsFactory* find_operations(const std::string& backend) {
-  return operations_registry().factory(backend);
-}
-
-bool takes_launch_parameters(const std::string& backend) {
-  const auto* entry = operations_registry().find(backend);
-  return entry && entry->extra.launch_parameters;
 }
 
 }  // namespace gpubench::ep

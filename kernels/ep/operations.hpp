@@ -13,6 +13,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
+#include "bench/suite_kit.hpp"
 #include "kernels/launch_grid.hpp"
 #include "kernels/ep/ep.hpp"
 
@@ -24,9 +25,9 @@ namespace gpubench::ep {
 // second kernel adds the columns. serial: the whole stream on one host thread, NAS's serial
 // code; the first step of the source study's serial -> OpenMP -> GPU comparison (openmp only).
 enum class Variant { reduce, partials, serial };
-std::string to_string(Variant v);
-Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
-constexpr Variant all_variants[] = {Variant::reduce, Variant::partials, Variant::serial};
+const VariantTable<Variant>& variant_table();
+inline const std::string& to_string(Variant v) { return variant_table().name(v); }
+inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
 constexpr Variant device_variants[] = {Variant::reduce, Variant::partials};  // what every backend runs
 std::string tally_kernel(Variant v);  // "tally", "tally_partials" (the tunable kernels), "serial"
 
@@ -52,7 +53,7 @@ class Operations {
   virtual TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) = 0;
 };
 
-// UsageError unless `backend` runs `v` (serial runs on the host: openmp only).
+// UsageError unless `backend` runs `v` (serial runs on the host's backend: BackendTraits::serial).
 void check_runs(const std::string& backend, Variant v);
 
 // How the batches are dealt: item i of `items` takes batches [first(i), first(i + 1)).
@@ -68,18 +69,24 @@ Deal deal(const DeviceInfo& device, std::uint64_t pairs, const Params& launch, i
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;
 // launch_parameters: whether launch parameters mean anything on this backend (the sweeper skips
-// backends where it does not).
+// backends where it does not); serial: whether it runs NAS's serial code (the host's backend).
 struct BackendTraits {
   bool launch_parameters = false;
+  bool serial = false;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
-const OperationsFactory* find_operations(const std::string& backend);
-bool takes_launch_parameters(const std::string& backend);
+inline const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
+inline bool takes_launch_parameters(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return traits && traits->launch_parameters;
+}
 
 }  // namespace gpubench::ep
 
-// GPUBENCH_REGISTER_EP_OPERATIONS("cuda", factory, launch_parameters)
+// GPUBENCH_REGISTER_EP_OPERATIONS("cuda", factory, launch_parameters [, serial])
 #define GPUBENCH_REGISTER_EP_OPERATIONS(...)                                                     \
   static const ::gpubench::ep::OperationsRegistry::Registrar GPUBENCH_CONCAT(gpubench_ep_ops_, __LINE__){ \
       ::gpubench::ep::operations_registry(), __VA_ARGS__}

@@ -116,17 +116,14 @@ class EpTunable final : public TunableKernel {
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
     grid::check(params, "EP " + name());
-    const Params& launch = params;
-    const TallyRun first = ops_->tally(pairs_of(class_), variant_, launch);
-    const Verdict v = verify(class_, Tally::from_values(first.values.data()));
-    if (!v.passed) throw VerificationError(name() + ": " + v.detail);
-    return time_batches(
-        [&](int calls) {
-          double total = 0;
-          for (int c = 0; c < calls; ++c) total += ops_->tally(pairs_of(class_), variant_, launch).seconds();
-          return total;
+    TallyRun last;
+    return verify_then_time<Verdict>(
+        name(),
+        [&] {
+          last = ops_->tally(pairs_of(class_), variant_, params);
+          return last.seconds();
         },
-        time_limit_s, first.seconds());
+        [&] { return verify(class_, Tally::from_values(last.values.data())); }, time_limit_s);
   }
 
  private:
@@ -140,27 +137,19 @@ class EpSuite final : public Suite {
   std::string name() const override { return "ep"; }
   std::string default_problem() const override { return "A"; }
   std::string problems_help() const override { return "S, W, A, B, C, D, E (NAS EP classes; npb:X as well)"; }
-  std::vector<std::string> variants() const override { return {"reduce", "partials", "serial"}; }
+  std::vector<std::string> variants() const override { return variant_table().names(); }
 
   Plan plan(const RunOptions& options) override {
     const EpClass& c = parse_class(options);
-    std::vector<Variant> variants;
-    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    const std::vector<Variant> variants = variant_table().asked(options);
     Plan plan;
     for (const DeviceInfo& device : find_devices(options, plan.unavailable)) {
       for (Variant v : variants) {
-        if (v == Variant::serial && device.backend != "openmp") {
-          plan.unavailable.push_back("serial on " + device.backend + ": NAS's serial code runs on the host (openmp)");
+        if (v == Variant::serial && !operations_registry().extra(device.backend)->serial) {
+          plan.unavailable.push_back("serial on " + device.backend + ": NAS's serial code runs on the host's backend");
           continue;
         }
-        PointId id;
-        id.suite = name();
-        id.problem = problem_name(c);
-        id.backend = device.backend;
-        id.variant = to_string(v);
-        id.device = device;
-        id.precision = Precision::f64;
+        PointId id = point_id(*this, problem_name(c), device, to_string(v), Precision::f64);
         Params launch;
         if (takes_launch_parameters(device.backend)) launch = choose_launch(options, device, c, v, id.params);
         if (v == Variant::serial) id.params["threads"] = 1;
@@ -182,7 +171,7 @@ class EpSuite final : public Suite {
     for (Variant v : device_variants)
       if (kernel.empty() || kernel == tally_kernel(v)) variants.push_back(v);
     if (variants.empty()) throw UsageError("unknown EP kernel '" + kernel + "' (tunable: tally, tally_partials)");
-    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
+    check_sweep_options(options);
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
     for (const DeviceInfo& device : find_devices(options, skipped)) {
@@ -209,14 +198,14 @@ class EpSuite final : public Suite {
                     [](Precision p) { return p != Precision::f64; }))
       throw UsageError("EP is double precision only, as NAS defines it (its verification values need it): "
                        "use --precision f64");
-    std::string spec = options.problem.empty() ? default_problem() : options.problem;
+    std::string spec = problem_of(options);
     if (spec.rfind("npb:", 0) == 0) spec = spec.substr(4);
     return ep_class(spec);
   }
 
   // The devices of the backends that run EP; the others are listed as unavailable.
   static std::vector<DeviceInfo> find_devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    return suite_devices(options, "ep", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
+    return registered_devices(options, "ep", operations_registry(), skipped);
   }
 
   // The tally kernel's launch from the tuning database (exact class, nearest class, the

@@ -415,4 +415,5 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::v1, gpubench::ft::Variant::v2, gpubench::ft::Variant::fast,
                                                  gpubench::ft::Variant::vendor},
-        nullptr, gpubench::ft::study_host_bytes});
+        nullptr, gpubench::ft::study_host_bytes,
+        "neither VkFFT nor clFFT was found when configured (Debian libvkfft-dev, libclfft-dev)"});

@@ -284,9 +284,9 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     },
     gpubench::ft::BackendTraits{
         gpubench::ft::fftw_library.empty() ? std::vector<gpubench::ft::Library>{}
-                                           : std::vector<gpubench::ft::Library>{{"fftw", gpubench::ft::fftw_library}},
+                                           : std::vector<gpubench::ft::Library>{{"fftw", gpubench::ft::fftw_library, "FFTW_MEASURE, before the timed region"}},
         gpubench::ft::fftw_library.empty()
             ? std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial}
             : std::vector<gpubench::ft::Variant>{gpubench::ft::Variant::nas, gpubench::ft::Variant::serial,
                                                  gpubench::ft::Variant::vendor},
-        nullptr, gpubench::ft::openmp_host_bytes});
+        nullptr, gpubench::ft::openmp_host_bytes, "no FFT library was found when configured (Debian libfftw3-dev)"});

@@ -14,6 +14,7 @@
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
+#include "bench/suite_kit.hpp"
 #include "kernels/ft/ft.hpp"
 
 namespace gpubench::ft {
@@ -26,10 +27,9 @@ namespace gpubench::ft {
 // of the field per axis, the initial conditions and the evolve fused into the transforms; vendor:
 // the backend's FFT library (FFTW on openmp, cuFFT on cuda, VkFFT on opencl).
 enum class Variant { nas, serial, v1, v2, fast, vendor };
-constexpr Variant all_variants[] = {Variant::nas, Variant::serial, Variant::v1, Variant::v2, Variant::fast,
-                                    Variant::vendor};
-std::string to_string(Variant v);
-Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
+const VariantTable<Variant>& variant_table();
+inline const std::string& to_string(Variant v) { return variant_table().name(v); }
+inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
 
 // Seconds spent in each of NAS's functions over a whole run (its timers): setup (evolve factors,
 // initial conditions, FFT tables), the 1-D FFTs along x, y and z (cffts1/2/3, forward and
@@ -58,6 +58,8 @@ struct RunResult {
 struct Library {
   std::string key;   // "cufft", "vkfft", "clfft", "fftw"
   std::string name;  // "cuFFT 12.0.0"
+  // How it is planned, for the records.
+  std::string planner = "planned (and its kernels built) before the timed region";
 };
 
 // What a run is built with: fast's shapes, and the vendor variant's library (a key of the
@@ -86,6 +88,8 @@ struct BackendTraits {
   // The host memory one point of variant v on class c holds (checked when the run is planned, so
   // that a class the host cannot hold is refused before anything runs); null: none to speak of.
   std::function<std::uint64_t(const FtClass&, Variant)> host_bytes;
+  // Why the vendor variant is not in this build, where `vendors` is empty.
+  std::string no_vendor = "no FFT library was found when configured";
 };
 
 // What the study's forms (v1, v2) keep on the host: the field and its twiddle factors.
@@ -95,8 +99,10 @@ inline std::uint64_t study_host_bytes(const FtClass& c, Variant v) {
 }
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
-const OperationsFactory* find_operations(const std::string& backend);
-const BackendTraits* backend_traits(const std::string& backend);
+inline const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
+inline const BackendTraits* backend_traits(const std::string& backend) { return operations_registry().extra(backend); }
 
 // The test-only hook GPUBENCH_FT_WRONG_TWIDDLE: set, one evolve factor is off by 1e-9 relative,
 // that of mode (0, 0, 0) (fast's and the vendor's per-axis tables: x's factor of frequency 0,

@@ -184,17 +184,20 @@ class AxisTunable final : public TunableKernel {
       const FunctionTimes& t = r.times;
       return (axis_ == 0 ? t.fft_x : axis_ == 1 ? t.fft_y : t.fft_z) / passes;
     };
-    const RunResult first = ops_->run(Variant::fast);
-    const Verdict v = verify(class_, first.sums);
-    if (!v.passed) throw VerificationError(name() + " " + format_params(params) + ": " + v.detail);
-    return time_batches(
+    RunResult first;
+    return verify_then_time<Verdict>(
+        name() + " " + format_params(params),
+        [&] {
+          first = ops_->run(Variant::fast);
+          return axis_seconds(first);
+        },
+        [&] { return verify(class_, first.sums); }, time_limit_s,
         [&](int calls) {  // whole runs of 1 + niter passes each, enough for `calls` passes
           const int runs = (calls + static_cast<int>(passes) - 1) / static_cast<int>(passes);
           double per_pass = 0;
           for (int r = 0; r < runs; ++r) per_pass += axis_seconds(ops_->run(Variant::fast)) / runs;
           return per_pass * calls;
-        },
-        time_limit_s, axis_seconds(first));
+        });
   }
 
  private:
@@ -220,39 +223,22 @@ class FtSuite final : public Suite {
         it->second != "clfft")
       throw UsageError("--fft-library " + it->second + ": not an FFT library (valid: fftw, cufft, vkfft, clfft)");
   }
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (Variant v : all_variants) names.push_back(to_string(v));
-    return names;
-  }
+  std::vector<std::string> variants() const override { return variant_table().names(); }
 
   Plan plan(const RunOptions& options) override {
     const FtClass& c = parse_class(options);
-    std::vector<Variant> variants;
-    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    const std::vector<Variant> variants = variant_table().asked(options);
     Plan plan;
     std::vector<std::string> memory;  // the points refused for the host's memory
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
       const BackendTraits& traits = *backend_traits(device.backend);
       for (Variant v : variants) {
         if (std::find(traits.variants.begin(), traits.variants.end(), v) == traits.variants.end()) {
-          plan.unavailable.push_back(to_string(v) + " on " + device.backend +
-                                     (v == Variant::vendor && device.backend == "openmp"
-                                          ? ": no FFT library was found when configured (Debian libfftw3-dev)"
-                                      : v == Variant::vendor && device.backend == "opencl"
-                                          ? ": neither VkFFT nor clFFT was found when configured (Debian libvkfft-dev, "
-                                            "libclfft-dev)"
-                                          : ": not an FT variant of this backend"));
+          plan.unavailable.push_back(to_string(v) + " on " + device.backend + ": " +
+                                     (v == Variant::vendor ? traits.no_vendor : "not an FT variant of this backend"));
           continue;
         }
-        PointId id;
-        id.suite = name();
-        id.problem = problem_name(c);
-        id.backend = device.backend;
-        id.variant = to_string(v);
-        id.device = device;
-        id.precision = Precision::f64;
+        PointId id = point_id(*this, problem_name(c), device, to_string(v), Precision::f64);
         if (traits.host_bytes) {  // a class the host cannot hold is refused here, before anything runs
           try {
             check_host_memory(traits.host_bytes(c, v), "FT class " + std::string(1, c.name) + " (" + to_string(v) + " on " +
@@ -280,8 +266,7 @@ class FtSuite final : public Suite {
           }
           choices.library = library->key;
           id.params["library"] = library->name;
-          if (device.backend == "openmp") id.params["planner"] = "FFTW_MEASURE, before the timed region";
-          else id.params["planner"] = "planned (and its kernels built) before the timed region";
+          id.params["planner"] = library->planner;
         }
         if (v == Variant::fast) {
           try {
@@ -315,7 +300,7 @@ class FtSuite final : public Suite {
       if (kernel == kernel_names[axis]) only = axis;
     if (!kernel.empty() && only < 0)
       throw UsageError("unknown FT kernel '" + kernel + "' (tunable: cffts1, cffts2, cffts3: fast's transforms along x, y, z)");
-    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
+    check_sweep_options(options);
     const FtClass& c = parse_class(options);
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
@@ -350,11 +335,11 @@ class FtSuite final : public Suite {
   const FtClass& parse_class(const RunOptions& options) const {
     if (std::any_of(options.precisions.begin(), options.precisions.end(), [](Precision p) { return p != Precision::f64; }))
       throw UsageError("FT is double precision only, as NAS defines it (its checksums need it): use --precision f64");
-    return ft_class(options.problem.empty() ? default_problem() : options.problem);
+    return ft_class(problem_of(options));
   }
 
   static std::vector<DeviceInfo> devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    return suite_devices(options, "ft", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
+    return registered_devices(options, "ft", operations_registry(), skipped);
   }
 };
 

@@ -181,4 +181,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         gpubench::gemm::clblast_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
          gpubench::gemm::Variant::vendor},
-        nullptr});
+        nullptr, "no BLAS library was found when configured (Debian libclblast-dev)"});

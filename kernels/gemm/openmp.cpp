@@ -82,4 +82,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         gpubench::gemm::vendor_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::serial,
          gpubench::gemm::Variant::vendor},
-        nullptr});
+        nullptr, "no BLAS library was found when configured (Debian libopenblas-dev)"});

@@ -12,6 +12,7 @@
 #include "backends/registry.hpp"
 #include "bench/params.hpp"
 #include "bench/tunable.hpp"
+#include "bench/suite_kit.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/tuned.hpp"
@@ -23,12 +24,11 @@ namespace gpubench::gemm {
 // vw); tensor: f64 on CUDA's FP64 tensor cores (mma.sync); serial: the naive loop on one host
 // thread (the study's serial column); vendor: the backend's BLAS (OpenBLAS, CLBlast, cuBLAS).
 enum class Variant { naive, tiled, tuned, tensor, serial, vendor };
-constexpr Variant all_variants[] = {Variant::naive,  Variant::tiled,  Variant::tuned,
-                                    Variant::tensor, Variant::serial, Variant::vendor};
-std::string to_string(Variant v);
+const VariantTable<Variant>& variant_table();
+inline const std::string& to_string(Variant v) { return variant_table().name(v); }
+inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
 // The tuned kernel's configuration from its parameters (bm bn bk tm tn vw).
 TunedConfig tuned_config(const Params& params);
-Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
 
 class Operations {
  public:
@@ -54,12 +54,16 @@ struct BackendTraits {
   std::vector<Variant> variants;  // those this backend runs (vendor runs only where `vendor` is set)
   // Variants that run one precision only, and why not the other ("tensor: FP64 tensor cores").
   std::function<std::string(Variant, Precision)> refuses = nullptr;
+  // Why the vendor variant is not in this build, where `vendor` is empty.
+  std::string no_vendor = "no BLAS library was found when configured";
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
 // nullptr when `backend` has no GEMM in this build.
-const OperationsFactory* find_operations(const std::string& backend);
-const BackendTraits* backend_traits(const std::string& backend);
+inline const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
+inline const BackendTraits* backend_traits(const std::string& backend) { return operations_registry().extra(backend); }
 
 // The tuned kernel's space on `device` (tuned.hpp): block tile bm x bn, step bk, per-item tile
 // tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items. Every API builds any legal

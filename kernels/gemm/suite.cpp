@@ -194,17 +194,13 @@ class VariantKernel final : public TunableKernel {
   void prepare(const std::vector<Params>& configs) override { ops_->build(variant_, configs); }
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
-    const double first = ops_->run(variant_, params, alpha, beta);
-    const Verdict v = verify(shape_, precision_, alpha, inputs_->a, inputs_->b, beta, inputs_->c0, ops_->result(),
-                             reference_limit);
-    if (!v.passed) throw VerificationError(name() + " " + format_params(params) + ": " + v.detail);
-    return time_batches(
-        [&](int calls) {
-          double total = 0;
-          for (int c = 0; c < calls; ++c) total += ops_->run(variant_, params, alpha, beta);
-          return total;
+    return verify_then_time<Verdict>(
+        name() + " " + format_params(params), [&] { return ops_->run(variant_, params, alpha, beta); },
+        [&] {
+          return verify(shape_, precision_, alpha, inputs_->a, inputs_->b, beta, inputs_->c0, ops_->result(),
+                        reference_limit);
         },
-        time_limit_s, first);
+        time_limit_s);
   }
 
  private:
@@ -221,29 +217,20 @@ class GemmSuite final : public Suite {
   std::string name() const override { return "gemm"; }
   std::string default_problem() const override { return "512"; }
   std::string problems_help() const override { return "N (square), MxNxK; either with :NN or :TN (A transposed)"; }
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (Variant v : all_variants) names.push_back(to_string(v));
-    return names;
-  }
+  std::vector<std::string> variants() const override { return variant_table().names(); }
 
   Plan plan(const RunOptions& options) override {
-    const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
+    const Shape shape = parse_shape(problem_of(options));
     for (Precision p : options.precisions)  // before anything of that size is allocated
       check_host_memory(host_bytes_needed(shape, p), "GEMM problem " + shape.name + " in " + to_string(p));
-    std::vector<Variant> variants;
-    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    const std::vector<Variant> variants = variant_table().asked(options);
     Plan plan;
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
       const BackendTraits& traits = *backend_traits(device.backend);
       for (Variant v : variants) {
         if (!runs(device.backend, v)) {
           if (v == Variant::vendor)
-            plan.unavailable.push_back("vendor on " + device.backend + ": no BLAS library was found when configured" +
-                                       (device.backend == "openmp"   ? " (Debian libopenblas-dev)"
-                                        : device.backend == "opencl" ? " (Debian libclblast-dev)"
-                                                                     : ""));
+            plan.unavailable.push_back("vendor on " + device.backend + ": " + traits.no_vendor);
           else if (!options.variants.empty())  // asked for by name: say why not
             plan.unavailable.push_back(to_string(v) + " on " + device.backend + ": not a GEMM variant of this backend");
           continue;
@@ -255,13 +242,7 @@ class GemmSuite final : public Suite {
               continue;
             }
           }
-          PointId id;
-          id.suite = name();
-          id.problem = shape.name;
-          id.backend = device.backend;
-          id.variant = to_string(v);
-          id.device = device;
-          id.precision = p;
+          PointId id = point_id(*this, shape.name, device, to_string(v), p);
           Params params;
           if (v == Variant::tiled || v == Variant::tuned) {
             const Tuning t = tuning_of(v, device, shape, p);
@@ -293,8 +274,8 @@ class GemmSuite final : public Suite {
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!kernel.empty() && kernel != "tiled" && kernel != "tuned")
       throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled, tuned)");
-    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
-    const Shape shape = parse_shape(options.problem.empty() ? default_problem() : options.problem);
+    check_sweep_options(options);
+    const Shape shape = parse_shape(problem_of(options));
     for (Precision p : options.precisions)
       check_host_memory(host_bytes_needed(shape, p), "GEMM problem " + shape.name + " in " + to_string(p));
     std::vector<std::string> skipped;
@@ -329,7 +310,7 @@ class GemmSuite final : public Suite {
  private:
   // The devices of the backends that run GEMM; the others are listed as unavailable.
   static std::vector<DeviceInfo> devices(const RunOptions& options, std::vector<std::string>& skipped) {
-    return suite_devices(options, "gemm", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped);
+    return registered_devices(options, "gemm", operations_registry(), skipped);
   }
 };
 

@@ -186,4 +186,6 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
     gpubench::lu::BackendTraits{gpubench::lu::vendor_library(),
                                 {gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
                                 true,
-                                [](gpubench::Precision) { return std::vector<std::string>{"tiled"}; }});
+                                [](gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
+                                false,
+                                "LAPACKE was not found when configured (Debian liblapacke-dev)"});

@@ -6,34 +6,16 @@
 
 namespace gpubench::lu {
 
-std::string to_string(Variant v) {
-  switch (v) {
-    case Variant::naive:
-      return "naive";
-    case Variant::optimised:
-      return "optimised";
-    case Variant::blocked:
-      return "blocked";
-    case Variant::vendor:
-      return "vendor";
-  }
-  return "?";
-}
-
-Variant parse_variant(const std::string& name) {
-  for (Variant v : all_variants)
-    if (to_string(v) == name) return v;
-  throw UsageError("unknown LU variant '" + name + "' (valid: naive, optimised, blocked, vendor)");
+const VariantTable<Variant>& variant_table() {
+  static const VariantTable<Variant> table{
+      "LU",
+      {{Variant::naive, "naive"}, {Variant::optimised, "optimised"}, {Variant::blocked, "blocked"}, {Variant::vendor, "vendor"}}};
+  return table;
 }
 
 OperationsRegistry& operations_registry() {
   static OperationsRegistry registry;
   return registry;
-}
-const OperationsFactory* find_operations(const std::string& backend) { return operations_registry().factory(backend); }
-const BackendTraits* backend_traits(const std::string& backend) {
-  const auto* entry = operations_registry().find(backend);
-  return entry ? &entry->extra : nullptr;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "backends/registry.hpp"
 #include "bench/params.hpp"
 #include "bench/tunable.hpp"
+#include "bench/suite_kit.hpp"
 #include "common/errors.hpp"
 #include "common/precision.hpp"
 
@@ -25,9 +26,9 @@ namespace gpubench::lu {
 // pivoting and a look-ahead; vendor: the backend's library getrf (LAPACK through OpenBLAS,
 // cuSOLVER; ViennaCL's lu_factorize, without pivoting).
 enum class Variant { naive, optimised, blocked, vendor };
-constexpr Variant all_variants[] = {Variant::naive, Variant::optimised, Variant::blocked, Variant::vendor};
-std::string to_string(Variant v);
-Variant parse_variant(const std::string& name);  // UsageError naming the valid ones
+const VariantTable<Variant>& variant_table();
+inline const std::string& to_string(Variant v) { return variant_table().name(v); }
+inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
 // Whether `v` factors without pivoting (and so runs on diagonally dominant matrices only).
 inline bool without_pivoting(Variant v, bool vendor_pivots) {
   return v == Variant::naive || v == Variant::optimised || (v == Variant::vendor && !vendor_pivots);
@@ -125,11 +126,17 @@ struct BackendTraits {
   // GEMM's own kernels blocked's updates may use, in `p`: the first is the default, the others
   // are swept (the tunable "update" picks one by its place here).
   std::function<std::vector<std::string>(Precision)> gemm_kernels = nullptr;
+  // Whether blocked's look-ahead overlaps anything here (false: one queue, the host's cores).
+  bool lookahead = true;
+  // Why the vendor variant is not in this build, where `vendor` is empty.
+  std::string no_vendor = "no LU library in this build";
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
-const OperationsFactory* find_operations(const std::string& backend);
-const BackendTraits* backend_traits(const std::string& backend);
+inline const OperationsFactory* find_operations(const std::string& backend) {
+  return operations_registry().factory(backend);
+}
+inline const BackendTraits* backend_traits(const std::string& backend) { return operations_registry().extra(backend); }
 
 // The blocked LU, written once over the operations: for each panel of nb columns, the panel
 // (recursively halved down to `base` columns, each half's swaps, triangular solve and update

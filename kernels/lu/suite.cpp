@@ -78,7 +78,7 @@ BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::
   BlockedConfig c;
   c.nb = chosen.params.at("nb");
   c.base = chosen.params.at("base");
-  c.lookahead = device.backend != "openmp";  // the host has one queue: nothing to overlap
+  c.lookahead = backend_traits(device.backend)->lookahead;
   const auto update = chosen.params.find("update");
   c.gemm_variant = kernels.at(update == chosen.params.end() ? 0 : static_cast<std::size_t>(update->second));
   const gemm::Variant gv = gemm::parse_variant(c.gemm_variant);
@@ -300,19 +300,15 @@ class BlockedTunable final : public TunableKernel {
       blocked(*ops_, problem_.n, c);
       return ops_->stop();
     };
-    const double first = once();
-    std::vector<double> lu;
-    std::vector<int> ipiv;
-    ops_->read_factors(lu, ipiv);
-    const Verdict v = verify(a_, problem_.n, lu, ipiv, precision_);
-    if (!v.passed) throw VerificationError(name() + " " + format_params(params) + ": " + v.detail);
-    return time_batches(
-        [&](int calls) {
-          double total = 0;
-          for (int i = 0; i < calls; ++i) total += once();
-          return total;
+    return verify_then_time<Verdict>(
+        name() + " " + format_params(params), once,
+        [&] {
+          std::vector<double> lu;
+          std::vector<int> ipiv;
+          ops_->read_factors(lu, ipiv);
+          return verify(a_, problem_.n, lu, ipiv, precision_);
         },
-        time_limit_s, first);
+        time_limit_s);
   }
 
  private:
@@ -343,21 +339,14 @@ class LuSuite final : public Suite {
     if (s && !(*s > 0)) throw UsageError("--study-limit must be a number of seconds above 0");
     return s.value_or(60);
   }
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (Variant v : all_variants) names.push_back(to_string(v));
-    return names;
-  }
+  std::vector<std::string> variants() const override { return variant_table().names(); }
 
   Plan plan(const RunOptions& options) override {
     const double study_limit = LuSuite::study_limit(options);
-    Problem problem = parse_problem(options.problem.empty() ? default_problem() : options.problem);
-    std::vector<Variant> variants;
-    for (const auto& v : options.variants) variants.push_back(parse_variant(v));
-    if (variants.empty()) variants.assign(std::begin(all_variants), std::end(all_variants));
+    Problem problem = parse_problem(problem_of(options));
+    const std::vector<Variant> variants = variant_table().asked(options);
     Plan plan;
-    const std::vector<DeviceInfo> devices = suite_devices(
-        options, "lu", [](const std::string& b) { return find_operations(b) != nullptr; }, plan.unavailable);
+    const std::vector<DeviceInfo> devices = registered_devices(options, "lu", operations_registry(), plan.unavailable);
     // Whether the forms without pivoting may run: the matrix is read once here to see.
     std::string pivoting;
     bool checked = false;
@@ -380,11 +369,7 @@ class LuSuite final : public Suite {
       for (Variant v : variants) {
         if (!runs(device.backend, v)) {
           if (v == Variant::vendor)
-            plan.unavailable.push_back("vendor on " + device.backend + ": " +
-                                       (device.backend == "opencl" ? "no OpenCL getrf among Debian's packages"
-                                        : device.backend == "openmp"
-                                            ? "LAPACKE was not found when configured (Debian liblapacke-dev)"
-                                            : "no LU library in this build"));
+            plan.unavailable.push_back("vendor on " + device.backend + ": " + traits.no_vendor);
           else if (!options.variants.empty())
             plan.unavailable.push_back(to_string(v) + " on " + device.backend + ": not an LU variant of this backend");
           continue;
@@ -401,13 +386,7 @@ class LuSuite final : public Suite {
           }
         }
         for (Precision p : options.precisions) {
-          PointId id;
-          id.suite = name();
-          id.problem = problem.name;
-          id.backend = device.backend;
-          id.variant = to_string(v);
-          id.device = device;
-          id.precision = p;
+          PointId id = point_id(*this, problem.name, device, to_string(v), p);
           BlockedConfig config;
           if (v == Variant::blocked) {
             nlohmann::json launch;
@@ -440,12 +419,11 @@ class LuSuite final : public Suite {
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
     if (!kernel.empty() && kernel != "blocked") throw UsageError("unknown LU kernel '" + kernel + "' (tunable: blocked)");
-    if (!options.variants.empty()) throw UsageError("sweep tunes kernels, not variants: drop --variant (use --kernel)");
-    const Problem problem = parse_problem(options.problem.empty() ? default_problem() : options.problem);
+    check_sweep_options(options);
+    const Problem problem = parse_problem(problem_of(options));
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
-    for (const DeviceInfo& device : suite_devices(
-             options, "lu", [](const std::string& b) { return find_operations(b) != nullptr; }, skipped)) {
+    for (const DeviceInfo& device : registered_devices(options, "lu", operations_registry(), skipped)) {
       for (Precision p : options.precisions) {
         SweepTarget target;
         target.device = device;

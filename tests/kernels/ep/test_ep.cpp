@@ -199,7 +199,7 @@ std::vector<Case> cases() {
   std::vector<Case> result;
   for (const char* b : {"openmp", "opencl", "cuda"})
     if (find_operations(b) != nullptr)
-      for (Variant v : all_variants)
+      for (Variant v : variant_table().values())
         if (v != Variant::serial || std::string(b) == "openmp") result.push_back({b, v});
   return result;
 }

@@ -227,7 +227,7 @@ TEST(LuProblems, BadProblemsAreInputErrorsNamingTheProblem) {
 TEST(LuProblems, UnknownVariantsAndKernelsAreUsageErrors) {
   LuRun r = lu_run("--backend openmp --problem 17 --variant optimized");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("unknown LU variant 'optimized' (valid: naive, optimised, blocked, vendor)"));
+  EXPECT_THAT(r.output, HasSubstr("unknown LU variant 'optimized' (valid: naive, optimised, blocked, vendor, all)"));
   test::Result s = test::gpubench("sweep --suite lu --backend openmp --problem 17 --kernel panel --tuning-db " + temp("usage-db"));
   EXPECT_EQ(s.exit_code, 2) << s.output;
   EXPECT_THAT(s.output, HasSubstr("unknown LU kernel 'panel' (tunable: blocked)"));
