@@ -265,6 +265,7 @@ std::string commands_text() {
          "  gpubench tuning show [options]    print what the tuning database holds\n"
          "  gpubench report [options]         tables (Markdown, LaTeX, CSV), figures and the studies from records\n"
          "  gpubench track [options]          nightly tracking: run the tracked set, import records, check for regressions, publish the dashboard\n"
+         "  gpubench schema                   the JSON Schema of the records (reports/records.schema.json)\n"
          "  gpubench --list-devices [--backend B] [--format json]\n"
          "  gpubench --version\n"
          "\n'gpubench COMMAND --help' lists a command's options; the run's follow.\n\n";
@@ -336,7 +337,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   std::vector<std::string> line = args;
   const std::set<std::string> commands = {"run", "sweep", "roofline", "tuning"};
   if (line[0].rfind("-", 0) != 0 && !commands.count(line[0]))
-    throw UsageError("unknown command '" + line[0] + "' (valid: run, sweep, roofline, tuning show, report, track)");
+    throw UsageError("unknown command '" + line[0] + "' (valid: run, sweep, roofline, tuning show, report, track, schema)");
   const bool global = line[0] == "--help" || line[0] == "-h" || line[0] == "--version";
   if (!commands.count(line[0]) && !global) line.insert(line.begin(), "run");  // the run is the default command
   if (line == std::vector<std::string>{"tuning"} || (line[0] == "tuning" && line.size() > 1 && line[1] != "show" &&

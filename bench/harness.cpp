@@ -1,4 +1,5 @@
 #include "bench/harness.hpp"
+#include "bench/record_fields.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -260,56 +261,6 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
   }
 }
 
-nlohmann::json band_fields(const PointId& id);
-
-// The record fields every entry of a point carries.
-nlohmann::json point_fields(const PointResult& p) {
-  const PointId& id = p.id;
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const auto& k : p.kernels) {
-    const double s = k.seconds_per_iteration;
-    nlohmann::json kj = {{"kernel", k.kernel},
-                         {"calls_per_iteration", k.calls_per_iteration},
-                         {"ms_per_iteration", s * 1e3},
-                         {"gflops", s > 0 ? k.flops_per_iteration / s / 1e9 : 0.0},
-                         {"gbps", s > 0 ? k.bytes_per_iteration / s / 1e9 : 0.0}};
-    if (p.ceilings && k.bytes_per_iteration > 0) kj.update(p.roofline(k).to_json());
-    kernels.push_back(kj);
-  }
-  nlohmann::json fields = {{"profiled_ms_per_iteration", p.profiled_seconds_per_iteration * 1e3},
-          {"suite", id.suite},
-          {"problem", id.problem},
-          {"backend", id.backend},
-          {"device", id.device.name},
-          {"device_index", id.device.index},
-          {"platform", id.device.platform},
-          {"variant", id.variant},
-          {"precision", to_string(id.precision)},
-          {"params", id.params},
-          {"kernels", kernels},
-          {"flops_per_iteration", p.flops_per_iteration},
-          {"bytes_per_iteration", p.bytes_per_iteration},
-          {"time_includes", p.time_includes},
-          {"iqr_fraction", p.iqr_fraction},
-          {"outliers", p.outlier_seconds.size()}};
-  fields.update(band_fields(id));
-  return fields;
-}
-
-// A point across several devices also names each band's device (and, across ranks, its host).
-nlohmann::json band_fields(const PointId& id) {
-  if (id.devices.size() < 2) return nlohmann::json::object();
-  nlohmann::json bands = nlohmann::json::array();
-  for (std::size_t k = 0; k < id.devices.size(); ++k) {
-    const DeviceInfo& d = id.devices[k];
-    nlohmann::json b = {{"band", k}, {"backend", d.backend}, {"index", d.index}, {"name", d.name}, {"platform", d.platform}};
-    if (k < id.hosts.size()) b["host"] = id.hosts[k];
-    if (id.ranks > 0) b["rank"] = k;
-    bands.push_back(b);
-  }
-  return {{"devices", id.where()}, {"device_count", id.devices.size()}, {"ranks", id.ranks}, {"bands", bands}};
-}
-
 // Where `seconds` per iteration sits under the point's roofline: each entry's place is its own
 // time's (a repetition's, the median's, the mean's).
 nlohmann::json roofline_fields(const PointResult& p, double seconds) {
@@ -364,7 +315,7 @@ double cv_of(const std::vector<double>& v) {
 //   aggregates (Google Benchmark computes them from runs without errors).
 nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>& runs, int repetitions) {
   const std::string name = p.id.name();
-  const nlohmann::json fields = point_fields(p);
+  const nlohmann::json fields = point_json(p);
   nlohmann::json entries = nlohmann::json::array();
   auto entry = [&](const std::string& entry_name, bool aggregate) {
     nlohmann::json j = {{"name", entry_name},
@@ -384,15 +335,11 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
     j["repetition_index"] = r;
     const Outcome* o = i < p.repetitions.size() ? &p.repetitions[i] : nullptr;
     const std::string run_error = i < runs.size() ? runs[i].error : std::string();
-    if (o) {
-      j["verified"] = o->verified && !p.failed;
-      j["verification"] = o->verification;
-      j["timed_iterations"] = o->iterations;
-      j["device_seconds"] = o->seconds;
-      j.update(o->fields);
-    } else {
-      j["verified"] = false;
-    }
+    const RecordRow row{p, o, i};
+    for (const RecordField* f : record_fields(RecordField::Scope::repetition))
+      if (!f->json.empty())
+        if (nlohmann::json v = f->value(row); !v.is_null()) j[f->json] = std::move(v);
+    if (o) j.update(o->fields);
     if (p.failed || !o) {
       j["error_occurred"] = true;
       j["error_message"] = run_error.empty() ? "the point failed: " + p.error : run_error;

@@ -13,6 +13,7 @@
 #include "bench/isolation.hpp"
 #include "bench/list_devices.hpp"
 #include "bench/mpi.hpp"
+#include "bench/record_fields.hpp"
 #include "bench/records.hpp"
 #include "bench/report.hpp"
 #include "bench/result_json.hpp"
@@ -177,10 +178,129 @@ struct Discard final : std::streambuf {
   int overflow(int c) override { return c; }
 };
 
+// `gpubench tuning show`: the database's entries, each checked against what its kernel declares
+// (a name it does not take, a value outside its values; a device's and a problem's limits are a
+// run's to check).
+int tuning_show(const gpubench::CliOptions& options, const gpubench::TuningDb& db) {
+  using namespace gpubench;
+  const auto check = [](const std::string& suite, const std::string& kernel, const nlohmann::json& params) {
+    std::unique_ptr<Suite> s;
+    try {
+      s = make_suite(suite);
+    } catch (const UsageError&) {
+      return "no suite '" + suite + "' in this build";
+    }
+    const auto declared = s->parameters_of(kernel);
+    return declared ? undeclared_params(*declared, params) : "the " + suite + " suite tunes no kernel '" + kernel + "'";
+  };
+  db.show(std::cout, {options.backend_filter, options.device_filter, options.suite_filter, options.kernel_filter}, check);
+  return 0;
+}
+
+// The suite's plan for the command line, --filter applied; UsageError when nothing is left to run.
+gpubench::Plan planned_points(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::Comm>& comm,
+                              const std::shared_ptr<gpubench::TuningDb>& db) {
+  using namespace gpubench;
+  RunOptions run_options = options.run;
+  run_options.comm = comm;
+  if (options.tuning) run_options.tuning = db;
+  Plan plan = make_suite(options.run.suite)->plan(run_options);
+  if (!options.run.filter.empty()) {
+    // --filter: the planned points whose name matches (the rest are not run, and not said unavailable).
+    const std::regex pattern(options.run.filter);
+    std::string names;
+    for (const auto& p : plan.points) names += "\n  " + p->id().name();
+    std::erase_if(plan.points, [&](const auto& p) { return !std::regex_search(p->id().name(), pattern); });
+    if (plan.points.empty())
+      throw UsageError("--filter " + options.run.filter + " matches none of the planned points:" + names);
+  }
+  std::vector<PointId> planned;
+  for (const auto& p : plan.points) planned.push_back(p->id());
+  check_baseline(options.baseline, planned);
+  if (plan.points.empty()) {
+    std::string why;
+    for (const auto& u : plan.unavailable) why += "\n  " + u;
+    throw UsageError("nothing to run:" + (why.empty() ? std::string(" no backend has a device") : why));
+  }
+  return plan;
+}
+
+// The roofline ceilings of the plan's devices (each measured once, one roof per physical device);
+// none for a point across devices.
+gpubench::CeilingsByDevice plan_ceilings(const gpubench::Plan& plan, gpubench::TuningDb& db) {
+  using namespace gpubench;
+  CeilingsByDevice ceilings;
+  std::vector<DeviceInfo> measured;  // each device once
+  for (const auto& p : plan.points) {
+    const DeviceInfo& d = p->id().device;
+    if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;
+    if (auto c = device_ceilings(d, &db, false, std::cerr)) ceilings[device_key(d)] = *c, measured.push_back(d);
+  }
+  one_roof_per_physical_device(ceilings, measured, std::cerr);
+  return ceilings;
+}
+
+// The run's records in the --format asked for, to --out or stdout (the table on stdout as well
+// when they go to a file), and CSV's per-kernel table beside its file.
+void emit(const gpubench::CliOptions& options, const gpubench::RunReport& report) {
+  using namespace gpubench;
+  std::ostringstream formatted;
+  if (options.format == Format::json) write_json(report, formatted);
+  if (options.format == Format::csv) write_csv(report, formatted);
+  if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
+  if (!options.out.empty() && options.format != Format::table)
+    write_table(report, std::cout, options.baseline, options.breakdown);
+  write_out(options, formatted.str());
+  if (options.format == Format::csv && !options.out.empty()) {
+    std::ostringstream kernels;
+    write_kernel_csv(report, kernels);
+    write_file_atomically(kernel_csv_path(options.out), kernels.str());
+    std::cerr << "gpubench: wrote " << kernel_csv_path(options.out) << " (the per-kernel table)\n";
+  }
+}
+
+// `gpubench run`: the plan measured, its records written; the exit code says how it went.
+int measure(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::Comm>& comm,
+            const std::shared_ptr<gpubench::TuningDb>& db) {
+  using namespace gpubench;
+  Plan plan = planned_points(options, comm, db);
+  const CeilingsByDevice ceilings = plan_ceilings(plan, *db);
+  // Across ranks, a rank's failure ends the run from inside a point: rank 0 first writes the points
+  // measured before it, the failure said in the context ("ended_early").
+  std::optional<RunReport> so_far;
+  std::function<void(const RunReport&)> keep;
+  struct Forget {  // the last words use this scope's variables: gone with them (a throw included)
+    const std::shared_ptr<Comm>& comm;
+    ~Forget() {
+      if (comm) comm->set_last_words(nullptr);
+    }
+  } forget{comm};
+  if (comm && comm->size() > 1) {
+    comm->set_hang_timeout(options.point_timeout_s);
+    keep = [&](const RunReport& r) { so_far = r; };
+    comm->set_last_words([&](const std::string& failure) {
+      if (!so_far || so_far->points.empty()) return;
+      so_far->context["ended_early"] = failure;
+      std::cerr << "gpubench: the " << so_far->points.size() << " point(s) measured before it:" << std::endl;
+      emit(options, *so_far);
+    });
+  }
+  const RunReport report =
+      run_plan(plan, {options.run.repetitions, options.run.warmup, options.run.min_time_s}, ceilings, std::cerr, keep);
+  emit(options, report);
+  if (const int sig = interrupt::requested()) return interrupt::exit_code(sig);
+  return report.exit_code();
+}
+
 int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Comm>& comm) {
   using namespace gpubench;
   if (!args.empty() && args[0] == "report") exec_reports_program("report.py", {args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "track") exec_reports_program("track.py", {args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "schema") {  // the records' JSON Schema, from bench/record_fields.cpp
+    if (args.size() > 1) throw UsageError("gpubench schema takes no options (it prints the records' JSON Schema)");
+    std::cout << records_schema().dump(2) << "\n";
+    return 0;
+  }
   CliOptions options = parse_cli(args);
   // Across ranks, rank 0 prints and writes; the others only measure (a failure is said by rank 0).
   static Discard discard;
@@ -225,100 +345,13 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
     write_out(options, listed.str());
     return any ? 0 : static_cast<int>(ExitCode::device);
   }
-
   // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
   // launch parameters from it, and sweeps from storing theirs.
   const auto db = std::make_shared<TuningDb>(open_tuning_db(options.tuning_db));
-  if (options.command == Command::tuning_show) {
-    // Each entry's parameters against what its kernel declares: a name it does not take, a value
-    // outside its values (a device's and a problem's limits are a run's to check).
-    const auto check = [](const std::string& suite, const std::string& kernel, const nlohmann::json& params) {
-      std::unique_ptr<Suite> s;
-      try {
-        s = make_suite(suite);
-      } catch (const UsageError&) {
-        return "no suite '" + suite + "' in this build";
-      }
-      const auto declared = s->parameters_of(kernel);
-      return declared ? undeclared_params(*declared, params) : "the " + suite + " suite tunes no kernel '" + kernel + "'";
-    };
-    db->show(std::cout, {options.backend_filter, options.device_filter, options.suite_filter, options.kernel_filter},
-             check);
-    return 0;
-  }
+  if (options.command == Command::tuning_show) return tuning_show(options, *db);
   if (options.command == Command::roofline) return roofline(options, *db);
   if (options.command == Command::sweep) return sweep(options, db);
-
-  RunOptions run_options = options.run;
-  run_options.comm = comm;
-  if (options.tuning) run_options.tuning = db;
-  auto suite = make_suite(options.run.suite);
-  Plan plan = suite->plan(run_options);
-  if (!options.run.filter.empty()) {
-    // --filter: the planned points whose name matches (the rest are not run, and not said unavailable).
-    const std::regex pattern(options.run.filter);
-    std::string names;
-    for (const auto& p : plan.points) names += "\n  " + p->id().name();
-    std::erase_if(plan.points, [&](const auto& p) { return !std::regex_search(p->id().name(), pattern); });
-    if (plan.points.empty())
-      throw UsageError("--filter " + options.run.filter + " matches none of the planned points:" + names);
-  }
-  std::vector<PointId> planned;
-  for (const auto& p : plan.points) planned.push_back(p->id());
-  check_baseline(options.baseline, planned);
-  if (plan.points.empty()) {
-    std::string why;
-    for (const auto& u : plan.unavailable) why += "\n  " + u;
-    throw UsageError("nothing to run:" + (why.empty() ? std::string(" no backend has a device") : why));
-  }
-  CeilingsByDevice ceilings;
-  std::vector<DeviceInfo> measured;  // each device once
-  for (const auto& p : plan.points) {
-    const DeviceInfo& d = p->id().device;
-    if (p->id().devices.size() > 1 || ceilings.count(device_key(d))) continue;  // no roofline across devices
-    if (auto c = device_ceilings(d, db.get(), false, std::cerr)) ceilings[device_key(d)] = *c, measured.push_back(d);
-  }
-  one_roof_per_physical_device(ceilings, measured, std::cerr);
-  const auto emit = [&](const RunReport& report) {
-    std::ostringstream formatted;
-    if (options.format == Format::json) write_json(report, formatted);
-    if (options.format == Format::csv) write_csv(report, formatted);
-    if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
-    if (!options.out.empty() && options.format != Format::table)
-      write_table(report, std::cout, options.baseline, options.breakdown);
-    write_out(options, formatted.str());
-    if (options.format == Format::csv && !options.out.empty()) {
-      std::ostringstream kernels;
-      write_kernel_csv(report, kernels);
-      write_file_atomically(kernel_csv_path(options.out), kernels.str());
-      std::cerr << "gpubench: wrote " << kernel_csv_path(options.out) << " (the per-kernel table)\n";
-    }
-  };
-  // Across ranks, a rank's failure ends the run from inside a point: rank 0 first writes the points
-  // measured before it, the failure said in the context ("ended_early").
-  std::optional<RunReport> so_far;
-  std::function<void(const RunReport&)> keep;
-  struct Forget {  // the last words use this scope's variables: gone with them (a throw included)
-    const std::shared_ptr<Comm>& comm;
-    ~Forget() {
-      if (comm) comm->set_last_words(nullptr);
-    }
-  } forget{comm};
-  if (comm && comm->size() > 1) {
-    comm->set_hang_timeout(options.point_timeout_s);
-    keep = [&](const RunReport& r) { so_far = r; };
-    comm->set_last_words([&](const std::string& failure) {
-      if (!so_far || so_far->points.empty()) return;
-      so_far->context["ended_early"] = failure;
-      std::cerr << "gpubench: the " << so_far->points.size() << " point(s) measured before it:" << std::endl;
-      emit(*so_far);
-    });
-  }
-  const RunReport report =
-      run_plan(plan, {options.run.repetitions, options.run.warmup, options.run.min_time_s}, ceilings, std::cerr, keep);
-  emit(report);
-  if (const int sig = interrupt::requested()) return interrupt::exit_code(sig);
-  return report.exit_code();
+  return measure(options, comm, db);
 }
 
 // A run that ends in an error: said, with its exit code. Across ranks, the whole run ends (rank 0

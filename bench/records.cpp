@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "bench/format.hpp"
+#include "bench/record_fields.hpp"
+#include "bench/roofline.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
 
@@ -31,12 +33,6 @@ std::string compact(double v, int digits, double wide = 1e6) {
   s << std::setprecision(3) << v;
   return s.str();
 }
-
-// FLOP/B above which memory traffic has nothing to do with a kernel's time on any device (H100's
-// ridge point is about 20): its GB/s, FLOP/B and bandwidth-bound figures are "-", not 3.42e+08.
-constexpr double compute_only_intensity = 1000;
-
-bool memory_applies(double flops, double bytes) { return bytes > 0 && flops / bytes <= compute_only_intensity; }
 
 // `v` to `digits` significant digits, as %g writes it: 11.9, 0.0612, 1.2e+04.
 std::string significant(double v, int digits) {
@@ -167,17 +163,6 @@ void write_json(const RunReport& report, std::ostream& out) {
 
 namespace {
 
-// The columns that say where and when a row was measured, first in both CSV tables.
-std::string provenance_header() {
-  return "date,commit,host,suite,problem,backend,device_index,device,variant,precision,devices,ranks";
-}
-std::string provenance(const RunReport& report, const PointResult& p) {
-  const auto text = [&](const char* key) { return report.context.value(key, std::string()); };
-  return csv_quote(text("date")) + "," + csv_quote(text("gpubench_commit")) + "," + csv_quote(text("host_name")) + "," +
-         csv_quote(p.id.suite) + "," + csv_quote(p.id.problem) + "," + csv_quote(p.id.backend) + "," +
-         std::to_string(p.id.device.index) + "," + csv_quote(p.id.device.name) + "," + csv_quote(p.id.variant) + "," +
-         to_string(p.id.precision) + "," + csv_quote(p.id.where()) + "," + std::to_string(p.id.ranks);
-}
 // Full precision, without the trailing digits of a fixed format: a CSV is read by programs.
 std::string number(double v) {
   std::ostringstream s;
@@ -185,26 +170,58 @@ std::string number(double v) {
   return s.str();
 }
 
+std::string csv_cell(const nlohmann::json& v) {
+  if (v.is_null()) return {};
+  if (v.is_string()) return csv_quote(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number()) return number(v.get<double>());
+  return csv_quote(v.dump());
+}
+
+// The point's own CSV columns (where and when it was measured), first in both CSV tables.
+std::vector<const RecordField*> point_columns() {
+  std::vector<const RecordField*> columns;
+  for (const RecordField* f : record_fields(RecordField::Scope::point))
+    if (!f->csv.empty()) columns.push_back(f);
+  return columns;
+}
+std::string provenance_header() {
+  std::string header;
+  for (const RecordField* f : point_columns()) {
+    if (!header.empty()) header += ',';
+    header += f->csv;
+  }
+  return header;
+}
+std::string provenance(const RunReport& report, const PointResult& p) {
+  const RecordRow row{p, nullptr, 0, &report.context};
+  std::string cells;
+  bool first = true;
+  for (const RecordField* f : point_columns()) {
+    if (!first) cells += ',';
+    cells += csv_cell(f->value(row));
+    first = false;
+  }
+  return cells;
+}
+
 }  // namespace
 
 void write_csv(const RunReport& report, std::ostream& out) {
-  out << provenance_header()
-      << ",repetition,verified,timed_iterations,seconds,ms_per_iteration,gflops,gbps,roofline_pct,error_message\n";
+  std::vector<const RecordField*> columns;
+  for (const auto& f : record_fields())
+    if (!f.csv.empty() && f.scope != RecordField::Scope::layout) columns.push_back(&f);
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c]->csv;
+  out << "\n";
   for (const auto& p : report.points) {
     for (std::size_t r = 0; r < p.repetitions.size(); ++r) {
       const Outcome& o = p.repetitions[r];
-      out << provenance(report, p) << "," << r << ",";
-      if (p.failed || !o.verified || o.iterations <= 0 || o.seconds <= 0) {
-        out << "false,,,,,,," << csv_quote(p.error) << "\n";
-        continue;
-      }
-      const double s = o.seconds / o.iterations;
-      const RooflinePlace place_r =
-          p.ceilings ? place(p.flops_per_iteration, p.bytes_per_iteration, s, *p.ceilings, p.id.precision) : RooflinePlace{};
-      out << "true," << o.iterations << "," << number(o.seconds) << "," << number(s * 1e3) << ","
-          << number(p.flops_per_iteration / s / 1e9) << ","
-          << (memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? number(p.bytes_per_iteration / s / 1e9) : "")
-          << "," << (p.ceilings ? number(place_r.roofline_pct) : "") << ",\n";
+      // A repetition that failed or did not verify has no figures: its error instead.
+      const bool figures = !p.failed && o.verified && o.iterations > 0 && o.seconds > 0;
+      const RecordRow row{p, figures ? &o : nullptr, r, &report.context};
+      for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_cell(columns[c]->value(row));
+      out << "\n";
     }
   }
 }
@@ -296,15 +313,10 @@ void write_roof_footnote(const RunReport& report, std::ostream& out) {
   }
 }
 
-}  // namespace
-
-void write_table(const RunReport& report, std::ostream& out, const std::string& baseline, bool breakdown) {
-  if (report.points.empty()) {
-    out << "no points were planned\n";
-    return;
-  }
+// What the table's figures are (the statistic, the baseline), and marks that say they may not be
+// measured or not all there (test hooks, an early end).
+void write_heading(const RunReport& report, std::ostream& out, const std::string& baseline, bool to_solution) {
   const PointResult& first = report.points.front();
-  const bool to_solution = iteration_counts_differ(report);
   const bool context = report.context.is_object();
   const int warmup = context ? report.context.value("warmup_runs", 0) : 0;
   const double min_time = context ? report.context.value("min_time_s", 0.0) : 0.0;
@@ -321,9 +333,33 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   }
   if (const auto early = report.context.find("ended_early"); early != report.context.end())
     out << "ENDED EARLY (" << early->get<std::string>() << "): the points below are those measured before\n\n";
+}
 
-  std::vector<std::string> header = {"backend", "device", "variant", "prec", "ms/iter", "spread", "GFLOP/s", "GB/s", "% roof"};
-  std::vector<bool> right = {false, false, false, false, true, true, true, true, true};
+// The "verified" cell: yes, the outliers, and the point's own summary.
+std::string verified_cell(const PointResult& p) {
+  std::string verified = "yes";
+  if (!p.outlier_seconds.empty()) {
+    std::string times;
+    for (std::size_t k = 0; k < p.outlier_seconds.size() && k < 3; ++k)
+      times += (k ? ", " : "") + significant(p.outlier_seconds[k] * 1e3, 3) + " ms";
+    if (p.outlier_seconds.size() > 3) times += ", ...";
+    verified += "  " + std::to_string(p.outlier_seconds.size()) + " outlier" + (p.outlier_seconds.size() > 1 ? "s" : "") +
+                "* (" + times + ")";
+  }
+  if (const std::string s = summary_of(p); !s.empty()) verified += "  " + s;
+  return verified;
+}
+
+// One row per point: its time, spread, rates, place under the roof, speedup; then the footnotes.
+void write_summary(const RunReport& report, std::ostream& out, const std::string& baseline, bool to_solution) {
+  std::vector<const RecordField*> figures;  // the fields with a column
+  for (const auto& f : record_fields())
+    if (!f.column.empty()) figures.push_back(&f);
+  std::vector<std::string> header = {"backend", "device", "variant", "prec"};
+  std::vector<bool> right = {false, false, false, false};
+  for (const RecordField* f : figures) header.push_back(f->column), right.push_back(true);
+  header.push_back("% roof");
+  right.push_back(true);
   if (to_solution) {
     header.insert(header.end(), {"iters", "ms/solve"});
     right.insert(right.end(), {true, true});
@@ -336,18 +372,15 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     std::vector<std::string> row = {p.id.where() + (p.id.ranks > 0 ? " (" + std::to_string(p.id.ranks) + " ranks)" : std::string()), p.id.device.name,
                                     p.id.variant, to_string(p.id.precision)};
     if (p.failed || p.median_seconds_per_iteration <= 0) {
-      row.insert(row.end(), to_solution ? 8 : 6, "-");
+      row.insert(row.end(), figures.size() + (to_solution ? 4 : 2), "-");
       row.push_back("FAILED");
       summary.add(row);
       continue;
     }
     const double t = p.median_seconds_per_iteration;
     const PointResult* base = baseline_row(report, baseline, p);
-    row.push_back(fixed(t * 1e3, 4));
-    row.push_back(p.repetitions.size() >= 3 ? fixed(p.iqr_fraction * 100, 1) + "%" : "-");
+    for (const RecordField* f : figures) row.push_back(f->cell(p));
     if (!p.outlier_seconds.empty()) any_outliers = true;
-    row.push_back(fixed(p.gflops(), 2));
-    row.push_back(memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? fixed(p.gbps(), 1) : "-");
     row.push_back(p.ceilings ? roof_cell(p.roofline().roofline_pct, above_roof) : "-");
     std::string speedup = "-";
     if (to_solution) {
@@ -359,17 +392,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
       speedup = fixed(base->median_seconds_per_iteration / t, 2) + "x";
     }
     row.push_back(speedup);
-    std::string verified = "yes";
-    if (!p.outlier_seconds.empty()) {
-      std::string times;
-      for (std::size_t k = 0; k < p.outlier_seconds.size() && k < 3; ++k)
-        times += (k ? ", " : "") + significant(p.outlier_seconds[k] * 1e3, 3) + " ms";
-      if (p.outlier_seconds.size() > 3) times += ", ...";
-      verified += "  " + std::to_string(p.outlier_seconds.size()) + " outlier" +
-                  (p.outlier_seconds.size() > 1 ? "s" : "") + "* (" + times + ")";
-    }
-    if (const std::string s = summary_of(p); !s.empty()) verified += "  " + s;
-    row.push_back(verified);
+    row.push_back(verified_cell(p));
     summary.add(row);
   }
   summary.print(out);
@@ -379,7 +402,11 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
            "something else used the device or the host then; the median stands, but more --repetitions, --warmup "
            "or --min-time would tell\n";
   if (above_roof) write_roof_footnote(report, out);
+}
 
+// Each device's ceilings, where and when they were measured, and warnings when they are not this
+// machine's or not confirmed.
+void write_ceilings(const RunReport& report, std::ostream& out) {
   TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},
                      {false, true, false, true, true, false});
   std::vector<std::string> shown, elsewhere, unconfirmed;
@@ -415,48 +442,52 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     for (const auto& e : elsewhere) out << " " << e;
     out << "; % roof is against that machine's (gpubench roofline --remeasure measures this one's)\n";
   }
+}
 
-  bool any_kernels = false;
-  for (const auto& p : report.points) any_kernels = any_kernels || (!p.failed && !p.kernels.empty());
-  if (any_kernels && !breakdown) out << "\n(--breakdown adds each point's per-kernel times)\n";
-  for (const auto& p : report.points) {
-    if (!breakdown || p.failed || p.kernels.empty()) continue;
-    const double pass = p.profiled_seconds_per_iteration;
-    out << "\n" << p.id.where() << " " << p.id.variant << " " << to_string(p.id.precision)
-        << " per kernel: a profiled pass, each kernel timed alone between waits (" << fixed(pass * 1e3, 4)
-        << " ms/iter; the timed iterations " << fixed(p.median_seconds_per_iteration * 1e3, 4)
-        << "); overhead = the pass's time outside its kernels\n";
-    TextTable kernels({"kernel", "calls/iter", "ms/iter", "% of pass", "GFLOP/s", "GB/s", "FLOP/B", "theor GF/s",
-                       "% theor", "% roof", "launch: from"},
-                      {false, true, true, true, true, true, true, true, true, true, false});
-    const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
-    bool marked = false;
-    for (const auto& k : p.kernels) {
-      const double s = k.seconds_per_iteration;
-      const bool overhead = k.kernel == "overhead";
-      const bool has_work = !overhead && s > 0;
-      const bool memory = has_work && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
-      const bool placed = memory && k.flops_per_iteration > 0 && p.ceilings.has_value();
-      const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
-      std::string used;
-      if (auto it = launch.find(k.kernel); it != launch.end()) {
-        Params params;  // every integer is a parameter; "from" and "detail" say where they came from
-        for (const auto& [name, value] : it->items())
-          if (value.is_number_integer()) params[name] = value.get<int>();
-        used = format_params(params) + ": " + it->value("from", std::string());
-      }
-      const std::string na = overhead ? "" : "-";
-      kernels.add({k.kernel, overhead ? "" : fixed(k.calls_per_iteration, 2), fixed(s * 1e3, 4),
-                   fixed(pass > 0 ? 100 * s / pass : 0, 1),
-                   has_work && k.flops_per_iteration > 0 ? fixed(k.flops_per_iteration / s / 1e9, 2) : na,
-                   memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
-                   memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
-                   placed ? compact(r.theoretical_gflops, 1) : na, placed ? fixed(r.theoretical_pct, 1) : na,
-                   placed ? roof_cell(r.roofline_pct, marked) : na, used});
-    }
-    kernels.print(out, "  ");
-    if (marked) out << "  * above the roof: this kernel's data is served from a cache faster than the measured memory bandwidth\n";
+// The launch parameters kernel row `k` ran with, and where they came from ("" when none).
+std::string launch_cell(const nlohmann::json& launch, const KernelRow& k) {
+  const auto it = launch.find(k.kernel);
+  if (it == launch.end()) return {};
+  Params params;  // every integer is a parameter; "from" and "detail" say where they came from
+  for (const auto& [name, value] : it->items())
+    if (value.is_number_integer()) params[name] = value.get<int>();
+  return format_params(params) + ": " + it->value("from", std::string());
+}
+
+// One point's profiled pass, kernel by kernel.
+void write_kernels(const PointResult& p, std::ostream& out) {
+  const double pass = p.profiled_seconds_per_iteration;
+  out << "\n" << p.id.where() << " " << p.id.variant << " " << to_string(p.id.precision)
+      << " per kernel: a profiled pass, each kernel timed alone between waits (" << fixed(pass * 1e3, 4)
+      << " ms/iter; the timed iterations " << fixed(p.median_seconds_per_iteration * 1e3, 4)
+      << "); overhead = the pass's time outside its kernels\n";
+  TextTable kernels({"kernel", "calls/iter", "ms/iter", "% of pass", "GFLOP/s", "GB/s", "FLOP/B", "theor GF/s",
+                     "% theor", "% roof", "launch: from"},
+                    {false, true, true, true, true, true, true, true, true, true, false});
+  const nlohmann::json launch = p.id.params.value("launch", nlohmann::json::object());
+  bool marked = false;
+  for (const auto& k : p.kernels) {
+    const double s = k.seconds_per_iteration;
+    const bool overhead = k.kernel == "overhead";
+    const bool has_work = !overhead && s > 0;
+    const bool memory = has_work && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
+    const bool placed = memory && k.flops_per_iteration > 0 && p.ceilings.has_value();
+    const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
+    const std::string na = overhead ? "" : "-";
+    kernels.add({k.kernel, overhead ? "" : fixed(k.calls_per_iteration, 2), fixed(s * 1e3, 4),
+                 fixed(pass > 0 ? 100 * s / pass : 0, 1),
+                 has_work && k.flops_per_iteration > 0 ? fixed(k.flops_per_iteration / s / 1e9, 2) : na,
+                 memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
+                 memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
+                 placed ? compact(r.theoretical_gflops, 1) : na, placed ? fixed(r.theoretical_pct, 1) : na,
+                 placed ? roof_cell(r.roofline_pct, marked) : na, launch_cell(launch, k)});
   }
+  kernels.print(out, "  ");
+  if (marked) out << "  * above the roof: this kernel's data is served from a cache faster than the measured memory bandwidth\n";
+}
+
+// What was asked for and not run, and the points that failed.
+void write_not_measured(const RunReport& report, std::ostream& out) {
   if (!report.unavailable.empty()) {
     out << "\nunavailable here (not run):\n";
     for (const auto& u : report.unavailable) out << "  " << u << "\n";
@@ -468,6 +499,26 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     header_done = true;
     out << "  " << p.id.name() << ": " << p.error << "\n";
   }
+}
+
+}  // namespace
+
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline, bool breakdown) {
+  if (report.points.empty()) {
+    out << "no points were planned\n";
+    return;
+  }
+  const bool to_solution = iteration_counts_differ(report);
+  write_heading(report, out, baseline, to_solution);
+  write_summary(report, out, baseline, to_solution);
+  write_ceilings(report, out);
+  bool any_kernels = false;
+  for (const auto& p : report.points) any_kernels = any_kernels || (!p.failed && !p.kernels.empty());
+  if (any_kernels && !breakdown) out << "\n(--breakdown adds each point's per-kernel times)\n";
+  if (breakdown)
+    for (const auto& p : report.points)
+      if (!p.failed && !p.kernels.empty()) write_kernels(p, out);
+  write_not_measured(report, out);
 }
 
 namespace {

@@ -17,6 +17,9 @@
 
 namespace gpubench {
 
+bool memory_applies(double flops, double bytes) { return bytes > 0 && flops / bytes <= 1000; }
+
+
 nlohmann::json RooflinePlace::to_json() const {
   return {{"arithmetic_intensity", intensity},     {"attainable_gflops", attainable_gflops},
           {"roofline_pct", roofline_pct},          {"theoretical_gflops", theoretical_gflops},

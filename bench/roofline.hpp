@@ -24,6 +24,11 @@ struct RooflinePlace {
   nlohmann::json to_json() const;
 };
 
+// Whether memory traffic says anything of work with this intensity: above 1000 FLOP/B it has
+// nothing to do with a kernel's time on any device (H100's ridge point is about 20), so its GB/s,
+// FLOP/B and bandwidth-bound figures are "-", not 3.42e+08.
+bool memory_applies(double flops, double bytes);
+
 // `flops` and `bytes` of work done in `seconds`; zeros when nothing is known.
 RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p);
 

@@ -26,6 +26,9 @@ import re
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import records as gpubench_records  # noqa: E402  (beside this program: its folder is the first on the path)
+
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 NPB_CLASSES = "SWABCDE"
 
@@ -160,6 +163,15 @@ def load_records(paths, replaced=None):
     return list(points.values())
 
 
+def record_fields():
+    """The fields of the records' schema (records.schema.json, beside this program)."""
+    try:
+        return gpubench_records.entry_fields()
+    except (OSError, ValueError, KeyError) as e:
+        raise ReportError(f"{gpubench_records.SCHEMA_PATH}: the records' schema cannot be read ({e}): "
+                          "reinstall gpubench") from None
+
+
 def points_of(records, path):
     """{key: Point} of one records file's parsed JSON (its repetitions; a failed point's error)."""
     if not isinstance(records, dict) or "benchmarks" not in records:
@@ -170,6 +182,7 @@ def points_of(records, path):
     if not isinstance(records.get("context", {}), dict):
         raise ReportError(f"{path}: 'context' is {json.dumps(records['context'])[:40]}, not an object")
     points = {}
+    fields = record_fields()
     for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
         if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
             continue
@@ -184,6 +197,10 @@ def points_of(records, path):
             raise ReportError(f"{path}: {b.get('name', p.label)}: real_time {b['real_time']} is not a time")
         else:
             p.entries.append(b)
+        try:  # each field the schema declares (records.schema.json) of its type
+            gpubench_records.check(b, path, fields)
+        except gpubench_records.RecordsError as e:
+            raise ReportError(str(e)) from None
     return points
 
 

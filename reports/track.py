@@ -49,8 +49,7 @@ import urllib.parse
 import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import EXIT_IO, ReportError, UsageError, failed, points_of  # noqa: E402
+from report import EXIT_IO, ReportError, UsageError, failed, points_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -233,7 +232,7 @@ def stamp():
     return commit, date
 
 
-STAMP_SAID = []
+STAMP_SAID: list = []
 
 
 class NotARun(Exception):

@@ -30,8 +30,7 @@ import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import track  # noqa: E402
+import track  # noqa: E402  (beside this program: its folder is the first on the path)
 
 
 def noise(args):

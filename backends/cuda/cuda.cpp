@@ -279,6 +279,20 @@ double Event::seconds_between(const Event& start, const Event& end) {
   return milliseconds > 0 ? static_cast<double>(milliseconds) * 1e-3 : 0.0;
 }
 
+void Timeline::mark(const Stream& stream, double* into) {
+  if (used_ == events_.size()) events_.emplace_back();
+  events_[used_].record(stream);
+  into_.resize(used_ + 1);
+  into_[used_++] = into;
+}
+
+void Timeline::collect() {
+  if (used_ > 0) events_[used_ - 1].synchronize();
+  for (std::size_t m = 1; m < used_; ++m)
+    if (into_[m]) *into_[m] += Event::seconds_between(events_[m - 1], events_[m]);
+  used_ = 0;
+}
+
 BlasHandle::BlasHandle(const Stream& stream) {
   cublasHandle_t handle = nullptr;
   check(cublasCreate(&handle), "cublasCreate");

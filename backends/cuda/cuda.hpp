@@ -181,6 +181,21 @@ class Event {
   detail::Unique<cudaEvent_t, cudaEventDestroy> event_;
 };
 
+// A profiled pass's marks on a stream, the one timeline every suite's CUDA code profiles with:
+// what runs between two marks is added to the row the later one names (events reused).
+class Timeline {
+ public:
+  // A mark on `stream`: what ran since the previous mark goes to *into (nullptr: to no row).
+  void mark(const Stream& stream, double* into);
+  // Waits for the last mark, adds each span to its row, and starts over.
+  void collect();
+
+ private:
+  std::vector<Event> events_;
+  std::vector<double*> into_;
+  std::size_t used_ = 0;
+};
+
 // A cuBLAS handle in host pointer mode, its work queued on `stream`.
 class BlasHandle {
  public:

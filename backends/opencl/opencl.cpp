@@ -281,6 +281,26 @@ double Event::seconds() const {
   return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
 }
 
+Event mark(cl_command_queue queue) {
+  cl_event e = nullptr;
+  check(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+  return Event(Handle<cl_event>(e));
+}
+
+double seconds_between(const Event& from, const Event& to) {
+  const std::uint64_t end = to.end_ns(), start = from.end_ns();
+  return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+}
+
+void Timeline::mark(cl_command_queue queue, double* into) { marks_.emplace_back(opencl::mark(queue), into); }
+
+void Timeline::collect() {
+  if (!marks_.empty()) marks_.back().first.wait();
+  for (std::size_t m = 1; m < marks_.size(); ++m)
+    if (marks_[m].second) *marks_[m].second += seconds_between(marks_[m - 1].first, marks_[m].first);
+  marks_.clear();
+}
+
 void Kernel::set_arg_bytes(cl_uint index, std::size_t size, const void* value) const {
   const cl_int status = clSetKernelArg(kernel_.get(), index, size, value);
   if (status != CL_SUCCESS)

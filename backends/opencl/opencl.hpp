@@ -126,6 +126,23 @@ class Event {
   Handle<cl_event> event_;
 };
 
+// The device's timeline on a queue, the one every suite's OpenCL code times with. A mark is an
+// event that completes when everything queued before it has (clEnqueueMarkerWithWaitList).
+Event mark(cl_command_queue queue);
+// Seconds from mark `from` to mark `to` (their ends; waits for `to`).
+double seconds_between(const Event& from, const Event& to);
+// A profiled pass's marks: what runs between two marks is added to the row the later one names.
+class Timeline {
+ public:
+  // A mark on `queue`: what ran since the previous mark goes to *into (nullptr: to no row).
+  void mark(cl_command_queue queue, double* into);
+  // Waits for the last mark, adds each span to its row, and starts over.
+  void collect();
+
+ private:
+  std::vector<std::pair<Event, double*>> marks_;
+};
+
 // `LocalMemory{bytes}` as a kernel argument: a __local buffer of that size.
 struct LocalMemory {
   std::size_t bytes;

@@ -147,19 +147,8 @@ class CudaSteps final : public Operations, public GpuSteps {
 
   // ---- GpuSteps ----
   void finish() override { stream_.synchronize(); }
-  void mark(double* into) override {
-    if (used_ == events_.size()) events_.emplace_back();
-    events_[used_].record(stream_);
-    into_.push_back(into);
-    ++used_;
-  }
-  void collect_marks() override {
-    if (used_ > 0) events_[used_ - 1].synchronize();
-    for (std::size_t m = 1; m < used_; ++m)
-      if (into_[m]) *into_[m] += cuda::Event::seconds_between(events_[m - 1], events_[m]);
-    used_ = 0;
-    into_.clear();
-  }
+  void mark(double* into) override { timeline_.mark(stream_, into); }
+  void collect_marks() override { timeline_.collect(); }
   void upload_field(const Complex* field) override { put(u1_.data(), field, u1_.bytes()); }
   void upload_factors(const double* factors) override { put(factors_.data(), factors, factors_.bytes()); }
   void upload_roots(int axis, const Complex* roots, int n) override {
@@ -269,9 +258,7 @@ class CudaSteps final : public Operations, public GpuSteps {
   cuda::DeviceBuffer<double> factors_, axes_;
   cuda::PinnedBuffer<cplx> host_sums_;
   CufftPlan plan_;
-  std::vector<cuda::Event> events_;
-  std::vector<double*> into_;
-  std::size_t used_ = 0;
+  cuda::Timeline timeline_;
 };
 
 #define GPUBENCH_STR2(x) #x

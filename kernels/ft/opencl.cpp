@@ -264,17 +264,8 @@ class OpenclSteps final : public Operations, public GpuSteps {
 
   // ---- GpuSteps ----
   void finish() override { context_.finish(); }
-  void mark(double* into) override {
-    cl_event e = nullptr;
-    opencl::check(clEnqueueMarkerWithWaitList(context_.queue(), 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
-    marks_.emplace_back(Event(opencl::Handle<cl_event>(e)), into);
-  }
-  void collect_marks() override {
-    for (std::size_t m = 1; m < marks_.size(); ++m)
-      if (marks_[m].second)
-        *marks_[m].second += static_cast<double>(marks_[m].first.end_ns() - marks_[m - 1].first.end_ns()) * 1e-9;
-    marks_.clear();
-  }
+  void mark(double* into) override { timeline_.mark(context_.queue(), into); }
+  void collect_marks() override { timeline_.collect(); }
   void upload_field(const Complex* field) override {
     context_.write(u1_, field, static_cast<std::size_t>(c_->total()) * sizeof(Complex));
   }
@@ -398,7 +389,7 @@ class OpenclSteps final : public Operations, public GpuSteps {
   const FtClass* c_ = nullptr;
   Shapes shapes_{};
   Buffer u0_, u1_, third_, factors_, sums_, axes_, roots_[3];
-  std::vector<std::pair<Event, double*>> marks_;
+  opencl::Timeline timeline_;
 };
 
 }  // namespace

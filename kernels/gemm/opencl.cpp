@@ -73,12 +73,6 @@ class OpenclOperations final : public Operations {
   }
 
  private:
-  Event marker() const {
-    cl_event e = nullptr;
-    opencl::check(clEnqueueMarkerWithWaitList(context_.queue(), 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
-    return Event(opencl::Handle<cl_event>(e));
-  }
-
   double vendor(double alpha, double beta) {
 #ifdef GPUBENCH_GEMM_CLBLAST
     const auto m = static_cast<std::size_t>(shape_.m), n = static_cast<std::size_t>(shape_.n),
@@ -87,7 +81,7 @@ class OpenclOperations final : public Operations {
     const std::size_t lda = shape_.transpose_a ? m : k;
     cl_command_queue queue = context_.queue();
     cl_event done = nullptr;
-    const Event before = marker();
+    const Event before = opencl::mark(queue);
     CLBlastStatusCode status;
     if constexpr (std::is_same_v<T, float>)
       status = CLBlastSgemm(CLBlastLayoutRowMajor, ta, CLBlastTransposeNo, m, n, k, static_cast<float>(alpha), a_.get(),
@@ -100,9 +94,7 @@ class OpenclOperations final : public Operations {
       throw DeviceError(std::string(std::is_same_v<T, float> ? "CLBlastSgemm" : "CLBlastDgemm") + " failed on " +
                         context_.info().label() + ": CLBlast status " + std::to_string(static_cast<int>(status)) +
                         (static_cast<int>(status) > -1024 && static_cast<int>(status) < 0 ? " (an OpenCL error code)" : ""));
-    const Event after = marker();
-    after.wait();
-    return static_cast<double>(after.end_ns() - before.end_ns()) * 1e-9;
+    return opencl::seconds_between(before, opencl::mark(queue));
 #else
     (void)alpha;
     (void)beta;

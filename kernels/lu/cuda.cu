@@ -149,16 +149,8 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     current_ = 0;
     return cuda::Event::seconds_between(start_, end_);
   }
-  void mark(double* into) override {
-    marks_.emplace_back(std::make_unique<cuda::Event>(), into);
-    marks_.back().first->record(stream_[0]);
-  }
-  void collect_marks() override {
-    stream_[0].synchronize();
-    for (std::size_t i = 1; i < marks_.size(); ++i)
-      if (marks_[i].second) *marks_[i].second += cuda::Event::seconds_between(*marks_[i - 1].first, *marks_[i].first);
-    marks_.clear();
-  }
+  void mark(double* into) override { timeline_.mark(stream_[0], into); }
+  void collect_marks() override { timeline_.collect(); }
 
   void configure(const BlockedConfig& c) override {
     config_ = c;
@@ -346,7 +338,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   cuda::DeviceBuffer<unsigned> barrier_[2];  // the leaf's grid_sync word per stream (kernels/lu/nvrtc.cu), zero between launches
   BlockedConfig config_;
   int current_ = 0;
-  std::vector<std::pair<std::unique_ptr<cuda::Event>, double*>> marks_;
+  cuda::Timeline timeline_;
   std::map<int, cuda::DeviceBuffer<T>> buffers_;
   int next_buffer_ = 0;
   cusolverDnHandle_t solver_ = nullptr;

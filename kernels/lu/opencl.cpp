@@ -88,26 +88,19 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
 
   void start() override {
     study_ran_ = false;
-    start_ = marker(context_.queue());
+    start_ = opencl::mark(context_.queue());
   }
   double stop() override {
     if (side_used_) {
-      const Event side = marker(context_.side_queue());
+      const Event side = opencl::mark(context_.side_queue());
       barrier(context_.queue(), side);
     }
-    const Event end = marker(context_.queue());
-    end.wait();
+    const Event end = opencl::mark(context_.queue());
     current_ = 0;
-    return static_cast<double>(end.end_ns() - start_.end_ns()) * 1e-9;
+    return opencl::seconds_between(start_, end);
   }
-  void mark(double* into) override { marks_.emplace_back(marker(context_.queue()), into); }
-  void collect_marks() override {
-    context_.finish();
-    for (std::size_t i = 1; i < marks_.size(); ++i)
-      if (marks_[i].second)
-        *marks_[i].second += static_cast<double>(marks_[i].first.end_ns() - marks_[i - 1].first.end_ns()) * 1e-9;
-    marks_.clear();
-  }
+  void mark(double* into) override { timeline_.mark(context_.queue(), into); }
+  void collect_marks() override { timeline_.collect(); }
 
   void configure(const BlockedConfig& c) override {
     config_ = c;
@@ -173,7 +166,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     current_ = q;
     if (q == 1) side_used_ = true;
   }
-  void signal(int e) override { events_[e] = marker(queue()); }
+  void signal(int e) override { events_[e] = opencl::mark(queue()); }
   void wait(int e) override { barrier(queue(), events_[e]); }
 
   void vendor() override { throw DeviceError("no vendor LU on opencl (Debian packages no OpenCL getrf)"); }
@@ -233,11 +226,6 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     context_.launch_on(queue(), k, Geometry{1, {global}, {local}});
   }
   gemm::Variant variant() const { return gemm::parse_variant(config_.gemm_variant); }
-  static Event marker(cl_command_queue q) {
-    cl_event e = nullptr;
-    opencl::check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
-    return Event(opencl::Handle<cl_event>(e));
-  }
   static void barrier(cl_command_queue q, const Event& after) {
     cl_event e = after.get();
     opencl::check(clEnqueueBarrierWithWaitList(q, 1, &e, nullptr), "clEnqueueBarrierWithWaitList");
@@ -255,7 +243,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   int current_ = 0;
   bool side_used_ = false;
   Event start_, events_[2];
-  std::vector<std::pair<Event, double*>> marks_;
+  opencl::Timeline timeline_;
   std::map<int, Buffer> buffers_;
   int next_buffer_ = 0;
 };

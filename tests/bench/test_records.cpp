@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "bench/harness.hpp"
+#include "bench/record_fields.hpp"
 #include "bench/records.hpp"
 
 namespace gpubench {
@@ -58,6 +60,62 @@ TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
   std::ostringstream summary;
   write_table(report, summary);
   EXPECT_EQ(summary.str().find("gemm_tiled"), std::string::npos) << "the breakdown is behind --breakdown";
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// The published schema (reports/records.schema.json, which the Python reader follows) is the one
+// table of record fields: a field added there and not republished (gpubench schema > the file)
+// fails here.
+TEST(RecordSchema, PublishedSchemaIsTheFieldTable) {
+  const std::string path = std::string(GPUBENCH_SOURCE_DIR) + "/reports/records.schema.json";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const nlohmann::json published = nlohmann::json::parse(in);
+  EXPECT_EQ(published, records_schema()) << "regenerate it: gpubench schema > reports/records.schema.json";
+}
+
+// Every field reaches what it names: JSON entries (a point's on every entry, a repetition's on its
+// own), CSV columns (in the table's order) and the table's columns.
+TEST(RecordSchema, WritersIterateTheFieldTable) {
+  PointResult p;
+  p.id.suite = "ep";
+  p.id.problem = "npb:S";
+  p.id.backend = "openmp";
+  p.id.variant = "reduce";
+  p.id.device.name = "test device";
+  p.flops_per_iteration = 2e9;
+  p.bytes_per_iteration = 1e9;
+  p.repetitions = {repetition(0.5, ""), repetition(0.25, "")};
+  p.median_seconds_per_iteration = 0.375;
+  RunReport report;
+  report.context = {{"date", "2026-11-26"}, {"host_name", "h"}, {"gpubench_commit", "abc"}};
+  report.points.push_back(p);
+
+  std::ostringstream csv;
+  write_csv(report, csv);
+  std::string header = csv.str().substr(0, csv.str().find('\n'));
+  std::string expected;
+  for (const auto& f : record_fields())
+    if (!f.csv.empty()) expected += (expected.empty() ? "" : ",") + f.csv;
+  EXPECT_EQ(header, expected);
+
+  std::ostringstream table;
+  write_table(report, table);
+  for (const auto& f : record_fields())
+    if (!f.column.empty()) {
+      EXPECT_NE(table.str().find(f.column), std::string::npos) << f.column << "\n" << table.str();
+    }
+
+  const nlohmann::json point = point_json(report.points[0]);
+  for (const RecordField* f : record_fields(RecordField::Scope::point))
+    if (!f->json.empty()) {
+      EXPECT_TRUE(point.contains(f->json)) << f->json;
+    }
 }
 
 }  // namespace
