@@ -265,7 +265,7 @@ std::string commands_text() {
          "  gpubench tuning show [options]    print what the tuning database holds\n"
          "  gpubench report [options]         tables (Markdown, LaTeX, CSV), figures and the studies from records\n"
          "  gpubench track [options]          nightly tracking: run the tracked set, import records, check for regressions, publish the dashboard\n"
-         "  gpubench schema                   the JSON Schema of the records (reports/records.schema.json)\n"
+         "  gpubench schema                   the JSON Schema of the records (reports/gpubench_reports/records.schema.json)\n"
          "  gpubench --list-devices [--backend B] [--format json]\n"
          "  gpubench --version\n"
          "\n'gpubench COMMAND --help' lists a command's options; the run's follow.\n\n";

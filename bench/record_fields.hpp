@@ -1,5 +1,5 @@
 // The fields of a run's records, written once. Each names its JSON key and CSV column, its type
-// and meaning (the published JSON Schema, reports/records.schema.json, which the Python reader
+// and meaning (the published JSON Schema, reports/gpubench_reports/records.schema.json, which the Python reader
 // follows), and how it is read from a point; the JSON entries, the CSV rows, the table's columns
 // and the schema all iterate over this one table, so that a new field is one entry here.
 #pragma once

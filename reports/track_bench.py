@@ -30,13 +30,13 @@ import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-import track  # noqa: E402  (beside this program: its folder is the first on the path)
+from gpubench_reports import detection, history as histories, statistics as stats  # noqa: E402  (the package beside this program)
 
 
 def noise(args):
-    db = track.open_history(args.history, create=False)
+    db = histories.open_history(args.history, create=False)
     model = {}
-    for bench, name, runs in track.load_history(db, args.match)[0]:
+    for bench, name, runs in histories.load_history(db, args.match)[0]:
         if len(runs) < 3:
             continue
         logs = [math.log(r[3]) for r in runs]
@@ -82,11 +82,11 @@ class Simulated:
         reps = sorted(centre * math.exp(self.rng.choice(self.m["residuals"])) for _ in range(self.m["repetitions"]))
         self.reps[i] = reps
         self.runs.append((i, f"2026-01-01T00:00:{i:04}", commit, statistics.median(reps),
-                          track.quantile(reps, 0.25), track.quantile(reps, 0.75), len(reps)))
+                          stats.quantile(reps, 0.25), stats.quantile(reps, 0.75), len(reps)))
 
     def verdict(self, options):
-        a = track.Assessment(0, "sim", list(self.runs))
-        return track.assess(a, options, lambda ids: [s for i in ids for s in self.reps[i]])
+        a = detection.Assessment(0, "sim", list(self.runs))
+        return detection.assess(a, options, lambda ids: [s for i in ids for s in self.reps[i]])
 
 
 def trial(m, rng, nights, step, options):
@@ -113,7 +113,7 @@ def detect(args):
         model = {f"night-to-night sigma {s}%": {"median_s": 1e-3, "night_sigma": float(s) / 100, "repetitions": 10,
                                                   "residuals": pooled} for s in args.sigmas.split(",")}
     steps = [float(s) / 100 for s in args.steps.split(",")]
-    options = track.Options()
+    options = detection.Options()
     rng = random.Random(args.seed)
     rows, totals = [], {s: [0, 0] for s in steps}
     alarms_total = [0, 0]
@@ -156,7 +156,7 @@ def perf(args):
     work = tempfile.mkdtemp(prefix="gpubench-track-perf-")
     try:
         history = os.path.join(work, "history.sqlite")
-        db = track.open_history(history)
+        db = histories.open_history(history)
         rng = random.Random(1)
         db.execute("BEGIN")
         for b in range(args.benchmarks):
@@ -173,7 +173,7 @@ def perf(args):
                 reps = sorted(centre * math.exp(rng.gauss(0, 0.005)) for _ in range(args.repetitions))
                 db.executemany("INSERT INTO samples VALUES (?,?,?,?)", [(night + 1, b + 1, k, s) for k, s in enumerate(reps)])
                 db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (night + 1, b + 1, statistics.median(reps),
-                           track.quantile(reps, 0.25), track.quantile(reps, 0.75), len(reps)))
+                           stats.quantile(reps, 0.25), stats.quantile(reps, 0.75), len(reps)))
         db.execute("COMMIT")
         db.close()
         print(f"history: {args.nights} nights x {args.benchmarks} benchmarks x {args.repetitions} repetitions "

@@ -72,11 +72,11 @@ namespace {
 // table of record fields: a field added there and not republished (gpubench schema > the file)
 // fails here.
 TEST(RecordSchema, PublishedSchemaIsTheFieldTable) {
-  const std::string path = std::string(GPUBENCH_SOURCE_DIR) + "/reports/records.schema.json";
+  const std::string path = std::string(GPUBENCH_SOURCE_DIR) + "/reports/gpubench_reports/records.schema.json";
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;
   const nlohmann::json published = nlohmann::json::parse(in);
-  EXPECT_EQ(published, records_schema()) << "regenerate it: gpubench schema > reports/records.schema.json";
+  EXPECT_EQ(published, records_schema()) << "regenerate it: gpubench schema > reports/gpubench_reports/records.schema.json";
 }
 
 // Every field reaches what it names: JSON entries (a point's on every entry, a repetition's on its

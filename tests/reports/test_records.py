@@ -10,7 +10,7 @@ import unittest
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(SOURCE, "reports"))  # a test imports the module it tests
-import records  # noqa: E402
+from gpubench_reports import schema as records  # noqa: E402
 
 BINARY = os.environ.get("GPUBENCH_BINARY", "")
 

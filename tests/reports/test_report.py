@@ -18,7 +18,7 @@ import unittest
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(SOURCE, "reports"))
-import report  # noqa: E402
+from gpubench_reports import figures, records, report_cli, statistics  # noqa: E402
 
 DATA = os.path.join(SOURCE, "reports", "data")
 EXPECTED = os.path.join(SOURCE, "tests", "data", "reports")
@@ -49,12 +49,12 @@ TABLES = {
 
 
 def run_report(argv):
-    """report.main's exit code, stdout and stderr."""
+    """report_cli.main's exit code, stdout and stderr."""
     out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
     try:
-        code = report.main(argv)
+        code = report_cli.main(argv)
     finally:
         sys.stdout, sys.stderr = saved
     out.seek(0)
@@ -90,7 +90,7 @@ class Tables(unittest.TestCase):
         code, text, _ = run_report(["table", "--baseline", "openmp:vendor", "--format", "csv",
                                     os.path.join(DATA, "h100-2026-11-25-lu-openmp-8192.json")])
         self.assertEqual(code, 0)
-        points = {p.variant: p.seconds() for p in report.load_records([os.path.join(DATA, "h100-2026-11-25-lu-openmp-8192.json")])}
+        points = {p.variant: p.seconds() for p in records.load_records([os.path.join(DATA, "h100-2026-11-25-lu-openmp-8192.json")])}
         speedup = points["vendor"] / points["blocked"]
         self.assertIn(f"{speedup:.2f}x", text)
         self.assertIn(f"{100 * (points['vendor'] - points['blocked']) / points['vendor']:.1f} %", text)
@@ -120,12 +120,12 @@ class Synthetic(unittest.TestCase):
 
     def test_a_problem_size_is_the_generators_parameter_not_a_digit_of_its_name(self):
         # Issue 32 item 3: poisson2d:4096 plotted at x = 2 (the first number in the name).
-        self.assertEqual(report.size_of("poisson2d:4096"), 4096)
-        self.assertEqual(report.size_of("poisson3d:128"), 128)
-        self.assertEqual(report.size_of("2048"), 2048)
-        self.assertEqual(report.size_of("40x70x20:TN"), 40)
-        self.assertEqual(report.size_of("npb:C"), report.NPB_CLASSES.index("C"))
-        self.assertEqual(report.size_of("B"), report.NPB_CLASSES.index("B"))
+        self.assertEqual(records.size_of("poisson2d:4096"), 4096)
+        self.assertEqual(records.size_of("poisson3d:128"), 128)
+        self.assertEqual(records.size_of("2048"), 2048)
+        self.assertEqual(records.size_of("40x70x20:TN"), 40)
+        self.assertEqual(records.size_of("npb:C"), records.NPB_CLASSES.index("C"))
+        self.assertEqual(records.size_of("B"), records.NPB_CLASSES.index("B"))
 
     def test_a_baseline_that_is_not_there_is_an_error_and_a_file_named_twice_is_read_once(self):
         # Issue 32 item 5.
@@ -163,14 +163,14 @@ class Synthetic(unittest.TestCase):
 
     def test_the_confidence_interval_is_students_t_over_the_repetitions(self):
         synthetic(self.file, [1.0, 2.0, 3.0])
-        mean, half, rel = report.confidence([1.0, 2.0, 3.0])
+        mean, half, rel = statistics.confidence([1.0, 2.0, 3.0])
         self.assertAlmostEqual(mean, 2.0)
         self.assertAlmostEqual(half, 4.302653 * 1.0 / 3 ** 0.5, places=4)  # t(0.975, 2) s / sqrt(n)
         self.assertAlmostEqual(rel, half / 2.0)
         code, text, _ = run_report(["table", "--ci", self.file])
         self.assertEqual(code, 0)
         self.assertRegex(text, r"\| 2\.000 \| 2\.000 ± 2\.5 \| 124\.2\d % \|")
-        self.assertIsNone(report.confidence([1.0]))
+        self.assertIsNone(statistics.confidence([1.0]))
 
     def test_a_failed_point_keeps_its_row_and_gets_no_number(self):
         synthetic(self.file, [1.0, 1.0], failed="verification failed: HPL's scaled residual 40 must be < 16")
@@ -347,15 +347,14 @@ class Figures(unittest.TestCase):
         # Issue 32 item 10: every text of every figure kind (ticks, labels, legends, titles), drawn,
         # keeps clear of every other and within the figure, at 5, 20 and 60 points.
         sys.path.insert(0, os.path.join(SOURCE, "reports"))
-        import report
-        plt = report.pyplot()
+        plt = figures.pyplot()
         cg = os.path.join(DATA, "h100-2026-11-23-cg-cuda-poisson2d-4096-f64-tuned.json")
         for points in (5, 20, 60):
             records = self.copies(cg, points)
             for kind in (["roofline", "--kernels"], ["kernels"], ["speedup", "--baseline", "cuda:vendor"],
                          ["scaling"]):
-                args = report.make_parser().parse_args(["figure", "--kind"] + kind + [records, "--out", "x.png"])
-                fig = report.draw(plt, args)
+                args = report_cli.make_parser().parse_args(["figure", "--kind"] + kind + [records, "--out", "x.png"])
+                fig = figures.draw(plt, args)
                 try:
                     fig.canvas.draw()
                     renderer = fig.canvas.get_renderer()

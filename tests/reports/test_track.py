@@ -228,7 +228,9 @@ class History(unittest.TestCase):
 
 sys.path.insert(0, os.path.join(SOURCE, "reports"))
 sys.dont_write_bytecode = True
-import track as tracking  # noqa: E402
+import datetime  # noqa: E402
+
+from gpubench_reports import detection, history as histories  # noqa: E402
 
 
 def assessed(levels, noise=0.005, seed=3, repetitions=10):
@@ -241,8 +243,8 @@ def assessed(levels, noise=0.005, seed=3, repetitions=10):
         values = sorted(centre * (1 + rng.gauss(0, noise / 2)) for _ in range(repetitions))
         reps[k] = values
         runs.append((k, f"2026-10-{k + 1:02}T03:00:00", f"c{k:02}", values[repetitions // 2], values[2], values[-3], repetitions))
-    a = tracking.Assessment(1, "synthetic", runs)
-    return tracking.assess(a, tracking.Options(), lambda ids: [v for i in ids for v in reps[i]])
+    a = detection.Assessment(1, "synthetic", runs)
+    return detection.assess(a, detection.Options(), lambda ids: [v for i in ids for v in reps[i]])
 
 
 def nights(path, levels, name="cg/poisson2d:64/openmp:0/classic/f64 @ synthetic CPU", first=0, noise=0.004, seed=7,
@@ -251,13 +253,13 @@ def nights(path, levels, name="cg/poisson2d:64/openmp:0/classic/f64 @ synthetic 
     commit c<night>, dated 2026-10-01 plus k days."""
     import random
     rng = random.Random(seed + first)
-    db = tracking.open_history(path)
+    db = histories.open_history(path)
     db.execute("BEGIN")
     db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant, precision)"
                " VALUES (?, 'cg', 'poisson2d:64', 'openmp', 0, 'synthetic CPU', 'classic', 'f64')", (name,))
     bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
     for k, level in enumerate(levels, start=first):
-        date = (tracking.datetime.datetime(2026, 10, 1) + tracking.datetime.timedelta(days=k)).isoformat()
+        date = (datetime.datetime(2026, 10, 1) + datetime.timedelta(days=k)).isoformat()
         run = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source) VALUES (?,?,?,?,?,?)",
                          (f"{name}-{k}", f"c{k:02}", date, "synthetic (2 CPUs)", "[]", "synthetic")).lastrowid
         centre = 1e-3 * level * (1 + rng.gauss(0, noise))
@@ -432,11 +434,11 @@ class Detection(unittest.TestCase):
         a = assessed([1.0] * 20 + [1.3, 1.3])
         self.assertEqual(a.verdict, "regression")
         a.runs = [r[:2] + ("f570fa3",) + r[3:] for r in a.runs]
-        line = tracking.describe(a)
+        line = detection.describe(a)
         self.assertIn("since f570fa3", line)
         self.assertIn("the same commit on both sides: the code did not change", line)
         b = assessed([1.0] * 20 + [1.3, 1.3])
-        self.assertNotIn("the same commit", tracking.describe(b))
+        self.assertNotIn("the same commit", detection.describe(b))
 
     def test_the_step_is_named_where_it_began(self):
         a = assessed([1.0] * 20 + [1.1] * 3)

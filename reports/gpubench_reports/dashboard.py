@@ -9,7 +9,7 @@ import json
 import math
 import os
 
-from report import UsageError
+from .errors import UsageError
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em 2em; color: #222; }

@@ -1,0 +1,363 @@
+"""The tracking history: one SQLite file of every repetition of every point of every run, with the
+run's commit, date, machine and devices; runs imported whole (one transaction each) or not at all."""
+import contextlib
+import datetime
+import gzip
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import sys
+import urllib.parse
+import zlib
+
+from .errors import EXIT_IO, ReportError
+from .records import points_of
+from .statistics import quantile
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY,
+  digest TEXT NOT NULL UNIQUE,      -- sha256 of the records' content (canonical JSON): a run is imported once
+  gpubench_commit TEXT NOT NULL,
+  date TEXT NOT NULL,               -- the records' context date (ISO 8601)
+  machine TEXT NOT NULL,            -- host name and CPU count
+  devices TEXT NOT NULL,            -- the context's devices (JSON): API, name, driver, compute units
+  source TEXT NOT NULL,             -- the file it came from
+  kind TEXT NOT NULL DEFAULT 'import',  -- import, nightly (track run) or remeasure (track check)
+  command TEXT                      -- the gpubench run arguments (JSON) that made it, when track ran it
+);
+CREATE TABLE IF NOT EXISTS benchmarks (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,        -- suite/problem/backend:index/variant/precision @ device
+  suite TEXT NOT NULL, problem TEXT NOT NULL, backend TEXT NOT NULL, device_index INTEGER NOT NULL,
+  device TEXT NOT NULL, variant TEXT NOT NULL, precision TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  repetition INTEGER NOT NULL,
+  seconds REAL NOT NULL,            -- one repetition's time per iteration
+  PRIMARY KEY (run_id, benchmark_id, repetition)
+);
+CREATE TABLE IF NOT EXISTS medians (  -- each run's median per benchmark, written with its samples
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  median REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (benchmark_id, run_id)
+);
+CREATE TABLE IF NOT EXISTS failures (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  message TEXT NOT NULL,
+  PRIMARY KEY (run_id, benchmark_id)
+);
+CREATE TABLE IF NOT EXISTS alerts (  -- each regression a check found: open until its level returns or it is acknowledged
+  id INTEGER PRIMARY KEY,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),           -- the first run of the step
+  previous_run_id INTEGER NOT NULL REFERENCES runs(id),  -- the run before it
+  change REAL NOT NULL, p REAL NOT NULL,
+  before REAL NOT NULL,             -- the level before the step (s): it closes when a level of 2 runs returns near it
+  detected TEXT NOT NULL,           -- when a check first found it (UTC)
+  closed TEXT, closed_run_id INTEGER REFERENCES runs(id),
+  ack_reason TEXT, ack_date TEXT, ack_until TEXT  -- track ack: why, when, and the last day it holds (none: for good)
+);
+CREATE INDEX IF NOT EXISTS samples_by_benchmark ON samples(benchmark_id, run_id);
+"""
+
+
+class TrackError(Exception):
+    """Bad input: exit 3 (report.py's table of exit codes)."""
+    code = 3
+
+
+class TrackBusy(TrackError):
+    """Another gpubench holds the history: exit 5."""
+    code = EXIT_IO
+
+
+def default_history():
+    data = os.environ.get("XDG_DATA_HOME", "")
+    if not data.startswith("/"):  # the XDG rules: a relative XDG_DATA_HOME is ignored
+        home = os.environ.get("HOME")
+        if not home:
+            raise TrackError("no place for the history: set HOME or XDG_DATA_HOME, or name it with --history PATH")
+        data = os.path.join(home, ".local", "share")
+    return os.path.join(data, "gpubench", "history.sqlite")
+
+
+BUSY_TIMEOUT_S = 30  # how long a command waits for another gpubench writing the history
+
+
+def set_busy_timeout(seconds):
+    global BUSY_TIMEOUT_S
+    if not seconds >= 0:
+        raise TrackError(f"--busy-timeout {seconds}: a number of seconds, at least 0")
+    BUSY_TIMEOUT_S = seconds
+
+
+def busy(path, e, timeout):
+    """A TrackError for a history another process holds, or None for any other database error."""
+    if "locked" in str(e) or "busy" in str(e):
+        return TrackBusy(f"{path}: another gpubench is writing this history (waited {timeout:g} s; "
+                          "--busy-timeout S waits longer); nothing was changed")
+    return None
+
+
+def db_path(db):
+    """The file of an open history."""
+    return db.execute("PRAGMA database_list").fetchone()[2]
+
+
+@contextlib.contextmanager
+def writing(db):
+    """One write transaction (BEGIN IMMEDIATE ... COMMIT): another writer is waited for (the busy
+    timeout), then named; any error or interrupt rolls it back, leaving the history as it was."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as e:
+        raise busy(db_path(db), e, BUSY_TIMEOUT_S) or TrackError(f"{db_path(db)}: {e}; nothing was changed")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+class History(sqlite3.Connection):
+    """An open history; readonly when this user may not write it (the file or its folder)."""
+    readonly = False
+
+
+def open_history(path, create=True, timeout=None, write=False):
+    """The history at path, made if create and missing. One this user may not write opens read-only
+    (its tables missing from an older history stand in empty, in memory), and write refuses it."""
+    timeout = BUSY_TIMEOUT_S if timeout is None else timeout
+    if not create and not os.path.exists(path):
+        raise TrackError(f"no history at {path} (gpubench track run or import makes one)")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise TrackBusy(f"{path}: cannot make its folder ({e.strerror}); nothing was changed")
+    readonly = os.path.exists(path) and not (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
+    if readonly and write:
+        raise TrackBusy(f"{path}: the history is read-only (this user may not write it or its folder); nothing was "
+                        "changed")
+    try:
+        # Transactions are explicit (BEGIN ... COMMIT); a history another process is writing is
+        # waited for (SQLite's busy timeout), not called damaged.
+        target = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro" if readonly else path
+        db = sqlite3.connect(target, isolation_level=None, timeout=timeout, factory=History, uri=readonly)
+        db.readonly = readonly
+        db.execute("PRAGMA foreign_keys = ON")
+        check = db.execute("PRAGMA integrity_check").fetchone()[0]
+        if check != "ok":
+            raise TrackError(f"{path}: the history is damaged ({check})")
+        if readonly:
+            present = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[1:]:
+                name = table.split()[0]
+                if name not in present:
+                    db.execute("CREATE TEMP TABLE " + table.split(";")[0])
+        else:
+            db.executescript(SCHEMA)
+    except sqlite3.DatabaseError as e:
+        raise busy(path, e, timeout) or TrackError(f"{path}: not a gpubench history ({e})")
+    return db
+
+
+def stamp():
+    """The test-only hook GPUBENCH_TRACK_STAMP=COMMIT@DATE: the runs written are said to come from
+    that commit and date (so that a test can build a history of nights from one binary)."""
+    text = os.environ.get("GPUBENCH_TRACK_STAMP", "")
+    if not text:
+        return None
+    commit, at, date = text.partition("@")
+    if not commit or not at or not date:
+        raise TrackError(f"GPUBENCH_TRACK_STAMP: '{text}' is not COMMIT@DATE")
+    if not STAMP_SAID:
+        STAMP_SAID.append(True)
+        print(f"gpubench track: test hook GPUBENCH_TRACK_STAMP={text} set: the runs written are said to come from "
+              "that commit and date (their kind says test hooks)", file=sys.stderr)
+    return commit, date
+
+
+STAMP_SAID: list = []
+
+
+class NotARun(Exception):
+    """Another of gpubench's JSON files (a sweep's records, a roofline's ceilings): an import skips
+    it, saying so."""
+
+
+def read_run(path, allow_test_hooks=False):
+    """One records file, read and checked before anything is written: (digest, records, points).
+    A file named *.gz is read through gzip (the project's committed records are kept so: about
+    1/28 of the bytes); its run is the same run as the plain file's. Raises NotARun for another of
+    gpubench's JSON files, TrackError for anything else wrong."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        if path.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        records = json.loads(raw)
+    except (OSError, ValueError, EOFError, zlib.error) as e:
+        raise TrackError(f"{path}: {e}")
+    if isinstance(records, dict) and "sweeps" in records and "benchmarks" not in records:
+        raise NotARun(f"{path}: a sweep's records, not a run's")
+    if isinstance(records, list) and records and all(isinstance(d, dict) and "device" in d and "backend" in d
+                                                     for d in records):
+        raise NotARun(f"{path}: a roofline's ceilings, not a run's records")
+    try:
+        points = points_of(records, path)
+    except ReportError as e:
+        raise TrackError(str(e))
+    if not points:
+        raise TrackError(f"{path}: no benchmark entries gpubench wrote (nothing to import)")
+    context = records.get("context", {})
+    if not context.get("date") or not context.get("gpubench_commit"):
+        raise TrackError(f"{path}: its context has no date or gpubench_commit: not a run gpubench wrote")
+    hooks = context.get("test_hooks")
+    if hooks and not allow_test_hooks:
+        raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
+                         "figures may be planted; --allow-test-hooks takes it all the same")
+    # A run is its content, not its bytes: the same records pretty-printed, re-serialized by jq or with
+    # CRLF line ends are the same run. (Histories written before kept the bytes' digest: both are looked up.)
+    canonical = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (hashlib.sha256(canonical.encode()).hexdigest(), hashlib.sha256(raw).hexdigest()), records, points
+
+
+def write_run(db, path, run, kind="import", command=None, written=None):
+    """Writes one run that read_run read, inside the caller's transaction. Returns (imported, samples)."""
+    (digest, bytes_digest), records, points = run
+    if db.execute("SELECT 1 FROM runs WHERE digest IN (?, ?)", (digest, bytes_digest)).fetchone():
+        return False, 0
+    context = records.get("context", {})
+    commit, date = stamp() or (context["gpubench_commit"], context["date"])
+    machine = f"{context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)"
+    devices = json.dumps([{k: d.get(k) for k in ("backend", "index", "api", "name", "driver", "compute_units")}
+                          for d in context.get("devices", [])])
+    if context.get("test_hooks") or stamp():
+        kind += " (test hooks)"
+    samples = 0
+    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
+                     " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
+                                                   kind, json.dumps(command) if command else None))
+    run_id = cur.lastrowid
+    for p in points.values():
+        name = f"{p.label} @ {p.device}"
+        db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
+                   " precision) VALUES (?,?,?,?,?,?,?,?)",
+                   (name, p.suite, p.problem, p.backend, p.device_index, p.device, p.variant, p.precision))
+        bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
+        if p.error:
+            db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, p.error))
+            continue
+        times = p.times()
+        for entry, seconds in zip(p.entries, times):
+            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, int(entry.get("repetition_index", 0)), seconds))
+            samples += 1
+            if written:
+                written()
+        if times:
+            ordered = sorted(times)
+            db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run_id, bench, statistics.median(ordered),
+                       quantile(ordered, 0.25), quantile(ordered, 0.75), len(ordered)))
+    return True, samples
+
+
+def planted_kill():
+    """The test-only hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES=N[:INT]: once N samples are written the
+    process is killed (SIGKILL), or interrupted (SIGINT, as Ctrl-C) with :INT; either must leave the
+    history as it was. Unset: None."""
+    text = os.environ.get("GPUBENCH_TRACK_KILL_AFTER_SAMPLES", "")
+    if not text:
+        return None
+    count, how = text.partition(":")[::2]
+    if not count.isdigit() or int(count) < 1 or how not in ("", "INT"):
+        raise TrackError(f"GPUBENCH_TRACK_KILL_AFTER_SAMPLES: '{text}' is not N or N:INT")
+    print(f"gpubench track: test hook GPUBENCH_TRACK_KILL_AFTER_SAMPLES={text} set: this import is "
+          f"{'interrupted' if how else 'killed'} after {count} samples", file=sys.stderr)
+    written_so_far = [0]
+
+    def written():
+        written_so_far[0] += 1
+        if written_so_far[0] == int(count):
+            os.kill(os.getpid(), signal.SIGINT if how else signal.SIGKILL)
+    return written
+
+
+def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
+    """Record files as runs, all or none: every file is read and checked first, then all are written
+    in one transaction. Files that are not runs are skipped, with why. Returns (imported, already in
+    the history, samples, [why each skipped file was])."""
+    runs, skipped = [], []
+    for path in paths:
+        try:
+            runs.append((path, read_run(path, allow_test_hooks)))
+        except NotARun as e:
+            skipped.append(str(e))
+    added = again = samples = 0
+    written = planted_kill()
+    with writing(db):
+        for path, run in runs:
+            new, n = write_run(db, path, run, kind, command, written)
+            added, again, samples = added + new, again + (not new), samples + n
+    return added, again, samples, skipped
+
+
+def import_run(db, path, kind="import", command=None, allow_test_hooks=False):
+    """One records file as one run, in one transaction. Returns (imported, samples)."""
+    added, _, samples, skipped = import_runs(db, [path], kind, command, allow_test_hooks)
+    if skipped:
+        raise TrackError(skipped[0])
+    return added > 0, samples
+
+
+def load_history(db, match=None):
+    """[(bench_id, name, runs)] with each benchmark's runs in date order, and {bench: failure} of the
+    benchmarks whose newest run failed them."""
+    runs = {}
+    for bench, run, date, commit, median, low, high, n in db.execute(
+            "SELECT m.benchmark_id, m.run_id, r.date, r.gpubench_commit, m.median, m.low, m.high, m.n "
+            "FROM medians m JOIN runs r ON r.id = m.run_id ORDER BY m.benchmark_id, r.date, r.id"):
+        runs.setdefault(bench, []).append((run, date, commit, median, low, high, n))
+    names = dict(db.execute("SELECT id, name FROM benchmarks"))
+    failed = {}
+    for bench, run, date, message in db.execute(
+            "SELECT f.benchmark_id, f.run_id, r.date, f.message FROM failures f JOIN runs r ON r.id = f.run_id"):
+        last = runs.get(bench, [(None, "")])[-1][1]
+        if date >= last and (bench not in failed or date > failed[bench][0]):
+            failed[bench] = (date, message)
+    for bench in failed:
+        runs.setdefault(bench, [])
+    chosen = [(b, names[b], r) for b, r in runs.items() if not match or match in names[b]]
+    return sorted(chosen, key=lambda x: x[1]), {b: m for b, (d, m) in failed.items()}
+
+
+def samples_reader(db, bench):
+    def read(run_ids):
+        marks = ",".join("?" * len(run_ids))
+        return [s for (s,) in db.execute(f"SELECT seconds FROM samples WHERE benchmark_id = ? AND run_id IN ({marks})",
+                                         [bench] + list(run_ids))]
+    return read
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def today():
+    return utc_now().strftime("%Y-%m-%d")
+
+
+def run_stamp(db, run):
+    """(commit, date) of a run the benchmark's assessed runs do not hold."""
+    row = db.execute("SELECT gpubench_commit, date FROM runs WHERE id = ?", (run,)).fetchone()
+    return row or ("?", "?")

@@ -1,0 +1,292 @@
+"""gpubench track: nightly performance tracking (the history, the regression check, the dashboard).
+
+    gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
+    gpubench track import RECORDS.json ...               record files, each as one run (all or none)
+    gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 while a
+                                                         regression is open or a benchmark fails
+    gpubench track ack BENCHMARK --reason TEXT [--until DATE]   accept a benchmark's open regressions
+    gpubench track publish --out DIR                     the static dashboard (index.html)
+    gpubench track show [--match TEXT]                   each benchmark's runs
+    (each takes --history PATH)
+
+The history is one SQLite file (default $XDG_DATA_HOME/gpubench/history.sqlite, else
+~/.local/share/gpubench/history.sqlite) holding every repetition of every point of every run,
+with the run's commit, date, machine and devices. A records file is one run; importing it again
+changes nothing (runs are keyed by their content). Each run is written in one transaction: a
+process killed mid-write leaves the history as it was before that run.
+
+The check, per benchmark (a point on one device): the run medians over the whole history are cut
+into steps (a penalised least-squares fit of a piecewise-constant level to their logarithms, as
+asv's step detection, after a running median of three has taken out single-run outliers; the
+penalty scaled by the benchmark's own night-to-night noise, measured from the history). A step that began within the last --recent runs is a change when it is at least
+--min-effect and the rank test (Mann-Whitney U, as compare.py) on the repetitions after it
+against those before it gives p < --alpha. A change that rests on tonight's run alone (a step
+the fit finds there, or tonight off its level by 2 sigmas, with p < 0.05) is suspected: it is re-measured (the benchmark run again, the run added to the history)
+and is reported only when the re-measured run stands with it (so is an improvement). Each change names the
+commit of the first run of its step and the commit before it.
+
+Regressions stay open: every slower step of the whole history that passes those tests, however
+old, is an alert kept in the history. It is reported by every check, which exits 1, until a level
+of two runs after it is back within --min-effect of the level before it (then it is closed) or
+someone acknowledges it (track ack, for good or to a day).
+"""
+import argparse
+import datetime
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
+from .errors import EXIT_IO, ReportError, failed
+from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, set_busy_timeout, today)
+
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # reports/: the tracked set
+RUN_OPTIONS = ("--suite", "--problem", "--backend", "--device", "--variant", "--precision")
+OWN_OPTIONS = ("--repetitions", "--format", "--out")  # track sets these itself
+
+
+def load_set(path):
+    """The tracked set: {"repetitions": R, "runs": [{"name": ..., "args": [gpubench run arguments]}]}."""
+    try:
+        with open(path) as f:
+            tracked = json.load(f)
+    except (OSError, ValueError) as e:
+        raise TrackError(f"{path}: {e}")
+    problem = None
+    if not isinstance(tracked, dict) or not isinstance(tracked.get("runs"), list) or not tracked["runs"]:
+        problem = "no list of runs"
+    elif not isinstance(tracked.get("repetitions", 10), int) or tracked.get("repetitions", 10) < 2:
+        problem = "repetitions must be a whole number of at least 2 (the rank test needs them)"
+    else:
+        names = set()
+        for i, entry in enumerate(tracked["runs"]):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"] \
+                    or not isinstance(entry.get("args"), list) or not all(isinstance(a, str) for a in entry["args"]):
+                problem = f"run {i + 1} is not {{\"name\": TEXT, \"args\": [gpubench run arguments]}}"
+            elif entry["name"] in names or not entry["name"].replace("-", "").replace("_", "").isalnum():
+                problem = f"run {i + 1}: the name '{entry['name']}' is repeated or not a plain word"
+            elif any(a in OWN_OPTIONS for a in entry["args"]):
+                problem = f"run '{entry['name']}': {', '.join(OWN_OPTIONS)} are track's to set"
+            names.add(entry.get("name"))
+            if problem:
+                break
+    if problem:
+        raise TrackError(f"{path}: not a tracked set: {problem}")
+    return tracked
+
+
+def gpubench_binary():
+    binary = os.environ.get("GPUBENCH_BINARY")
+    if not binary or not os.access(binary, os.X_OK):
+        raise TrackError("this needs the gpubench program: run it as 'gpubench track ...'")
+    return binary
+
+
+def run_gpubench(args, repetitions, target):
+    """gpubench run ARGS into the records file TARGET. Returns its exit code (1: a point failed,
+    the records say which)."""
+    command = [gpubench_binary(), "run"] + args + ["--repetitions", str(repetitions), "--format", "json", "--out", target]
+    print("gpubench track: running " + " ".join(["gpubench", "run"] + args + ["--repetitions", str(repetitions)]),
+          file=sys.stderr, flush=True)
+    code = subprocess.call(command, stdout=subprocess.DEVNULL)
+    if code not in (0, 1) or not os.path.exists(target):
+        raise TrackError(f"gpubench run {' '.join(args)} exited {code}"
+                         + ("" if os.path.exists(target) else " and wrote no records"))
+    return code
+
+
+def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False):
+    tracked = load_set(set_path)
+    entries = [e for e in tracked["runs"] if not only or e["name"] in only]
+    if only and len(entries) != len(set(only)):
+        unknown = set(only) - {e["name"] for e in tracked["runs"]}
+        raise TrackError(f"{set_path}: no run named {', '.join(sorted(unknown))} "
+                         f"(valid: {', '.join(e['name'] for e in tracked['runs'])})")
+    records_dir = records_dir or os.path.join(os.path.dirname(os.path.abspath(history)), "records")
+    os.makedirs(records_dir, exist_ok=True)
+    night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    status, problems = 0, []
+    for entry in entries:
+        target = os.path.join(records_dir, f"{night}-{entry['name']}.json")
+        k = 1
+        while os.path.exists(target):  # two runs in one second keep both files
+            k += 1
+            target = os.path.join(records_dir, f"{night}-{entry['name']}-{k}.json")
+        try:
+            status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
+            new, n = import_run(db, target, kind="nightly", command=entry["args"], allow_test_hooks=allow_test_hooks)
+            print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
+        except (TrackError, ReportError) as e:  # the other runs of the set still run
+            problems.append(f"{entry['name']}: {e}")
+    for p in problems:
+        print(f"gpubench track: {p}", file=sys.stderr)
+    return 3 if problems else status
+
+
+def remeasure_args(db, a):
+    """The gpubench run arguments that measure a's benchmark alone: its run's own arguments, with
+    the point's suite, problem, backend, device, variant and precision."""
+    suite, problem, backend, index, variant, precision = db.execute(
+        "SELECT suite, problem, backend, device_index, variant, precision FROM benchmarks WHERE id = ?", (a.bench,)).fetchone()
+    row = db.execute("SELECT command FROM runs WHERE id = ?", (a.runs[-1][0],)).fetchone()
+    args, kept = json.loads(row[0]) if row and row[0] else [], []
+    i = 0
+    while i < len(args):
+        if args[i] in RUN_OPTIONS:
+            i += 2
+            continue
+        kept.append(args[i])
+        i += 1
+    return ["--suite", suite, "--problem", problem, "--backend", backend, "--device", str(index), "--variant", variant,
+            "--precision", precision] + kept
+
+
+def remeasure(db, a, workdir, allow_test_hooks=False):
+    args = remeasure_args(db, a)
+    target = os.path.join(workdir, f"remeasure-{a.bench}.json")
+    run_gpubench(args, max(a.runs[-1][6], 2), target)
+    import_run(db, target, kind="remeasure", command=args, allow_test_hooks=allow_test_hooks)
+
+
+def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
+    assessed = assess_all(db, options, match)
+    suspected = [a for a in assessed if a.verdict == "suspected"]
+    notes = []
+    if suspected and remeasure_ok and db.readonly:
+        notes.append(f"{db_path(db)} is read-only: {len(suspected)} suspected changes were not re-measured")
+    elif suspected and remeasure_ok:
+        with tempfile.TemporaryDirectory(prefix="gpubench-track-") as work:
+            for a in suspected:
+                try:
+                    remeasure(db, a, work, allow_test_hooks)
+                except (TrackError, ReportError) as e:
+                    notes.append(f"re-measuring {a.name}: {e}")
+        again = {a.bench: a for a in assess_all(db, options, match)}
+        assessed = [again.get(a.bench, a) for a in assessed]
+    # Regressions are the alerts': every one the history holds stays open, whatever its age, until its
+    # level returns or someone acknowledges it. Tonight's other news is the verdicts'.
+    day = today()
+    alerts = update_alerts(db, assessed, options)
+    state = {"open": 1, "acknowledged": 2, "closed": 5}
+    shown = [x for x in alerts if x.state(day) != "closed" or x.closed_now]
+    order = {"failed": 0, "suspected": 3, "improvement": 4, "new": 6}
+    lines = [((order[a.verdict], a.name), describe(a)) for a in assessed if a.verdict in order]
+    lines += [((state[x.state(day)], x.name, x.date), describe_alert(x, day)) for x in shown]
+    for _, line in sorted(lines):
+        print(line)
+    # Each benchmark counted once: failing, else regressed (an open regression), else acknowledged,
+    # else tonight's verdict.
+    opened = {x.bench for x in alerts if x.state(day) == "open"}
+    acked = {x.bench for x in alerts if x.state(day) == "acknowledged"}
+    kinds = [("failing", "failed"), ("regressed", "open"), ("acknowledged", "acked"), ("improved", "improvement"),
+             ("suspected (one run)", "suspected"), ("with too little history", "new"), ("unchanged", "same")]
+    of = ["failed" if a.verdict == "failed" else "open" if a.bench in opened else "acked" if a.bench in acked
+          else "same" if a.verdict == "regression" else a.verdict for a in assessed]
+    closed = sum(x.closed_now for x in alerts)
+    print(f"gpubench track check: {len(assessed)} benchmarks: "
+          + ", ".join(f"{of.count(k)} {label}" for label, k in kinds)
+          + (f"; {closed} regression{'s' if closed != 1 else ''} closed by this check (the level came back)" if closed else ""))
+    for note in notes:
+        print(f"gpubench track check: {note}", file=sys.stderr)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump({"verdicts": [verdict_json(a) for a in assessed], "alerts": [alert_json(x, day) for x in alerts]},
+                      f, indent=1)
+    return 1 if opened or "failed" in of else 0
+
+
+def show(db, match):
+    history, failed = load_history(db, match)
+    if not history:
+        return "no benchmarks" + (f" matching '{match}'" if match else "") + " in the history\n"
+    lines = ["| benchmark | runs | first | last | last commit | last median (ms) | range of medians (ms) |",
+             "|---|---:|---|---|---|---:|---|"]
+    for bench, name, runs in history:
+        if not runs:
+            lines.append(f"| {name} | 0 | | | | failed: {failed.get(bench, '')} | |")
+            continue
+        medians = [r[3] * 1e3 for r in runs]
+        lines.append(f"| {name} | {len(runs)} | {runs[0][1][:10]} | {runs[-1][1][:10]} | {runs[-1][2]} | "
+                     f"{medians[-1]:.4g} | {min(medians):.4g} - {max(medians):.4g} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="gpubench track", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run the tracked set and add its runs to the history")
+    r.add_argument("--set", default=os.path.join(HERE, "nightly.json"), help="the tracked set (default reports/nightly.json)")
+    r.add_argument("--only", help="only these runs of the set (a comma list of their names)")
+    r.add_argument("--records", help="where the record files are kept (default: records/ beside the history)")
+    i = sub.add_parser("import", help="load record files into the history (each file one run)")
+    i.add_argument("records", nargs="+", help="all are imported or none (another of gpubench's JSON files, a sweep's, is skipped)")
+    c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
+    c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
+    c.add_argument("--json", help="also write the verdicts to this file")
+    for q in (r, i, c):
+        q.add_argument("--allow-test-hooks", action="store_true",
+                       help="take records made with a test hook set (GPUBENCH_SLOWDOWN...), refused otherwise")
+    p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
+    p.add_argument("--out", required=True, help="the folder written")
+    p.add_argument("--title", default="gpubench: nightly performance")
+    k = sub.add_parser("ack", help="acknowledge a benchmark's open regressions: check no longer fails on them")
+    k.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
+    k.add_argument("--reason", required=True, help="why it is accepted (shown beside it by check and the dashboard)")
+    k.add_argument("--until", metavar="YYYY-MM-DD", help="the last day the acknowledgement holds (default: for good)")
+    for q in (c, p, k):
+        if q is not k:
+            q.add_argument("--match", help="only benchmarks whose name contains this")
+        q.add_argument("--min-effect", type=float, default=2.0, help="the smallest change reported, in %% (default 2)")
+        q.add_argument("--alpha", type=float, default=0.01, help="the rank test's significance level (default 0.01)")
+        q.add_argument("--recent", type=int, default=3, help="a step is news while it began within this many newest runs (default 3)")
+    s = sub.add_parser("show", help="each benchmark's runs in the history")
+    s.add_argument("--match", help="only benchmarks whose name contains this")
+    for q in (r, i, c, p, k, s):
+        q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
+        q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
+                       help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
+    args = parser.parse_args(argv)
+    try:
+        set_busy_timeout(args.busy_timeout)
+        path = args.history or default_history()
+        db = open_history(path, create=args.command in ("import", "run"), write=args.command in ("import", "run", "ack"))
+        if args.command == "run":
+            return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
+                             args.allow_test_hooks)
+        if args.command == "import":
+            added, again, total, skipped = import_runs(db, args.records, allow_test_hooks=args.allow_test_hooks)
+            for why in skipped:
+                print(f"gpubench track: skipped {why}", file=sys.stderr)
+            print(f"gpubench track: {path}: imported {added} runs ({total} repetitions); "
+                  f"{again} already in the history" + (f"; {len(skipped)} files skipped (not runs)" if skipped else ""))
+            return 0
+        if args.command in ("check", "publish", "ack"):
+            if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
+                raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
+            options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
+            if args.command == "check":
+                return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
+            if args.command == "ack":
+                return acknowledge(db, options, args.benchmark, args.reason, args.until)
+            from .dashboard import publish
+            assessed = assess_all(db, options, args.match)
+            return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
+        sys.stdout.write(show(db, args.match))
+        return 0
+    except (TrackError, ReportError) as e:
+        print(f"gpubench track: {e}", file=sys.stderr)
+        return e.code
+    except sqlite3.Error as e:  # a read-only history, a full disk: nothing was changed (transactions)
+        print(f"gpubench track: {getattr(args, 'history', None) or default_history()}: {e}; nothing was changed",
+              file=sys.stderr)
+        return EXIT_IO
+    except (OSError, KeyboardInterrupt) as e:
+        return failed("gpubench track", e)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
