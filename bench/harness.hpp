@@ -38,6 +38,9 @@ struct PointResult {
   double iqr_fraction = 0;
   std::vector<double> outlier_seconds;
   std::optional<Ceilings> ceilings;          // the device's, when known
+  // Harness-wide values measured for the point beyond its times, by their record field's name
+  // (bench/record_fields.cpp reads them): the worker's hand-off carries them whole.
+  nlohmann::json measured = nlohmann::json::object();
 
   double gflops() const;
   double gbps() const;

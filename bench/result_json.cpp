@@ -65,7 +65,8 @@ void to_json(nlohmann::json& j, const PointResult& p) {
        {"bytes_per_iteration", p.bytes_per_iteration},
        {"median_seconds_per_iteration", p.median_seconds_per_iteration},
        {"iqr_fraction", p.iqr_fraction},
-       {"outlier_seconds", p.outlier_seconds}};
+       {"outlier_seconds", p.outlier_seconds},
+       {"measured", p.measured}};
   if (p.ceilings) j["ceilings"] = *p.ceilings;
 }
 
@@ -83,6 +84,7 @@ void from_json(const nlohmann::json& j, PointResult& p) {
   j.at("median_seconds_per_iteration").get_to(p.median_seconds_per_iteration);
   p.iqr_fraction = j.value("iqr_fraction", 0.0);
   p.outlier_seconds = j.value("outlier_seconds", std::vector<double>{});
+  p.measured = j.value("measured", nlohmann::json::object());
   p.ceilings.reset();
   if (j.contains("ceilings")) p.ceilings = j["ceilings"].get<Ceilings>();
 }

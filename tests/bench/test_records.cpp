@@ -6,6 +6,7 @@
 
 #include "bench/harness.hpp"
 #include "bench/record_fields.hpp"
+#include "bench/result_json.hpp"
 #include "bench/records.hpp"
 
 namespace gpubench {
@@ -116,6 +117,21 @@ TEST(RecordSchema, WritersIterateTheFieldTable) {
     if (!f->json.empty()) {
       EXPECT_TRUE(point.contains(f->json)) << f->json;
     }
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// A harness-wide measured value travels from the worker to the writer with the point, whole.
+TEST(RecordSchema, MeasuredValuesCrossTheWorkersHandOff) {
+  PointResult p;
+  p.id.suite = "cg";
+  p.measured = {{"kernel_count", 4}, {"joules_per_iteration", 0.25}};
+  const PointResult back = nlohmann::json(p).get<PointResult>();
+  EXPECT_EQ(back.measured, p.measured);
 }
 
 }  // namespace
