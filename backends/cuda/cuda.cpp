@@ -293,6 +293,38 @@ void Timeline::collect() {
   used_ = 0;
 }
 
+void KernelTimes::start() {
+  timing_ = true;
+  started_ = false;
+}
+
+double KernelTimes::stop(const Stream& stream) {
+  timing_ = false;
+  stream.synchronize();
+  if (!started_) return 0;
+  started_ = false;
+  return Event::seconds_between(start_, end_);
+}
+
+std::vector<std::pair<std::string, double>> KernelTimes::take_profile(const Stream& stream) {
+  stream.synchronize();
+  std::vector<std::pair<std::string, double>> times;
+  for (auto& launch : profiled_) {
+    times.emplace_back(launch.name, Event::seconds_between(launch.start, launch.end));
+    spare_.push_back(std::move(launch.start));
+    spare_.push_back(std::move(launch.end));
+  }
+  profiled_.clear();
+  return times;
+}
+
+Event KernelTimes::spare() {
+  if (spare_.empty()) return Event();
+  Event e = std::move(spare_.back());
+  spare_.pop_back();
+  return e;
+}
+
 BlasHandle::BlasHandle(const Stream& stream) {
   cublasHandle_t handle = nullptr;
   check(cublasCreate(&handle), "cublasCreate");

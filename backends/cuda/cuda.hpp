@@ -189,11 +189,54 @@ class Timeline {
   void mark(const Stream& stream, double* into);
   // Waits for the last mark, adds each span to its row, and starts over.
   void collect();
+  // Forgets the marks (those of a pass that threw before its collect, whose rows may be gone).
+  void clear() { used_ = 0; }
 
  private:
   std::vector<Event> events_;
   std::vector<double*> into_;
   std::size_t used_ = 0;
+};
+
+// The timed region and the profile of the work queued on one stream, the way every suite's CUDA
+// code times its kernels: `around` queues a launch (or library call) between the events the region
+// and the profile ask for. The region runs from before the first launch to after the last.
+class KernelTimes {
+ public:
+  void start();  // the region: from the next launch
+  // The region's seconds (0 when nothing ran in it); waits for the stream.
+  double stop(const Stream& stream);
+  void profile(bool on) { profiling_ = on; }
+  template <class Body>
+  void around(const Stream& stream, const char* name, Body&& body) {
+    if (timing_ && !started_) {
+      start_.record(stream);
+      started_ = true;
+    }
+    if (profiling_) {
+      Launch launch{name, spare(), spare()};
+      launch.start.record(stream);
+      body();
+      launch.end.record(stream);
+      profiled_.push_back(std::move(launch));
+    } else {
+      body();
+    }
+    if (timing_) end_.record(stream);
+  }
+  // Each profiled launch's seconds, in launch order (waits for the stream); starts over.
+  std::vector<std::pair<std::string, double>> take_profile(const Stream& stream);
+
+ private:
+  struct Launch {
+    std::string name;
+    Event start, end;
+  };
+  Event spare();
+  bool timing_ = false, started_ = false, profiling_ = false;
+  Event start_, end_;
+  std::vector<Launch> profiled_;
+  std::vector<Event> spare_;  // events of taken profiles, reused
 };
 
 // A cuBLAS handle in host pointer mode, its work queued on `stream`.

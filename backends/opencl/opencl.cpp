@@ -301,6 +301,36 @@ void Timeline::collect() {
   marks_.clear();
 }
 
+void KernelTimes::start() {
+  timing_ = true;
+  first_ = {};
+  last_ = {};
+}
+
+double KernelTimes::stop() {
+  timing_ = false;
+  if (!first_) return 0;
+  const std::uint64_t end = last_.end_ns(), start = first_.start_ns();
+  first_ = {};
+  last_ = {};
+  return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+}
+
+void KernelTimes::record(const char* name, Event event) {
+  if (timing_) {
+    if (!first_) first_ = event;
+    last_ = event;
+  }
+  if (profiling_) profiled_.emplace_back(name, std::move(event));
+}
+
+std::vector<std::pair<std::string, double>> KernelTimes::take_profile() {
+  std::vector<std::pair<std::string, double>> times;
+  for (const auto& [name, event] : profiled_) times.emplace_back(name, event.seconds());
+  profiled_.clear();
+  return times;
+}
+
 void Kernel::set_arg_bytes(cl_uint index, std::size_t size, const void* value) const {
   const cl_int status = clSetKernelArg(kernel_.get(), index, size, value);
   if (status != CL_SUCCESS)

@@ -138,9 +138,31 @@ class Timeline {
   void mark(cl_command_queue queue, double* into);
   // Waits for the last mark, adds each span to its row, and starts over.
   void collect();
+  // Forgets the marks (those of a pass that threw before its collect, whose rows may be gone).
+  void clear() { marks_.clear(); }
 
  private:
   std::vector<std::pair<Event, double*>> marks_;
+};
+
+// The kernels' own events, the other way every suite's OpenCL code times: a timed region from
+// the first recorded kernel's start to the last one's end (what was queued before the first does
+// not count), and a profile of each kernel's own time.
+class KernelTimes {
+ public:
+  void start();  // the region: from the next recorded kernel
+  // The region's seconds (0 when no kernel ran in it); waits for its last kernel.
+  double stop();
+  void profile(bool on) { profiling_ = on; }
+  // A launched kernel, named for the profile.
+  void record(const char* name, Event event);
+  // Each profiled kernel's seconds, in launch order (waits for them); the profile starts over.
+  std::vector<std::pair<std::string, double>> take_profile();
+
+ private:
+  bool timing_ = false, profiling_ = false;
+  Event first_, last_;
+  std::vector<std::pair<std::string, Event>> profiled_;
 };
 
 // `LocalMemory{bytes}` as a kernel argument: a __local buffer of that size.

@@ -362,20 +362,9 @@ class CudaOperations final : public Operations {
     run("cg_update", launches_.cg_update, "cg_update", kernels_.cg_update, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
   }
 
-  void start_timer() override {
-    timing_ = true;
-    timer_started_ = false;
-  }
-
-  double stop_timer() override {
-    timing_ = false;
-    stream_.synchronize();
-    if (!timer_started_) return 0;
-    timer_started_ = false;
-    return cuda::Event::seconds_between(timer_start_, timer_end_);
-  }
-
-  void set_profiling(bool on) override { profiling_ = on; }
+  void start_timer() override { times_.start(); }
+  double stop_timer() override { return times_.stop(stream_); }
+  void set_profiling(bool on) override { times_.profile(on); }
   void finish() override {
     exchange_stream_.synchronize();
     stream_.synchronize();
@@ -383,14 +372,8 @@ class CudaOperations final : public Operations {
   void make_current() override { cuda::check(cudaSetDevice(info_.index), "cudaSetDevice", "for " + info_.label()); }
 
   std::vector<KernelProfile> take_profile() override {
-    stream_.synchronize();
     ProfileRecorder profile;
-    for (auto& launch : profiled_) {
-      profile.add(launch.kernel, cuda::Event::seconds_between(launch.start, launch.end));
-      spare_events_.push_back(std::move(launch.start));
-      spare_events_.push_back(std::move(launch.end));
-    }
-    profiled_.clear();
+    for (const auto& [kernel, seconds] : times_.take_profile(stream_)) profile.add(kernel, seconds);
     return profile.take();
   }
 
@@ -435,11 +418,6 @@ class CudaOperations final : public Operations {
     cuda::SparseCsr matrix;
     std::optional<cuda::DenseVector> in, out;
     cuda::DeviceBuffer<unsigned char> work;
-  };
-
-  struct ProfiledLaunch {
-    std::string kernel;
-    cuda::Event start, end;
   };
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }
@@ -569,27 +547,7 @@ class CudaOperations final : public Operations {
   // Queues `body`'s work on the stream between the events that timing and profiling ask for.
   template <typename Body>
   void enqueue(const char* kernel, Body&& body) {
-    if (timing_ && !timer_started_) {
-      timer_start_.record(stream_);
-      timer_started_ = true;
-    }
-    if (profiling_) {
-      ProfiledLaunch launch{kernel, spare_event(), spare_event()};
-      launch.start.record(stream_);
-      body();
-      launch.end.record(stream_);
-      profiled_.push_back(std::move(launch));
-    } else {
-      body();
-    }
-    if (timing_) timer_end_.record(stream_);
-  }
-
-  cuda::Event spare_event() {
-    if (spare_events_.empty()) return cuda::Event();
-    cuda::Event e = std::move(spare_events_.back());
-    spare_events_.pop_back();
-    return e;
+    times_.around(stream_, kernel, std::forward<Body>(body));
   }
 
   // Declaration order is destruction order reversed: the library state and the buffers go before
@@ -601,7 +559,7 @@ class CudaOperations final : public Operations {
   std::int64_t nnz_;
   cuda::Stream stream_;
   cuda::Stream exchange_stream_;  // the halo copies into this one (send_entries)
-  cuda::Event timer_start_, timer_end_;
+  cuda::KernelTimes times_;  // the timed region and the profile, on stream_
   std::size_t largest_block_ = 0;
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   KernelLaunches<Launch> launches_;
@@ -631,11 +589,6 @@ class CudaOperations final : public Operations {
   bool receiving_ = false;  // copies into the halo since the last await_sends()
   std::vector<const cuda::Event*> sending_to_;  // the receivers' received_ of this one's copies since then
 
-  bool timing_ = false;
-  bool timer_started_ = false;
-  bool profiling_ = false;
-  std::vector<ProfiledLaunch> profiled_;
-  std::vector<cuda::Event> spare_events_;
 };
 
 }  // namespace gpubench::cg

@@ -108,10 +108,10 @@ class OpenclOperations final : public Operations {
 
   void fill_zero(Slot v) override {
     const T zero = 0;
-    record("fill", context_.fill(vector(v), &zero, sizeof zero, vector_bytes()));
+    times_.record("fill", context_.fill(vector(v), &zero, sizeof zero, vector_bytes()));
   }
 
-  void copy(Slot src, Slot dst) override { record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
+  void copy(Slot src, Slot dst) override { times_.record("copy", context_.copy(vector(src), vector(dst), vector_bytes())); }
 
   void spmv(Slot in, Slot out) override { spmv_rows(in, out, 0, rows_); }
 
@@ -125,12 +125,12 @@ class OpenclOperations final : public Operations {
     const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
     if (lanes == 1) {
       spmv_.set_args(from, to, row_ptr_, col_idx_, values_, vector(in), vector(out));
-      record("spmv", context_.launch(spmv_, global, local));
+      times_.record("spmv", context_.launch(spmv_, global, local));
       return;
     }
     spmv_vector_.set_args(from, to, static_cast<cl_uint>(lanes), row_ptr_, col_idx_, values_, vector(in), vector(out),
                           opencl::LocalMemory{local * sizeof(T)});
-    record("spmv", context_.launch(spmv_vector_, global, local));
+    times_.record("spmv", context_.launch(spmv_vector_, global, local));
   }
 
   double dot(Slot a, Slot b) override {
@@ -187,32 +187,21 @@ class OpenclOperations final : public Operations {
     run("cg_update", launches_.cg_update, cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
   }
 
-  void start_timer() override {
-    timing_ = true;
-    timer_first_ = {};
-    timer_last_ = {};
-  }
+  void start_timer() override { times_.start(); }
 
   void finish() override { context_.finish(); }
 
   double stop_timer() override {
-    timing_ = false;
     context_.finish();
-    if (!timer_first_) return 0;
-    const auto start = timer_first_.start_ns();
-    const auto end = timer_last_.end_ns();
-    timer_first_ = {};
-    timer_last_ = {};
-    return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+    return times_.stop();
   }
 
-  void set_profiling(bool on) override { profiling_ = on; }
+  void set_profiling(bool on) override { times_.profile(on); }
 
   std::vector<KernelProfile> take_profile() override {
     context_.finish();
     ProfileRecorder profile;
-    for (const auto& [kernel, event] : profiled_) profile.add(kernel, event.seconds());
-    profiled_.clear();
+    for (const auto& [kernel, seconds] : times_.take_profile()) profile.add(kernel, seconds);
     return profile.take();
   }
 
@@ -265,15 +254,7 @@ class OpenclOperations final : public Operations {
   template <typename... Args>
   void run(const char* name, const Launch& l, const opencl::Kernel& kernel, const Args&... args) {
     kernel.set_args(args...);
-    record(name, context_.launch(kernel, l.groups * l.local, l.local));
-  }
-
-  void record(const char* name, opencl::Event event) {
-    if (timing_) {
-      if (!timer_first_) timer_first_ = event;
-      timer_last_ = event;
-    }
-    if (profiling_) profiled_.emplace_back(name, std::move(event));
+    times_.record(name, context_.launch(kernel, l.groups * l.local, l.local));
   }
 
   opencl::Context context_;
@@ -291,10 +272,7 @@ class OpenclOperations final : public Operations {
   std::vector<T> staging_;
   std::vector<T> halo_staging_;  // upload_halo's, sized on first use
 
-  bool timing_ = false;
-  opencl::Event timer_first_, timer_last_;
-  bool profiling_ = false;
-  std::vector<std::pair<std::string, opencl::Event>> profiled_;
+  opencl::KernelTimes times_;
 };
 
 std::unique_ptr<Operations> make_opencl_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,

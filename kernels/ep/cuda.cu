@@ -49,21 +49,21 @@ class CudaOperations final : public Operations {
     const std::string name = tally_kernel(variant);
     const cudaKernel_t tally = kernel(name.c_str());  // before the timed region: a first use compiles
     const cudaKernel_t sum = kernel("sum_columns");
-    start_.record(stream_);
+    TallyRun run;
+    timeline_.clear();
+    timeline_.mark(stream_, nullptr);
     cuda::rtc_launch(tally, name.c_str(), grid, block, shared, stream_.get(), std::uint64_t{d.batches},
                      std::uint64_t{d.items}, partials_.data());
-    middle_.record(stream_);
+    timeline_.mark(stream_, &run.tally_seconds);
     cuda::rtc_launch(sum, "sum_columns", result_values, sum_block, sum_block * sizeof(double), stream_.get(),
                      static_cast<const double*>(partials_.data()), std::uint64_t{rows}, totals_.data());
-    end_.record(stream_);
+    timeline_.mark(stream_, &run.sum_seconds);
     cuda::check(cudaMemcpyAsync(host_.data(), totals_.data(), totals_.bytes(), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(EP totals)");
     stream_.synchronize();
-    TallyRun run;
+    timeline_.collect();
     run.items = d.items;
     std::copy(host_.data(), host_.data() + result_values, run.values.begin());
-    run.tally_seconds = cuda::Event::seconds_between(start_, middle_);
-    run.sum_seconds = cuda::Event::seconds_between(middle_, end_);
     return run;
   }
 
@@ -71,7 +71,7 @@ class CudaOperations final : public Operations {
   DeviceInfo info_;
   int largest_ = 1;
   cuda::Stream stream_;
-  cuda::Event start_, middle_, end_;
+  cuda::Timeline timeline_;  // the tally's and the sum's device times
   cuda::DeviceBuffer<double> partials_, totals_;
   cuda::PinnedBuffer<double> host_;
 };
