@@ -267,10 +267,12 @@ nlohmann::json roofline_fields(const PointResult& p, double seconds) {
   if (!p.ceilings) return {{"roofline", nullptr}};
   nlohmann::json j =
       place(p.flops_per_iteration, p.bytes_per_iteration, seconds, *p.ceilings, p.id.precision).to_json();
-  j["ceilings"] = {{"bandwidth_gbps", p.ceilings->bandwidth_gbps()},
-                   {"peak_gflops", p.ceilings->peak_gflops(p.id.precision)},
-                   {"measured", p.ceilings->date},
-                   {"by", p.ceilings->backend}};
+  // The ceilings in the one shape the tuning database stores them in (bench/result_json.cpp), with
+  // the two figures this point's roof is drawn with.
+  nlohmann::json ceilings = *p.ceilings;
+  ceilings["bandwidth_gbps"] = p.ceilings->bandwidth_gbps();
+  ceilings["peak_gflops"] = p.ceilings->peak_gflops(p.id.precision);
+  j["ceilings"] = std::move(ceilings);
   return j;
 }
 

@@ -182,7 +182,9 @@ std::vector<RecordField> make_fields() {
            layout("roofline_pct", "number", "GFLOP/s against the attainable, in %"),
            layout("theoretical_gflops", "number", "intensity x bandwidth"),
            layout("theoretical_pct", "number", "GFLOP/s against the theoretical, in %"),
-           layout("ceilings", "object", "the device's ceilings the place is against"),
+           layout("ceilings", "object",
+                  "the device's ceilings the place is against (the tuning database's shape, with the bandwidth_gbps "
+                  "and peak_gflops of the point's roof)"),
            layout("devices", "string", "a solve across several devices: every device (cuda:0+1)"),
            layout("device_count", "integer", "a solve across several devices: how many"),
            layout("ranks", "integer", "a solve across MPI ranks: how many (0: one process)"),

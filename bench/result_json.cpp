@@ -1,32 +1,12 @@
 #include "bench/result_json.hpp"
 
+#include "bench/tuning_db_file.hpp"
+
 namespace gpubench {
 
-void to_json(nlohmann::json& j, const Ceilings& c) {
-  j = {{"copy_gbps", c.copy_gbps},   {"triad_gbps", c.triad_gbps}, {"f32_gflops", c.f32_gflops},
-       {"f64_gflops", c.f64_gflops}, {"array_bytes", c.array_bytes}, {"trials", c.trials},
-       {"worst_bandwidth_gbps", c.worst_bandwidth_gbps}, {"by", c.backend},
-       {"measured", c.date},         {"commit", c.commit}, {"host", c.host},
-       {"worst_f32_gflops", c.worst_f32_gflops}, {"worst_f64_gflops", c.worst_f64_gflops},
-       {"unconfirmed", c.unconfirmed}};
-}
+void to_json(nlohmann::json& j, const Ceilings& c) { j = ceilings_json(c); }
 
-void from_json(const nlohmann::json& j, Ceilings& c) {
-  j.at("copy_gbps").get_to(c.copy_gbps);
-  j.at("triad_gbps").get_to(c.triad_gbps);
-  j.at("f32_gflops").get_to(c.f32_gflops);
-  j.at("f64_gflops").get_to(c.f64_gflops);
-  j.at("array_bytes").get_to(c.array_bytes);
-  j.at("trials").get_to(c.trials);
-  j.at("worst_bandwidth_gbps").get_to(c.worst_bandwidth_gbps);
-  j.at("by").get_to(c.backend);
-  j.at("measured").get_to(c.date);
-  j.at("commit").get_to(c.commit);
-  c.host = j.value("host", std::string());
-  c.worst_f32_gflops = j.value("worst_f32_gflops", 0.0);
-  c.worst_f64_gflops = j.value("worst_f64_gflops", 0.0);
-  c.unconfirmed = j.value("unconfirmed", std::string());
-}
+void from_json(const nlohmann::json& j, Ceilings& c) { c = ceilings_of_json(j); }
 
 void to_json(nlohmann::json& j, const PointId& id) {
   j = {{"suite", id.suite},     {"problem", id.problem}, {"backend", id.backend},

@@ -420,6 +420,16 @@ std::uint32_t fnv1a(const std::string& s) {
 
 }  // namespace
 
+nlohmann::json ceilings_json(const Ceilings& c) { return nlohmann::json(ceilings_to_json(c)); }
+
+Ceilings ceilings_of_json(const nlohmann::json& j) {
+  try {
+    return ceilings_from_json(ordered_json(j));
+  } catch (const Malformed& m) {
+    throw std::runtime_error(m.what());
+  }
+}
+
 DeviceIdentity DeviceIdentity::of(const DeviceInfo& d) {
   DeviceIdentity id;
   id.api = d.api;

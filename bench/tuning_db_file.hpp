@@ -96,6 +96,12 @@ struct TuningDbFile {
 // Every reader throws InputError naming the file (and saying it was left alone) when it is not
 // valid JSON, has another schema or version, has a malformed field, or is not a regular file.
 // A missing file reads as an empty TuningDbFile (no device).
+// A device's ceilings in their one JSON shape: the database's, the records' (with the figures of a
+// point's roof added) and the worker's hand-off. Reading throws std::runtime_error naming what is
+// missing or wrong.
+nlohmann::json ceilings_json(const Ceilings& c);
+Ceilings ceilings_of_json(const nlohmann::json& j);
+
 TuningDbFile read_tuning_db_file(const std::string& path);
 // As read_tuning_db_file, and its "device" block must be `expected`.
 TuningDbFile read_tuning_db_file(const std::string& path, const DeviceIdentity& expected);
