@@ -133,37 +133,36 @@ class OpenclOperations final : public Operations {
     times_.record("spmv", context_.launch(spmv_vector_, global, local));
   }
 
+  // One device: the partials read back blocking, straight after the kernel, as before issue 35. A
+  // non-blocking read waited for with clFinish (bc9cb6f) cost NVIDIA's OpenCL about 0.02 ms per
+  // reduction on the H100: 5% of CG form1's iteration at poisson2d:4096, 13% of NAS CG class C's.
   double dot(Slot a, Slot b) override {
-    start_dot(a, b);
-    return finish_reduction()[0];
+    launch_dot(a, b);
+    read_partials(true);
+    return sum_partials()[0];
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
-    start_dot2(r, w);
-    return finish_reduction();
+    launch_dot2(r, w);
+    read_partials(true);
+    return sum_partials();
   }
 
+  // Several bands: each band's read-back is started before any is waited for.
   void start_dot(Slot a, Slot b) override {
-    const Launch& l = launches_.dot;
-    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
-    start_reading_partials(l.groups, 1);
+    launch_dot(a, b);
+    read_partials(false);
   }
 
   void start_dot2(Slot r, Slot w) override {
-    const Launch& l = launches_.dot2;
-    const opencl::LocalMemory scratch{l.local * sizeof(T)};
-    run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
-    start_reading_partials(l.groups, 2);
+    launch_dot2(r, w);
+    read_partials(false);
   }
 
-  // Each sum over the groups' partials in group order, in double.
+  // Waits for the read-back alone (the queue is in order: the kernel is done before it).
   std::array<double, 2> finish_reduction() override {
-    context_.finish();
-    std::array<double, 2> sums{0, 0};
-    for (std::size_t k = 0; k < reading_sums_; ++k)
-      for (std::size_t g = 0; g < reading_groups_; ++g)
-        sums[k] += static_cast<double>(host_partials_[k * reading_groups_ + g]);
-    return sums;
+    reading_.wait();
+    return sum_partials();
   }
 
   void axpy(double alpha, Slot x, Slot y) override {
@@ -243,11 +242,31 @@ class OpenclOperations final : public Operations {
     return vectors_[static_cast<std::size_t>(v)];
   }
 
-  // `sums` sums of `groups` partials each, read back without waiting (finish_reduction waits).
-  void start_reading_partials(std::size_t groups, std::size_t sums) {
-    context_.read(partials_, host_partials_.data(), sums * groups * sizeof(T), 0, false);
-    reading_groups_ = groups;
-    reading_sums_ = sums;
+  // The dot kernels: one (dot) or two (dot2) partial sums per work-group into partials_.
+  void launch_dot(Slot a, Slot b) {
+    const Launch& l = launches_.dot;
+    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
+    reading_groups_ = l.groups;
+    reading_sums_ = 1;
+  }
+  void launch_dot2(Slot r, Slot w) {
+    const Launch& l = launches_.dot2;
+    const opencl::LocalMemory scratch{l.local * sizeof(T)};
+    run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
+    reading_groups_ = l.groups;
+    reading_sums_ = 2;
+  }
+  // The last dot kernel's partials to the host: blocking, or started (finish_reduction waits).
+  void read_partials(bool blocking) {
+    reading_ = context_.read(partials_, host_partials_.data(), reading_sums_ * reading_groups_ * sizeof(T), 0, blocking);
+  }
+  // Each sum over the groups' partials in group order, in double.
+  std::array<double, 2> sum_partials() const {
+    std::array<double, 2> sums{0, 0};
+    for (std::size_t k = 0; k < reading_sums_; ++k)
+      for (std::size_t g = 0; g < reading_groups_; ++g)
+        sums[k] += static_cast<double>(host_partials_[k * reading_groups_ + g]);
+    return sums;
   }
 
   // A grid-stride kernel on compute units x work-groups per CU work-groups.
@@ -268,7 +287,8 @@ class OpenclOperations final : public Operations {
   opencl::Buffer row_ptr_, col_idx_, values_, partials_;
   std::vector<opencl::Buffer> vectors_;
   std::vector<T> host_partials_;
-  std::size_t reading_groups_ = 0, reading_sums_ = 0;  // what the last start_dot(2) reads back
+  std::size_t reading_groups_ = 0, reading_sums_ = 0;  // what the last dot kernel wrote
+  opencl::Event reading_;  // the last read-back of its partials
   std::vector<T> staging_;
   std::vector<T> halo_staging_;  // upload_halo's, sized on first use
 
