@@ -12,7 +12,7 @@ using Row = RecordRow;
 using json = nlohmann::json;
 
 // A repetition's figures, on a row whose repetition verified (null otherwise).
-const Outcome* measured(const Row& r) { return r.outcome && r.outcome->iterations > 0 ? r.outcome : nullptr; }
+const Outcome* with_figures(const Row& r) { return r.outcome && r.outcome->iterations > 0 ? r.outcome : nullptr; }
 double seconds_per_iteration(const Outcome& o) { return o.seconds / o.iterations; }
 json context_text(const Row& r, const char* key) {
   return r.context && r.context->is_object() ? json(r.context->value(key, std::string())) : json(std::string());
@@ -117,22 +117,22 @@ std::vector<RecordField> make_fields() {
       repetition("device_seconds", "seconds", "number", "the device time of the timed region",
                  [](const Row& r) { return r.outcome ? json(r.outcome->seconds) : json(); }),
       repetition("", "ms_per_iteration", "number", "the device time per iteration, in ms", [](const Row& r) {
-        const Outcome* o = measured(r);
+        const Outcome* o = with_figures(r);
         return o ? json(seconds_per_iteration(*o) * 1e3) : json();
       }),
       point("iqr_fraction", "", "number", "the repetitions' interquartile range over their median",
             [](const Row& r) { return r.point.iqr_fraction; }),
       repetition("", "gflops", "number", "GFLOP/s of the declared work", [](const Row& r) {
-        const Outcome* o = measured(r);
+        const Outcome* o = with_figures(r);
         return o ? json(r.point.flops_per_iteration / seconds_per_iteration(*o) / 1e9) : json();
       }),
       repetition("", "gbps", "number", "GB/s of the fewest bytes (none for compute-bound work)", [](const Row& r) {
-        const Outcome* o = measured(r);
+        const Outcome* o = with_figures(r);
         if (!o || !memory_applies(r.point.flops_per_iteration, r.point.bytes_per_iteration)) return json();
         return json(r.point.bytes_per_iteration / seconds_per_iteration(*o) / 1e9);
       }),
       repetition("", "roofline_pct", "number", "the rate against the device's roofline, in %", [](const Row& r) {
-        const Outcome* o = measured(r);
+        const Outcome* o = with_figures(r);
         if (!o || !r.point.ceilings) return json();
         return json(place(r.point.flops_per_iteration, r.point.bytes_per_iteration, seconds_per_iteration(*o),
                           *r.point.ceilings, r.point.id.precision)

@@ -179,29 +179,28 @@ std::string csv_cell(const nlohmann::json& v) {
   return csv_quote(v.dump());
 }
 
-// The point's own CSV columns (where and when it was measured), first in both CSV tables.
-std::vector<const RecordField*> point_columns() {
+// The record fields with a CSV column: the point's own (where and when it was measured, first in
+// both CSV tables), with `repetitions` a repetition's too.
+std::vector<const RecordField*> csv_columns(bool repetitions) {
   std::vector<const RecordField*> columns;
-  for (const RecordField* f : record_fields(RecordField::Scope::point))
-    if (!f->csv.empty()) columns.push_back(f);
+  for (const auto& f : record_fields())
+    if (!f.csv.empty() && (f.scope == RecordField::Scope::point || (repetitions && f.scope == RecordField::Scope::repetition)))
+      columns.push_back(&f);
   return columns;
 }
-std::string provenance_header() {
+std::string csv_header(const std::vector<const RecordField*>& columns) {
   std::string header;
-  for (const RecordField* f : point_columns()) {
+  for (const RecordField* f : columns) {
     if (!header.empty()) header += ',';
     header += f->csv;
   }
   return header;
 }
-std::string provenance(const RunReport& report, const PointResult& p) {
-  const RecordRow row{p, nullptr, 0, &report.context};
+std::string csv_row(const std::vector<const RecordField*>& columns, const RecordRow& row) {
   std::string cells;
-  bool first = true;
-  for (const RecordField* f : point_columns()) {
-    if (!first) cells += ',';
-    cells += csv_cell(f->value(row));
-    first = false;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (c > 0) cells += ',';
+    cells += csv_cell(columns[c]->value(row));
   }
   return cells;
 }
@@ -209,33 +208,30 @@ std::string provenance(const RunReport& report, const PointResult& p) {
 }  // namespace
 
 void write_csv(const RunReport& report, std::ostream& out) {
-  std::vector<const RecordField*> columns;
-  for (const auto& f : record_fields())
-    if (!f.csv.empty() && f.scope != RecordField::Scope::layout) columns.push_back(&f);
-  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c]->csv;
-  out << "\n";
+  const std::vector<const RecordField*> columns = csv_columns(true);
+  out << csv_header(columns) << "\n";
   for (const auto& p : report.points) {
     for (std::size_t r = 0; r < p.repetitions.size(); ++r) {
       const Outcome& o = p.repetitions[r];
       // A repetition that failed or did not verify has no figures: its error instead.
       const bool figures = !p.failed && o.verified && o.iterations > 0 && o.seconds > 0;
-      const RecordRow row{p, figures ? &o : nullptr, r, &report.context};
-      for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_cell(columns[c]->value(row));
-      out << "\n";
+      out << csv_row(columns, RecordRow{p, figures ? &o : nullptr, r, &report.context}) << "\n";
     }
   }
 }
 
 void write_kernel_csv(const RunReport& report, std::ostream& out) {
-  out << provenance_header() << ",kernel,calls_per_iteration,ms_per_iteration,pct_of_profiled_iteration,gflops,gbps,"
+  const std::vector<const RecordField*> provenance = csv_columns(false);
+  out << csv_header(provenance) << ",kernel,calls_per_iteration,ms_per_iteration,pct_of_profiled_iteration,gflops,gbps,"
          "roofline_pct\n";
   for (const auto& p : report.points) {
     if (p.failed) continue;
+    const std::string where = csv_row(provenance, RecordRow{p, nullptr, 0, &report.context});
     for (const auto& k : p.kernels) {
       const double s = k.seconds_per_iteration;
       const bool overhead = k.kernel == "overhead";
       const bool memory = !overhead && s > 0 && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
-      out << provenance(report, p) << "," << csv_quote(k.kernel) << "," << (overhead ? "" : number(k.calls_per_iteration))
+      out << where << "," << csv_quote(k.kernel) << "," << (overhead ? "" : number(k.calls_per_iteration))
           << "," << number(s * 1e3) << ","
           << (p.profiled_seconds_per_iteration > 0 ? number(100 * s / p.profiled_seconds_per_iteration) : "") << ","
           << (!overhead && s > 0 && k.flops_per_iteration > 0 ? number(k.flops_per_iteration / s / 1e9) : "") << ","

@@ -17,8 +17,10 @@
 
 namespace gpubench {
 
-bool memory_applies(double flops, double bytes) { return bytes > 0 && flops / bytes <= 1000; }
-
+bool memory_applies(double flops, double bytes) {
+  constexpr double compute_only_intensity = 1000;  // FLOP/B (roofline.hpp)
+  return bytes > 0 && flops / bytes <= compute_only_intensity;
+}
 
 nlohmann::json RooflinePlace::to_json() const {
   return {{"arithmetic_intensity", intensity},     {"attainable_gflops", attainable_gflops},
@@ -97,12 +99,12 @@ std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials) {
 
 std::string physical_device(const DeviceInfo& d) {
   if (d.type == "cpu") return "cpu";
-  std::string family = d.backend;
-  for (const Backend& b : backends())
-    if (b.name == d.backend && !b.devices_of.empty()) family = b.devices_of;
+  std::string family = d.backend;  // a library over an API numbers that API's devices
   int same_name = 0;
   try {
-    for (const auto& other : find_backend(d.backend).devices()) same_name += other.name == d.name ? 1 : 0;
+    const Backend& backend = find_backend(d.backend);
+    if (!backend.devices_of.empty()) family = backend.devices_of;
+    for (const auto& other : backend.devices()) same_name += other.name == d.name ? 1 : 0;
   } catch (const std::exception&) {
     same_name = 2;  // not known: keep the backend's own numbering
   }

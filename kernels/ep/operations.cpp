@@ -17,12 +17,10 @@ std::string tally_kernel(Variant v) {
 }
 
 void check_runs(const std::string& backend, Variant v) {
-  if (v != Variant::serial) return;
-  const BackendTraits* traits = operations_registry().extra(backend);
-  if (traits && traits->serial) return;
+  if (v != Variant::serial || runs_serial(backend)) return;
   std::string hosts;
   for (const std::string& b : operations_registry().backends())
-    if (operations_registry().extra(b)->serial) hosts += (hosts.empty() ? "" : ", ") + b;
+    if (runs_serial(b)) hosts += (hosts.empty() ? "" : ", ") + b;
   throw UsageError("EP's serial variant is NAS's serial code on one host thread: it runs on --backend " +
                    (hosts.empty() ? std::string("(none in this build)") : hosts) + ", not " + backend);
 }

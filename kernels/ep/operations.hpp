@@ -83,6 +83,10 @@ inline bool takes_launch_parameters(const std::string& backend) {
   const BackendTraits* traits = operations_registry().extra(backend);
   return traits && traits->launch_parameters;
 }
+inline bool runs_serial(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return traits && traits->serial;
+}
 
 }  // namespace gpubench::ep
 

@@ -145,7 +145,7 @@ class EpSuite final : public Suite {
     Plan plan;
     for (const DeviceInfo& device : find_devices(options, plan.unavailable)) {
       for (Variant v : variants) {
-        if (v == Variant::serial && !operations_registry().extra(device.backend)->serial) {
+        if (v == Variant::serial && !runs_serial(device.backend)) {
           plan.unavailable.push_back("serial on " + device.backend + ": NAS's serial code runs on the host's backend");
           continue;
         }

@@ -7,7 +7,7 @@ import os
 import re
 import statistics
 
-from . import schema as gpubench_records
+from . import schema
 from .errors import ReportError
 
 
@@ -116,11 +116,11 @@ def load_records(paths, replaced=None):
 
 
 def record_fields():
-    """The fields of the records' schema (records.schema.json, beside this program)."""
+    """The fields of the records' schema (records.schema.json, beside this module)."""
     try:
-        return gpubench_records.entry_fields()
+        return schema.entry_fields()
     except (OSError, ValueError, KeyError) as e:
-        raise ReportError(f"{gpubench_records.SCHEMA_PATH}: the records' schema cannot be read ({e}): "
+        raise ReportError(f"{schema.SCHEMA_PATH}: the records' schema cannot be read ({e}): "
                           "reinstall gpubench") from None
 
 
@@ -150,8 +150,8 @@ def points_of(records, path):
         else:
             p.entries.append(b)
         try:  # each field the schema declares (records.schema.json) of its type
-            gpubench_records.check(b, path, fields)
-        except gpubench_records.RecordsError as e:
+            schema.check(b, path, fields)
+        except schema.RecordsError as e:
             raise ReportError(str(e)) from None
     return points
 

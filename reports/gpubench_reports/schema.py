@@ -8,6 +8,7 @@ read by name (Entry.get), with no edit here.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -39,7 +40,9 @@ class Field:
     description: str
 
 
+@functools.lru_cache(maxsize=None)
 def load_schema(path: str = SCHEMA_PATH) -> Dict[str, Any]:
+    """The schema at `path`, read once (callers do not change it)."""
     with open(path, encoding="utf-8") as f:
         schema: Dict[str, Any] = json.load(f)
     return schema

@@ -21,15 +21,21 @@ Outcome repetition(double seconds, const std::string& summary) {
   return o;
 }
 
+// A point of `suite` on a test device, with no results yet.
+PointResult point(const char* suite, const char* problem, const char* backend, const char* variant) {
+  PointResult p;
+  p.id.suite = suite;
+  p.id.problem = problem;
+  p.id.backend = backend;
+  p.id.variant = variant;
+  p.id.device.name = "test device";
+  return p;
+}
+
 // A suite's summary can hold a time (NAS EP's block does): the table must show the one of the
 // repetition whose time is the row's median, not whichever ran last.
 TEST(RecordsTable, SummaryIsTheMedianRepetitions) {
-  PointResult p;
-  p.id.suite = "ep";
-  p.id.problem = "npb:S";
-  p.id.backend = "openmp";
-  p.id.variant = "reduce";
-  p.id.device.name = "test device";
+  PointResult p = point("ep", "npb:S", "openmp", "reduce");
   p.repetitions = {repetition(0.30, "run at 0.30 s"), repetition(0.20, "run at 0.20 s"),
                    repetition(0.10, "run at 0.10 s")};
   p.median_seconds_per_iteration = 0.20;
@@ -43,12 +49,7 @@ TEST(RecordsTable, SummaryIsTheMedianRepetitions) {
 
 // The per-kernel "launch" column prints whatever parameters the kernel was launched with.
 TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
-  PointResult p;
-  p.id.suite = "gemm";
-  p.id.problem = "square:1024";
-  p.id.backend = "opencl";
-  p.id.variant = "tiled";
-  p.id.device.name = "test device";
+  PointResult p = point("gemm", "square:1024", "opencl", "tiled");
   p.id.params["launch"]["gemm_tiled"] = {{"tile", 16}, {"work_group_size", 256}, {"from", "tuned"}, {"detail", "x"}};
   p.repetitions = {repetition(0.1, "")};
   p.median_seconds_per_iteration = 0.1;
@@ -63,11 +64,6 @@ TEST(RecordsTable, LaunchColumnPrintsEveryParameter) {
   EXPECT_EQ(summary.str().find("gemm_tiled"), std::string::npos) << "the breakdown is behind --breakdown";
 }
 
-}  // namespace
-}  // namespace gpubench
-
-namespace gpubench {
-namespace {
 
 // The published schema (reports/records.schema.json, which the Python reader follows) is the one
 // table of record fields: a field added there and not republished (gpubench schema > the file)
@@ -83,12 +79,7 @@ TEST(RecordSchema, PublishedSchemaIsTheFieldTable) {
 // Every field reaches what it names: JSON entries (a point's on every entry, a repetition's on its
 // own), CSV columns (in the table's order) and the table's columns.
 TEST(RecordSchema, WritersIterateTheFieldTable) {
-  PointResult p;
-  p.id.suite = "ep";
-  p.id.problem = "npb:S";
-  p.id.backend = "openmp";
-  p.id.variant = "reduce";
-  p.id.device.name = "test device";
+  PointResult p = point("ep", "npb:S", "openmp", "reduce");
   p.flops_per_iteration = 2e9;
   p.bytes_per_iteration = 1e9;
   p.repetitions = {repetition(0.5, ""), repetition(0.25, "")};
@@ -119,11 +110,6 @@ TEST(RecordSchema, WritersIterateTheFieldTable) {
     }
 }
 
-}  // namespace
-}  // namespace gpubench
-
-namespace gpubench {
-namespace {
 
 // A harness-wide measured value travels from the worker to the writer with the point, whole.
 TEST(RecordSchema, MeasuredValuesCrossTheWorkersHandOff) {
