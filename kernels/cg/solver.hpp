@@ -19,9 +19,19 @@ struct StopRule {
 class Solver {
  public:
   virtual ~Solver() = default;
-  virtual int vectors() const = 0;                 // slots it uses, b included
+  // The slots its recurrence uses, b included (slots 0 .. recurrence_vectors() - 1).
+  virtual int recurrence_vectors() const = 0;
+  // What a caller allocates: those and one more, scratch_slot(), where solve() computes the true
+  // residual b - A x and npb_benchmark() NAS's A z - x.
+  int vectors() const { return recurrence_vectors() + 1; }
+  Slot scratch_slot() const { return recurrence_vectors(); }
   virtual void start(Operations& ops) = 0;         // x = 0, r = b, and the variant's set-up
   virtual void step(Operations& ops) = 0;          // one CG iteration
+  // Residual replacement: `true_residual` holds b - A x of the current iterate and true_sq its
+  // squared norm. The recurrence goes on from the current x with that residual in place of the
+  // one it carried (its search direction restarted from it), so that a residual that drifted
+  // from the true one is corrected. A whole solve cannot be corrected: the default refuses.
+  virtual void replace_residual(Operations& ops, Slot true_residual, double true_sq);
   virtual double residual_sq() const = 0;          // ||r||^2 as the recurrence knows it
   virtual double final_residual_sq(Operations& ops) = 0;  // ||r||^2 of the current iterate
   virtual Slot solution() const = 0;
@@ -50,11 +60,18 @@ inline constexpr Slot rhs_slot = 0;
 struct SolveResult {
   int iterations = 0;
   double seconds = 0;             // device time of the iterations (set-up excluded)
-  double relative_residual = 0;   // the solver's own ||r|| / ||b|| at the end
+  // ||r|| / ||b|| at the end: the true residual's where the solve stopped on the tolerance (it
+  // was computed to confirm the stop), else the solver's own.
+  double relative_residual = 0;
   bool converged = false;         // reached the tolerance (always true for a fixed count)
+  int residual_replacements = 0;  // times the true residual replaced a drifted recursive one
 };
 
 // Runs start, then iterations timed with device events. b must be in slot 0; b_norm = ||b||.
+// With a tolerance, the solve stops only on the true residual: once the solver's own residual
+// meets the tolerance, b - A x is computed (in scratch_slot()); if it too meets the tolerance the
+// solve stops, else it replaces the solver's residual (Solver::replace_residual, counted) and the
+// iterations go on, up to the cap. A fixed count never replaces.
 // per_kernel: keep every iteration kernel's event (set-up kernels excluded) for take_profile().
 SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double b_norm, bool per_kernel = false);
 
@@ -66,7 +83,7 @@ struct NpbResult {
 };
 
 // The NAS CG benchmark loop (niter outer power-iteration steps of 25 CG iterations each) with
-// the given variant as its conj_grad. Needs solver.vectors() + 1 slots; slot 0 is NAS's x.
+// the given variant as its conj_grad. Needs solver.vectors() slots; slot 0 is NAS's x.
 NpbResult npb_benchmark(Operations& ops, Solver& solver, const NpbClass& c);
 
 }  // namespace gpubench::cg

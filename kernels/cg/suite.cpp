@@ -96,7 +96,7 @@ class CgPoint final : public Point {
     }
     solver_ = variant_ == Variant::vendor ? ops_->make_vendor_solver() : make_solver(variant_);
     if (!solver_) throw DeviceError("backend '" + id().backend + "' has no vendor CG");
-    ops_->allocate_vectors(solver_->vectors() + (problem_->npb ? 1 : 0));
+    ops_->allocate_vectors(solver_->vectors());
     ops_->upload(rhs_slot, problem_->problem.b);
     // Warm-up: builds programs, touches every buffer, launches every kernel once.
     solve(*ops_, *solver_, StopRule{std::min(rule_.iterations, 3), 0}, problem_->b_norm);
@@ -188,8 +188,12 @@ class CgPoint final : public Point {
                 {"solver_residual", v.solver_residual},
                 {"reference_residual", v.reference_residual},
                 {"converged", r.converged},
+                {"residual_replacements", r.residual_replacements},
                 {"summary", "residual " + sci(v.true_residual) + " (host ref " + sci(v.reference_residual) + ")" +
-                                (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "")}});
+                                (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "") +
+                                (r.residual_replacements > 0
+                                     ? ", " + std::to_string(r.residual_replacements) + " residual replacements"
+                                     : "")}});
     return o;
   }
 

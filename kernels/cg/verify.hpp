@@ -20,12 +20,16 @@ struct Verdict {
   double attainable = 0;          // residual floor of the precision for this problem
 };
 
-// Checks a solve against the three things it must agree with:
+// Checks a solve against what it must agree with (attainable = 100 eps ||A||_inf ||x|| / ||b||,
+// the residual floor of the precision):
 //  1. x is finite and its true residual agrees with the solver's own (|true - solver| <=
-//     0.5 true + attainable): the recurrence did not drift away from the iterate;
-//  2. the true residual is no worse than 10 x the host reference's after as many iterations,
-//     plus the attainable floor (attainable = 100 eps ||A||_inf ||x|| / ||b||);
-//  3. with a tolerance: the solve converged and its true residual is <= 10 x tolerance + attainable.
+//     0.5 true + attainable): the recurrence did not drift away from the iterate (a tolerance
+//     solve reports the true residual it stopped on, solve() in solver.hpp);
+//  2. a fixed count: the true residual is no worse than 10 x the host reference's after as many
+//     iterations, plus attainable (the same work made the same progress);
+//  3. a tolerance: the solve converged and its true residual, computed here in double from the
+//     device's x, is <= tolerance + attainable (the answer is right, however many iterations and
+//     residual replacements it took).
 Verdict verify_solve(const CsrMatrix& a, std::span<const double> b, std::span<const double> x,
                      Precision p, const SolveResult& solve, const StopRule& rule, HostReference& ref);
 

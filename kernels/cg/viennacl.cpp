@@ -349,7 +349,7 @@ class ViennaclCg final : public Solver {
   enum : Slot { b = rhs_slot, x, count };
 
  public:
-  int vectors() const override { return count; }
+  int recurrence_vectors() const override { return count; }
 
   void start(Operations& ops) override {
     ops.fill_zero(x);

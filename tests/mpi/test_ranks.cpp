@@ -114,12 +114,12 @@ TEST_F(Ranks, NasCgClassSVerifies) {
     SCOPED_TRACE(to_string(v));
     auto single = (*find_operations(backend()))(find_device(backend(), -1), a, Precision::f64, Params{});
     auto s1 = make_solver(v);
-    single->allocate_vectors(s1->vectors() + 1);
+    single->allocate_vectors(s1->vectors());
     single->upload(rhs_slot, ones);
     const NpbResult want = npb_benchmark(*single, *s1, s);
     auto several = make_distributed_operations(rank_devices(), a, Precision::f64, Params{}, world);
     auto s2 = make_solver(v);
-    several->allocate_vectors(s2->vectors() + 1);
+    several->allocate_vectors(s2->vectors());
     several->upload(rhs_slot, ones);
     const NpbResult got = npb_benchmark(*several, *s2, s);
     EXPECT_NEAR(got.zeta, want.zeta, 1e-10 * std::abs(want.zeta));

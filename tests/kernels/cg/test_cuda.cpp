@@ -243,7 +243,7 @@ TEST_F(CudaVendorCg, NpbClassSVerifies) {
     auto ops = make_ops(problem.a, p);
     auto solver = ops->make_vendor_solver();
     ASSERT_NE(solver, nullptr);
-    ops->allocate_vectors(solver->vectors() + 1);
+    ops->allocate_vectors(solver->vectors());
     ops->upload(rhs_slot, problem.b);
     const NpbResult r = npb_benchmark(*ops, *solver, c);
     const Verdict v = verify_npb(c, p, r.zeta);

@@ -270,12 +270,12 @@ TEST(Distributed, NasCgClassSVerifiesOnThreeBands) {
     auto single = one_device(find_device("openmp", -1), a);
     auto solver = make_solver(v);
     const std::vector<double> ones(static_cast<std::size_t>(a.rows), 1.0);  // NAS's x before the timed loop
-    single->allocate_vectors(solver->vectors() + 1);
+    single->allocate_vectors(solver->vectors());
     single->upload(rhs_slot, ones);
     const NpbResult want = npb_benchmark(*single, *solver, s);
     auto several = make_distributed_operations(repeated("openmp", 3), a, Precision::f64, Params{});
     auto solver3 = make_solver(v);
-    several->allocate_vectors(solver3->vectors() + 1);
+    several->allocate_vectors(solver3->vectors());
     several->upload(rhs_slot, ones);
     const NpbResult got = npb_benchmark(*several, *solver3, s);
     EXPECT_NEAR(got.zeta, want.zeta, 1e-10 * std::abs(want.zeta));

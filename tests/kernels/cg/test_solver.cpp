@@ -5,7 +5,10 @@
 #include "tests/test_paths.hpp"
 
 #include <cmath>
+#include <functional>
+#include <random>
 #include <string>
+#include <tuple>
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
@@ -15,6 +18,7 @@
 #include "kernels/cg/reference.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/verify.hpp"
+#include "tests/kernels/cg/forwarding_operations.hpp"
 
 namespace gpubench::cg {
 namespace {
@@ -63,9 +67,13 @@ class SolverTest : public testing::TestWithParam<Case> {
     return (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
   }
 
-  SolveRun solve_and_verify(const Problem& problem, StopRule rule) {
-    auto ops = make_ops(problem.a);
+  // `wrap` may put a test double around the backend's operations (it is given the solver).
+  SolveRun solve_and_verify(const Problem& problem, StopRule rule,
+                            const std::function<std::unique_ptr<Operations>(std::unique_ptr<Operations>, Solver&)>&
+                                wrap = nullptr) {
     auto solver = make_solver(GetParam().variant);
+    auto ops = make_ops(problem.a);
+    if (wrap) ops = wrap(std::move(ops), *solver);
     ops->allocate_vectors(solver->vectors());
     ops->upload(rhs_slot, problem.b);
     HostReference ref(problem.a, problem.b);
@@ -121,10 +129,126 @@ TEST_P(SolverTest, RealMatrix1138Bus) {
     EXPECT_TRUE(run.verdict.passed) << run.verdict.detail;
     return;
   }
-  const SolveRun run = solve_and_verify(problem, StopRule{20000, 1e-8});
+  const SolveRun run = solve_and_verify(problem, StopRule{20000, 1e-10});
   EXPECT_TRUE(run.result.converged);
   EXPECT_TRUE(run.verdict.passed) << run.verdict.detail;
+  EXPECT_LE(run.verdict.true_residual, 1e-10);  // the true residual meets the tolerance, not only the solver's
   EXPECT_GT(run.result.iterations, 100);  // it is ill-conditioned: no early exit hides a bug
+}
+
+// A dense n x n SPD matrix Q diag(d) Q^T with eigenvalues d spread geometrically from 1 to
+// `condition`, Q a product of three seeded Householder reflections; b = A * ones. Its recursive
+// residuals drift from the true ones (form1's three-term recurrence most): the solve must stop on
+// the true residual.
+Problem ill_conditioned_spd(int n, double condition, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<double> q(N * N, 0.0);  // row-major, starts as the identity
+  for (std::size_t i = 0; i < N; ++i) q[i * N + i] = 1;
+  for (int reflection = 0; reflection < 3; ++reflection) {  // Q = Q (I - 2 v v^T / v^T v)
+    std::vector<double> v(N);
+    double vv = 0;
+    for (double& x : v) {
+      x = normal(rng);
+      vv += x * x;
+    }
+    for (std::size_t i = 0; i < N; ++i) {
+      double qv = 0;
+      for (std::size_t j = 0; j < N; ++j) qv += q[i * N + j] * v[j];
+      for (std::size_t j = 0; j < N; ++j) q[i * N + j] -= 2 * qv * v[j] / vv;
+    }
+  }
+  std::vector<double> d(N);
+  for (std::size_t k = 0; k < N; ++k) d[k] = std::pow(condition, static_cast<double>(k) / static_cast<double>(N - 1));
+  Problem p{"ill-conditioned SPD " + std::to_string(n), {}, std::vector<double>(N, 0.0)};
+  p.a.rows = p.a.cols = n;
+  p.a.row_ptr.push_back(0);
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < N; ++j) {
+      double aij = 0;
+      for (std::size_t k = 0; k < N; ++k) aij += q[i * N + k] * d[k] * q[j * N + k];
+      // Symmetric to the last bit: entry (i, j) computed once for i <= j.
+      if (j < i) aij = p.a.values[static_cast<std::size_t>(p.a.row_ptr[j]) + i];
+      p.a.col_idx.push_back(static_cast<std::int32_t>(j));
+      p.a.values.push_back(aij);
+      p.b[i] += aij;
+    }
+    p.a.row_ptr.push_back(static_cast<std::int32_t>(p.a.values.size()));
+  }
+  return p;
+}
+
+// Solved to 1e-10, every form's answer is right by its true residual: where its recursive residual
+// drifted below the true one, the solve went on from the true residual (replaced, and counted).
+TEST_P(SolverTest, IllConditionedToTightToleranceIsTrulyConverged) {
+  if (GetParam().precision == Precision::f32) GTEST_SKIP() << "1e-10 is below f32's reach; f32 drift: PlantedDrift";
+  int replaced = 0;
+  for (const auto& [n, condition, seed] : {std::tuple{100, 1e8, 1u}, {100, 1e10, 2u}, {200, 1e8, 3u}}) {
+    const Problem problem = ill_conditioned_spd(n, condition, seed);
+    const SolveRun run = solve_and_verify(problem, StopRule{20000, 1e-10});
+    const std::string what = problem.name + " cond " + std::to_string(condition);
+    EXPECT_TRUE(run.result.converged) << what;
+    EXPECT_TRUE(run.verdict.passed) << what << ": " << run.verdict.detail;
+    EXPECT_LE(run.verdict.true_residual, 1e-10 * (1 + 1e-6)) << what;
+    EXPECT_NEAR(run.result.relative_residual, run.verdict.true_residual, 0.05 * run.verdict.true_residual) << what;
+    replaced += run.result.residual_replacements;
+  }
+  // The three-term recurrence drifts on these (checked on OpenMP and PoCL before the
+  // replacement existed: "the solver's residual disagrees with the true residual").
+  if (GetParam().variant == Variant::form1) {
+    EXPECT_GE(replaced, 1);
+  }
+}
+
+// Operations that shift the iterate x by a fixed vector at the `at`-th SpMV: the recursive
+// residual no longer equals b - A x, as after a drift or a silent fault.
+class DriftingOperations final : public ForwardingOperations {
+ public:
+  DriftingOperations(std::unique_ptr<Operations> inner, Solver& solver, int at, double size)
+      : ForwardingOperations(std::move(inner)), solver_(solver), at_(at), size_(size) {}
+  void spmv(Slot in, Slot out) override {
+    if (++calls_ == at_) {
+      std::vector<double> x(static_cast<std::size_t>(rows()));
+      download(solver_.solution(), x);
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] += size_ * std::sin(0.1 * static_cast<double>(i));
+      upload(solver_.solution(), x);
+    }
+    ForwardingOperations::spmv(in, out);
+  }
+
+ private:
+  Solver& solver_;
+  int at_, calls_ = 0;
+  double size_;
+};
+
+TEST_P(SolverTest, PlantedDriftIsReplacedAndCounted) {
+  const bool f64 = GetParam().precision == Precision::f64;
+  const double tol = f64 ? 1e-9 : 1e-4;
+  const Problem problem = make_problem("poisson2d:24");
+  const SolveRun run = solve_and_verify(problem, StopRule{2000, tol}, [&](std::unique_ptr<Operations> ops, Solver& s) {
+    return std::make_unique<DriftingOperations>(std::move(ops), s, 10, 1e-2);
+  });
+  EXPECT_GE(run.result.residual_replacements, 1);  // the drift was seen and corrected
+  EXPECT_TRUE(run.result.converged);
+  EXPECT_TRUE(run.verdict.passed) << run.verdict.detail;
+  EXPECT_LE(run.verdict.true_residual, 10 * tol);
+  double err = 0;  // b = A * ones: the answer is right, the shift undone
+  for (double v : run.x) err = std::max(err, std::abs(v - 1));
+  EXPECT_LT(err, f64 ? 1e-6 : 1e-2);
+}
+
+// A fixed count stops on the count alone: a planted drift is never replaced there, and the
+// verification (the solver's residual against the true one) fails it by name.
+TEST_P(SolverTest, FixedCountWithDriftFailsVerification) {
+  const Problem problem = make_problem("poisson2d:24");
+  const SolveRun run = solve_and_verify(problem, StopRule{60, 0}, [&](std::unique_ptr<Operations> ops, Solver& s) {
+    return std::make_unique<DriftingOperations>(std::move(ops), s, 10, 1e-2);
+  });
+  EXPECT_EQ(run.result.residual_replacements, 0);
+  EXPECT_FALSE(run.verdict.passed);
+  EXPECT_NE(run.verdict.detail.find("disagrees with the true residual"), std::string::npos) << run.verdict.detail;
 }
 
 TEST_P(SolverTest, NpbClassSVerifies) {
@@ -132,7 +256,7 @@ TEST_P(SolverTest, NpbClassSVerifies) {
   const NpbClass& c = npb_class("S");
   auto ops = make_ops(problem.a);
   auto solver = make_solver(GetParam().variant);
-  ops->allocate_vectors(solver->vectors() + 1);
+  ops->allocate_vectors(solver->vectors());
   ops->upload(rhs_slot, problem.b);
   const NpbResult r = npb_benchmark(*ops, *solver, c);
   const Verdict v = verify_npb(c, GetParam().precision, r.zeta);

@@ -148,7 +148,7 @@ TEST_P(ViennaclCgTest, VendorRunsNasCg) {
   const NpbClass& c = npb_class("S");
   auto ops = make_ops(problem.a);
   auto solver = ops->make_vendor_solver();
-  ops->allocate_vectors(solver->vectors() + 1);
+  ops->allocate_vectors(solver->vectors());
   ops->upload(rhs_slot, problem.b);
   const NpbResult r = npb_benchmark(*ops, *solver, c);
   const Verdict v = verify_npb(c, GetParam().precision, r.zeta);
