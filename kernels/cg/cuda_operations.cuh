@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -38,7 +39,9 @@ template <typename T>
 struct Kernels {
   Kernels()
       : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")),
-        spmv_slabs(get("spmv_slabs")), dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")),
+        spmv_slabs(get("spmv_slabs")), spmv_dot2(get("spmv_dot2")), sum_partials2(get("sum_partials2")),
+        dot_partials(get("dot_partials")),
+        dot2_partials(get("dot2_partials")),
         gather(get("gather")), axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")),
         three_term_update(get("three_term_update")), cg_update(get("cg_update")) {}
 
@@ -46,6 +49,7 @@ struct Kernels {
   int largest_block() const {
     int limit = 1 << 30;
     for (auto [k, name] : {std::pair{spmv_row_per_thread, "spmv_row_per_thread"}, {spmv_vector, "spmv_vector"},
+                           {spmv_dot2, "spmv_dot2"}, {sum_partials2, "sum_partials2"},
                            {dot_partials, "dot_partials"}, {dot2_partials, "dot2_partials"}, {axpy, "axpy"},
                            {xpay, "xpay"}, {scale, "scale"}, {three_term_update, "three_term_update"},
                            {cg_update, "cg_update"}})
@@ -57,8 +61,8 @@ struct Kernels {
     return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, "CG's kernels");
   }
 
-  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, dot_partials, dot2_partials, gather, axpy, xpay, scale,
-      three_term_update, cg_update;
+  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, spmv_dot2, sum_partials2, dot_partials, dot2_partials,
+      gather, axpy, xpay, scale, three_term_update, cg_update;
 };
 
 template <typename T>
@@ -302,8 +306,8 @@ class CudaOperations final : public Operations {
     const T* x = vector(a);
     const T* y = vector(b);
     const Launch& l = launches_.dot;
-    run("dot", l, "dot_partials", kernels_.dot_partials, l.block * sizeof(T), n(), x, y, partials_.data());
-    start_reading_partials(l.blocks, 1);
+    run("dot", l, "dot_partials", kernels_.dot_partials, l.block * sizeof(T), n(), x, y, next_part(l.blocks, 1));
+    read_partials();
   }
 
   void start_dot2(Slot r, Slot w) override {
@@ -311,17 +315,60 @@ class CudaOperations final : public Operations {
     const T* wv = vector(w);
     const Launch& l = launches_.dot2;
     run("dot2", l, "dot2_partials", kernels_.dot2_partials, 2 * l.block * sizeof(T), n(), rv, wv,
-        partials_.data());
-    start_reading_partials(l.blocks, 2);
+        next_part(l.blocks, 2));
+    read_partials();
   }
 
-  // Each sum over the blocks' partials in block order, in double.
+  // Rows [first, first + count) of w = A r and their share of r.r and w.r in one kernel
+  // (spmv_dot2: one thread per row, or spmv_vector's lanes where rows are long), its blocks'
+  // partials summed on the device (sum_partials2, its own profile row) and the two sums read
+  // back. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few columns: NAS CG),
+  // that SpMV and dot2.
+  void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    if (slabs_ > 0 && first == 0 && count == rows_) {
+      spmv_rows(r, w, first, count);
+      start_dot2(r, w);
+      return;
+    }
+    const auto [block, lanes, blocks] = spmv_dot2_grid(count);
+    if (2 * blocks > block_partials_.size())
+      throw Error(ExitCode::internal, "spmv_dot2: more blocks than its partials were sized for");
+    const T* x = vector(r);
+    T* y = vector(w) + first;
+    const std::int32_t* row_ptr = row_ptr_.data() + first;
+    const std::int32_t* matrix_cols = col_idx_.data();
+    const T* matrix_values = values_.data();
+    T* block_partials = block_partials_.data();
+    if (blocks > 0)
+      enqueue("spmv_dot2", [&] {
+        cuda::rtc_launch(kernels_.spmv_dot2, "spmv_dot2", static_cast<unsigned>(blocks), static_cast<unsigned>(block),
+                         0, stream_.get(), static_cast<unsigned>(count), lanes, spmv_dot2_steps, row_ptr, matrix_cols,
+                         matrix_values, x, x + first, y, block_partials);
+      });
+    T* sums = next_part(1, 2);
+    const auto sum_block = static_cast<unsigned>(std::min<std::size_t>(largest_block_, 1024) / warp_size * warp_size);
+    enqueue("sum_partials", [&] {
+      cuda::rtc_launch(kernels_.sum_partials2, "sum_partials2", 1, sum_block, 0, stream_.get(),
+                       static_cast<unsigned>(blocks), static_cast<const T*>(block_partials), sums);
+    });
+    read_partials();
+  }
+
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override {
+    start_spmv_dot2_rows(r, w, 0, rows_);
+    return finish_reduction();
+  }
+
+  // Each sum over the parts' partials in part and block order, in double; the reduction ends.
   std::array<double, 2> finish_reduction() override {
     stream_.synchronize();
     std::array<double, 2> sums{0, 0};
-    for (std::size_t k = 0; k < reading_sums_; ++k)
-      for (std::size_t g = 0; g < reading_blocks_; ++g)
-        sums[k] += static_cast<double>(host_partials_[k * reading_blocks_ + g]);
+    for (const Part& part : parts_)
+      for (std::size_t k = 0; k < part.sums; ++k)
+        for (std::size_t g = 0; g < part.blocks; ++g)
+          sums[k] += static_cast<double>(host_partials_[part.offset + k * part.blocks + g]);
+    parts_.clear();
     return sums;
   }
 
@@ -386,12 +433,20 @@ class CudaOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
-    if (2 * l.blocks > partials_.size()) {  // dot and dot2 write one or two partials per block
+    // The reductions write one or two partials per block, a reduction's parts one after another.
+    if (max_reduction_parts * 2 * l.blocks > partials_.size()) {
       stream_.synchronize();  // queued kernels may still write the old buffer
-      partials_ = cuda::DeviceBuffer<T>(2 * l.blocks);
-      host_partials_ = cuda::PinnedBuffer<T>(2 * l.blocks);
+      partials_ = cuda::DeviceBuffer<T>(max_reduction_parts * 2 * l.blocks);
+      host_partials_ = cuda::PinnedBuffer<T>(max_reduction_parts * 2 * l.blocks);
     }
     launches_[kernel] = l;
+    if (kernel == "spmv_dot2") {  // its blocks' partials, for the whole matrix at this block size
+      const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
+      if (needed > block_partials_.size()) {
+        stream_.synchronize();
+        block_partials_ = cuda::DeviceBuffer<T>(needed);
+      }
+    }
   }
 
   // cuBLAS and cuSPARSE calls on these vectors (the vendor variant), made on first use (cuda_vendor.cu).
@@ -440,13 +495,30 @@ class CudaOperations final : public Operations {
     return vectors_[static_cast<std::size_t>(v)].data();
   }
 
-  // `sums` sums of `blocks` partials each, read back without waiting (finish_reduction waits).
-  void start_reading_partials(std::size_t blocks, std::size_t sums) {
-    cuda::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(), sums * blocks * sizeof(T),
-                                cudaMemcpyDeviceToHost, stream_.get()),
+  // spmv_dot2's launch for `count` rows: the block size (a multiple of 32: the lanes shuffle
+  // across whole warps), the lanes per row and the blocks (each spmv_dot2_steps runs of rows).
+  std::tuple<std::size_t, unsigned, std::size_t> spmv_dot2_grid(std::int32_t count) const {
+    const std::size_t block = std::max<std::size_t>(launches_.spmv_dot2.block / warp_size * warp_size, warp_size);
+    const unsigned lanes = spmv_lanes(per_row_, block);
+    const std::size_t rows_per_block = block / lanes * spmv_dot2_steps;
+    return {block, lanes, (static_cast<std::size_t>(count) + rows_per_block - 1) / rows_per_block};
+  }
+
+  // Where the next part of the reduction writes its `sums` sums of `blocks` partials each: after
+  // the parts begun since the last finish_reduction().
+  T* next_part(std::size_t blocks, std::size_t sums) {
+    const std::size_t offset = parts_.empty() ? 0 : parts_.back().offset + parts_.back().sums * parts_.back().blocks;
+    if (parts_.size() == max_reduction_parts || offset + sums * blocks > partials_.size())
+      throw Error(ExitCode::internal, "a CG reduction of more parts or partials than planned");
+    parts_.push_back({offset, blocks, sums});
+    return partials_.data() + offset;
+  }
+  // The last part's partials, read back without waiting (finish_reduction waits).
+  void read_partials() {
+    const Part& part = parts_.back();
+    cuda::check(cudaMemcpyAsync(host_partials_.data() + part.offset, partials_.data() + part.offset,
+                                part.sums * part.blocks * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(dot partials)");
-    reading_blocks_ = blocks;
-    reading_sums_ = sums;
   }
 
   // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
@@ -572,7 +644,12 @@ class CudaOperations final : public Operations {
   cuda::DeviceBuffer<T> slab_values_;
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
-  std::size_t reading_blocks_ = 0, reading_sums_ = 0;  // what the last start_dot(2) reads back
+  cuda::DeviceBuffer<T> block_partials_;  // spmv_dot2's, summed on the device by sum_partials2
+  // The reduction begun: its parts in partials_ (Operations::max_reduction_parts at most).
+  struct Part {
+    std::size_t offset = 0, blocks = 0, sums = 0;
+  };
+  std::vector<Part> parts_;
   std::vector<cuda::DeviceBuffer<T>> vectors_;
   cuda::PinnedBuffer<T> staging_;  // page-locked: uploads and downloads at the link's speed
   std::unique_ptr<Library> library_;

@@ -198,25 +198,40 @@ void DistributedOperations::exchange(Slot v) {  // before a SpMV that waits for 
 // Timed, each band's interior rows run while the halo moves (the copies queued beside them, or
 // the host staging and the MPI messages while the device runs them), then its other rows.
 // Profiled, the exchange and the SpMV each run alone, so that each row is its own time.
-void DistributedOperations::spmv(Slot in, Slot out) {
+// rows(p, first, count) runs band p's SpMV of those rows (at most three parts per band).
+template <typename Rows>
+void DistributedOperations::banded_spmv(Slot in, Rows&& rows) {
   if (profiling_ || overlapped_fraction_ == 0) {
     exchange(in);
-    each([&](std::size_t, Operations& p) { p.spmv(in, out); });
+    each([&](std::size_t, Operations& p) { rows(p, 0, p.rows()); });
     return;
   }
   send_halo(in);
   each([&](std::size_t k, Operations& p) {
     const Band& b = partition_.bands[k];
-    if (const std::int32_t n = overlapped_rows(b)) p.spmv_rows(in, out, b.interior_first, n);
+    if (const std::int32_t n = overlapped_rows(b)) rows(p, b.interior_first, n);
   });
   receive_halo(in);
   each([&](std::size_t k, Operations& p) {
     const Band& b = partition_.bands[k];
     const std::int32_t n = overlapped_rows(b);
-    if (n == 0) return p.spmv(in, out);
-    if (b.interior_first > 0) p.spmv_rows(in, out, 0, b.interior_first);
-    if (const std::int32_t rest = b.interior_first + n; rest < b.rows()) p.spmv_rows(in, out, rest, b.rows() - rest);
+    if (n == 0) return rows(p, 0, b.rows());
+    if (b.interior_first > 0) rows(p, 0, b.interior_first);
+    if (const std::int32_t rest = b.interior_first + n; rest < b.rows()) rows(p, rest, b.rows() - rest);
   });
+}
+
+void DistributedOperations::spmv(Slot in, Slot out) {
+  banded_spmv(in, [&](Operations& p, std::int32_t first, std::int32_t count) {
+    if (first == 0 && count == p.rows()) return p.spmv(in, out);
+    p.spmv_rows(in, out, first, count);
+  });
+}
+
+// Each band's parts add to its reduction; the bands' sums as dot2's.
+std::array<double, 2> DistributedOperations::spmv_dot2(Slot r, Slot w) {
+  banded_spmv(r, [&](Operations& p, std::int32_t first, std::int32_t count) { p.start_spmv_dot2_rows(r, w, first, count); });
+  return reduce();
 }
 
 // Every band's reduction is started before any is waited for (its kernel queued behind the band's

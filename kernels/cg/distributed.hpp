@@ -5,7 +5,8 @@
 // links them (CUDA peer copies, queued on the devices' streams: the host waits for nothing), else
 // through the host (each sender's entries read, each receiver's halo written). Meanwhile each
 // band's SpMV of its rows that read no halo (partition.hpp's interior) runs; its other rows
-// follow the halo. Dot products are reduced on the host from each band's partial.
+// follow the halo. Dot products are reduced on the host from each band's partial (the fused
+// forms' spmv_dot2: each band's SpMV parts add their shares to its reduction).
 //
 // The bands are in this process (several devices of one host: the calls are issued band by band
 // from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
@@ -49,6 +50,7 @@ class DistributedOperations final : public Operations {
   void xpay(Slot x, double beta, Slot y) override;
   void scale(double alpha, Slot x, Slot y) override;
   std::array<double, 2> dot2(Slot r, Slot w) override;
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override;
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override;
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override;
   // The host's clock from start_timer() to stop_timer() (every band waited for): the bands'
@@ -85,6 +87,8 @@ class DistributedOperations final : public Operations {
   void send_halo(Slot v);
   void receive_halo(Slot v);
   void exchange(Slot v);
+  template <typename Rows>
+  void banded_spmv(Slot in, Rows&& rows);
   std::array<double, 2> reduce();  // the started reductions' sums over the bands (and ranks)
   template <typename F>
   void host_timed(const char* name, F&& f);

@@ -7,16 +7,22 @@
 #define warp_size 32u
 #define full_warp 0xffffffffu
 
+// (A in)_row, CSR.
+__device__ real row_sum(unsigned long long row, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                        const real* __restrict__ values, const real* __restrict__ in) {
+  const int end = row_ptr[row + 1];
+  real sum = 0;
+  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  return sum;
+}
+
 // out = A in: CSR, one thread per row (launched over rows rounded up to the block size).
 extern "C" __global__ void spmv_row_per_thread(unsigned rows, const int* __restrict__ row_ptr,
                                     const int* __restrict__ col_idx, const real* __restrict__ values,
                                     const real* __restrict__ in, real* __restrict__ out) {
   const unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  const int end = row_ptr[row + 1];
-  real sum = 0;
-  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
-  out[row] = sum;
+  out[row] = row_sum(row, row_ptr, col_idx, values, in);
 }
 
 // out = A in: CSR, `lanes` threads per row (4, 8, 16 or 32: a power of two dividing the warp, and
@@ -25,11 +31,11 @@ extern "C" __global__ void spmv_row_per_thread(unsigned rows, const int* __restr
 // stride through the row together, then fold their sums with shuffles. One row per group of lanes,
 // no early exit: every thread of the warp takes part in the shuffles. Indices in 64 bits: rows x
 // lanes may exceed 2^32.
-extern "C" __global__ void spmv_vector(unsigned rows, unsigned lanes, const int* __restrict__ row_ptr,
-                            const int* __restrict__ col_idx, const real* __restrict__ values,
-                            const real* __restrict__ in, real* __restrict__ out) {
-  const unsigned long long thread = (unsigned long long)(blockIdx.x) * blockDim.x + threadIdx.x;
-  const unsigned long long row = thread / lanes;
+// (A in)_row summed by the `lanes` threads of a group of lanes: the sum in every lane. Every
+// thread of the warp must call it (shuffles); rows past `rows` add nothing.
+__device__ real row_sum_lanes(unsigned long long row, unsigned rows, unsigned lanes, const int* __restrict__ row_ptr,
+                              const int* __restrict__ col_idx, const real* __restrict__ values,
+                              const real* __restrict__ in) {
   const unsigned lane = threadIdx.x & (lanes - 1);
   real sum = 0;
   if (row < rows) {
@@ -50,7 +56,15 @@ extern "C" __global__ void spmv_vector(unsigned rows, unsigned lanes, const int*
     sum += sum1;
   }
   for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
-  if (lane == 0 && row < rows) out[row] = sum;
+  return sum;
+}
+
+extern "C" __global__ void spmv_vector(unsigned rows, unsigned lanes, const int* __restrict__ row_ptr,
+                            const int* __restrict__ col_idx, const real* __restrict__ values,
+                            const real* __restrict__ in, real* __restrict__ out) {
+  const unsigned long long row = ((unsigned long long)(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
+  const real sum = row_sum_lanes(row, rows, lanes, row_ptr, col_idx, values, in);
+  if ((threadIdx.x & (lanes - 1)) == 0 && row < rows) out[row] = sum;
 }
 
 // out = A in for matrices whose x fits in L2 but whose rows gather x at random (NAS CG: 150000
@@ -163,6 +177,94 @@ extern "C" __global__ void dot2_partials(unsigned n, const real* __restrict__ r,
     partials[blockIdx.x] = scratch_rr[0];
     partials[gridDim.x + blockIdx.x] = scratch_wr[0];
   }
+}
+
+// The block's sums of its threads' (a, b), written as its partials: partials[block] and
+// partials[blocks + block]. Warp shuffles, then one value per warp through shared memory (a tree
+// in shared memory costs the fused SpMV below 6% on the H100, this about 1%). blockDim.x a
+// multiple of 32, at most 1024; every thread of the block calls it.
+__device__ void block_partials2(real a, real b, real* __restrict__ partials, unsigned blocks) {
+  __shared__ real warp_a[32], warp_b[32];
+  for (unsigned offset = warp_size / 2; offset > 0; offset /= 2) {
+    a += __shfl_xor_sync(full_warp, a, offset);
+    b += __shfl_xor_sync(full_warp, b, offset);
+  }
+  const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
+  if (lane == 0) {
+    warp_a[warp] = a;
+    warp_b[warp] = b;
+  }
+  __syncthreads();
+  if (warp != 0) return;
+  const unsigned warps = blockDim.x / warp_size;
+  a = lane < warps ? warp_a[lane] : real(0);
+  b = lane < warps ? warp_b[lane] : real(0);
+  for (unsigned offset = warp_size / 2; offset > 0; offset /= 2) {
+    a += __shfl_xor_sync(full_warp, a, offset);
+    b += __shfl_xor_sync(full_warp, b, offset);
+  }
+  if (lane == 0) {
+    partials[blockIdx.x] = a;
+    partials[blocks + blockIdx.x] = b;
+  }
+}
+
+// The fused forms' SpMV: out = A in on `rows` rows (row_ptr and out from the first of them, `own`
+// in's entries of those rows) and dot2's sums of those rows from the same pass, one pair of
+// partials per block (block_partials2): of own.own and of out.own. Each block takes `steps`
+// consecutive runs of rows, a row per thread (lanes = 1) or per group of `lanes` threads
+// (spmv_vector's); the grid covers the rows, so that the blocks sweep the matrix in order, as
+// spmv's do (a grid-stride loop here was 10-15% slower on the H100).
+extern "C" __global__ void spmv_dot2(unsigned rows, unsigned lanes, unsigned steps, const int* __restrict__ row_ptr,
+                                     const int* __restrict__ col_idx, const real* __restrict__ values,
+                                     const real* __restrict__ in, const real* __restrict__ own,
+                                     real* __restrict__ out, real* __restrict__ partials) {
+  const unsigned per_step = blockDim.x / lanes;
+  const unsigned long long first = (unsigned long long)(blockIdx.x) * per_step * steps;
+  real rr = 0;
+  real wr = 0;
+  for (unsigned step = 0; step < steps; ++step) {
+    const unsigned long long row = first + (unsigned long long)(step) * per_step + threadIdx.x / lanes;
+    if (lanes == 1) {
+      if (row < rows) {
+        const real sum = row_sum(row, row_ptr, col_idx, values, in);
+        out[row] = sum;
+        const real ri = own[row];
+        rr += ri * ri;
+        wr += sum * ri;
+      }
+    } else {
+      const real sum = row_sum_lanes(row, rows, lanes, row_ptr, col_idx, values, in);
+      if ((threadIdx.x & (lanes - 1)) == 0 && row < rows) {
+        out[row] = sum;
+        const real ri = own[row];
+        rr += ri * ri;
+        wr += sum * ri;
+      }
+    }
+  }
+  block_partials2(rr, wr, partials, gridDim.x);
+}
+
+// sums[0] = partials[0] + .. + partials[count - 1], sums[1] = the next count partials' sum: one
+// block, the fused SpMV's partials summed on the device so that the host reads two values.
+// Four loads of each array in flight per thread (one block must pull tens of thousands of
+// partials through one SM: a single accumulator left it at 18 us for 65536 on the H100).
+extern "C" __global__ void sum_partials2(unsigned count, const real* __restrict__ partials, real* __restrict__ sums) {
+  real a[4] = {0, 0, 0, 0};
+  real b[4] = {0, 0, 0, 0};
+  const unsigned stride = blockDim.x;
+  unsigned i = threadIdx.x;
+  for (; i + 3 * stride < count; i += 4 * stride)
+    for (unsigned k = 0; k < 4; ++k) {
+      a[k] += partials[i + k * stride];
+      b[k] += partials[count + i + k * stride];
+    }
+  for (; i < count; i += stride) {
+    a[0] += partials[i];
+    b[0] += partials[count + i];
+  }
+  block_partials2((a[0] + a[1]) + (a[2] + a[3]), (b[0] + b[1]) + (b[2] + b[3]), sums, 1);
 }
 
 // out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.

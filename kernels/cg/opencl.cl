@@ -12,6 +12,15 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+// (A in)_row, CSR.
+REAL row_sum(const uint row, __global const int* restrict row_ptr, __global const int* restrict col_idx,
+             __global const REAL* restrict values, __global const REAL* restrict in) {
+  const int end = row_ptr[row + 1];
+  REAL sum = 0;
+  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
+  return sum;
+}
+
 // out = A in on rows [first, end): CSR, one work-item per row (launched over end - first rows
 // rounded up to the work-group size).
 __kernel void spmv(const uint first, const uint end_row, __global const int* restrict row_ptr,
@@ -19,23 +28,18 @@ __kernel void spmv(const uint first, const uint end_row, __global const int* res
                    __global const REAL* restrict in, __global REAL* restrict out) {
   const uint row = first + get_global_id(0);
   if (row >= end_row) return;
-  const int end = row_ptr[row + 1];
-  REAL sum = 0;
-  for (int k = row_ptr[row]; k < end; ++k) sum += values[k] * in[col_idx[k]];
-  out[row] = sum;
+  out[row] = row_sum(row, row_ptr, col_idx, values, in);
 }
 
-// out = A in: CSR, `lanes` work-items per row (a power of two dividing the work-group size),
-// for rows long enough that one work-item per row would leave the loads uncoalesced and the
-// rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). Lanes stride through the row
-// together, then fold their sums in local memory.
-__kernel void spmv_vector(const uint first, const uint end_row, const uint lanes, __global const int* restrict row_ptr,
-                          __global const int* restrict col_idx, __global const REAL* restrict values,
-                          __global const REAL* restrict in, __global REAL* restrict out,
-                          __local REAL* scratch) {
+// (A in)_row summed by the `lanes` work-items of a group of lanes (a power of two dividing the
+// work-group size): each strides through the row, then they fold their sums in local memory
+// (scratch: one entry per work-item). The sum is right in the group's first lane; every
+// work-item of the work-group must call it (barriers), rows past end_row add nothing.
+REAL row_sum_lanes(const uint row, const uint end_row, const uint lanes, __global const int* restrict row_ptr,
+                   __global const int* restrict col_idx, __global const REAL* restrict values,
+                   __global const REAL* restrict in, __local REAL* scratch) {
   const uint lid = get_local_id(0);
   const uint lane = lid & (lanes - 1);
-  const uint row = first + get_global_id(0) / lanes;
   REAL sum = 0;
   if (row < end_row) {
     const int end = row_ptr[row + 1];
@@ -59,7 +63,22 @@ __kernel void spmv_vector(const uint first, const uint end_row, const uint lanes
     if (lane < half_lanes) scratch[lid] += scratch[lid + half_lanes];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0 && row < end_row) out[row] = scratch[lid];
+  const REAL result = scratch[lid];
+  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be written again at once
+  return result;
+}
+
+// out = A in: CSR, `lanes` work-items per row (a power of two dividing the work-group size),
+// for rows long enough that one work-item per row would leave the loads uncoalesced and the
+// rows' lengths unbalanced (NAS CG: ~240 nonzeros per row). Lanes stride through the row
+// together, then fold their sums in local memory.
+__kernel void spmv_vector(const uint first, const uint end_row, const uint lanes, __global const int* restrict row_ptr,
+                          __global const int* restrict col_idx, __global const REAL* restrict values,
+                          __global const REAL* restrict in, __global REAL* restrict out,
+                          __local REAL* scratch) {
+  const uint row = first + get_global_id(0) / lanes;
+  const REAL sum = row_sum_lanes(row, end_row, lanes, row_ptr, col_idx, values, in, scratch);
+  if ((get_local_id(0) & (lanes - 1)) == 0 && row < end_row) out[row] = sum;
 }
 
 // Sums scratch[0 .. local size) into scratch[0]. Every work-item of the group must call it, after
@@ -117,6 +136,77 @@ __kernel void dot2_partials(const uint n, __global const REAL* restrict r, __glo
   if (get_local_id(0) == 0) {
     partials[get_group_id(0)] = scratch_rr[0];
     partials[get_num_groups(0) + get_group_id(0)] = scratch_wr[0];
+  }
+}
+
+// The fused forms' SpMV: out = A in on rows [first, end) and dot2's sums of those rows from the
+// same pass, one pair of partials per work-group: partials[group] of in.in, partials[groups +
+// group] of out.in. Each work-group takes `steps` consecutive runs of rows, a row per work-item
+// (lanes = 1) or per group of `lanes` (spmv_vector's); the grid covers the rows, so that the
+// work-groups sweep the matrix in order, as spmv's do.
+__kernel void spmv_dot2(const uint first, const uint end_row, const uint lanes, const uint steps,
+                        __global const int* restrict row_ptr, __global const int* restrict col_idx,
+                        __global const REAL* restrict values, __global const REAL* restrict in,
+                        __global REAL* restrict out, __global REAL* restrict partials,
+                        __local REAL* scratch_rr, __local REAL* scratch_wr) {
+  const uint per_step = get_local_size(0) / lanes;
+  const uint lead = (get_local_id(0) & (lanes - 1)) == 0;
+  const uint start = first + get_group_id(0) * per_step * steps;
+  REAL rr = 0;
+  REAL wr = 0;
+  for (uint step = 0; step < steps; ++step) {
+    const uint row = start + step * per_step + get_local_id(0) / lanes;
+    REAL sum = 0;
+    if (lanes == 1) {
+      if (row < end_row) sum = row_sum(row, row_ptr, col_idx, values, in);
+    } else {
+      sum = row_sum_lanes(row, end_row, lanes, row_ptr, col_idx, values, in, scratch_rr);
+    }
+    if (lead && row < end_row) {
+      out[row] = sum;
+      const REAL ri = in[row];
+      rr += ri * ri;
+      wr += sum * ri;
+    }
+  }
+  scratch_rr[get_local_id(0)] = rr;
+  scratch_wr[get_local_id(0)] = wr;
+  reduce_local2(scratch_rr, scratch_wr);
+  if (get_local_id(0) == 0) {
+    partials[get_group_id(0)] = scratch_rr[0];
+    partials[get_num_groups(0) + get_group_id(0)] = scratch_wr[0];
+  }
+}
+
+// sums[0] = partials[0] + .. + partials[count - 1], sums[1] = the next count partials' sum: one
+// work-group, the fused SpMV's partials summed on the device so that the host reads two values.
+__kernel void sum_partials2(const uint count, __global const REAL* restrict partials, __global REAL* restrict sums,
+                            __local REAL* scratch_a, __local REAL* scratch_b) {
+  // Four loads of each array in flight per work-item (one work-group pulls them all).
+  REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  REAL b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  const uint stride = get_local_size(0);
+  uint i = get_local_id(0);
+  for (; i + 3 * stride < count; i += 4 * stride) {
+    a0 += partials[i];
+    a1 += partials[i + stride];
+    a2 += partials[i + 2 * stride];
+    a3 += partials[i + 3 * stride];
+    b0 += partials[count + i];
+    b1 += partials[count + i + stride];
+    b2 += partials[count + i + 2 * stride];
+    b3 += partials[count + i + 3 * stride];
+  }
+  for (; i < count; i += stride) {
+    a0 += partials[i];
+    b0 += partials[count + i];
+  }
+  scratch_a[get_local_id(0)] = (a0 + a1) + (a2 + a3);
+  scratch_b[get_local_id(0)] = (b0 + b1) + (b2 + b3);
+  reduce_local2(scratch_a, scratch_b);
+  if (get_local_id(0) == 0) {
+    sums[0] = scratch_a[0];
+    sums[1] = scratch_b[0];
   }
 }
 

@@ -4,10 +4,12 @@
 #include "backends/opencl/opencl.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -33,6 +35,8 @@ class OpenclOperations final : public Operations {
     spmv_vector_ = program.kernel("spmv_vector");
     dot_ = program.kernel("dot_partials");
     dot2_ = program.kernel("dot2_partials");
+    spmv_dot2_ = program.kernel("spmv_dot2");
+    sum_partials2_ = program.kernel("sum_partials2");
     axpy_ = program.kernel("axpy");
     xpay_ = program.kernel("xpay");
     scale_ = program.kernel("scale");
@@ -46,6 +50,7 @@ class OpenclOperations final : public Operations {
     largest_group_ = context_.info().max_work_group_size;
     largest_group_ = std::min<std::size_t>(largest_group_, context_.info().local_mem_bytes / (2 * sizeof(T)));
     largest_group_ = std::max<std::size_t>(largest_group_, 1);
+    while (sum_group_ * 2 <= std::min<std::size_t>(largest_group_, 1024)) sum_group_ *= 2;
     Params defaults = launch;
     if (static_cast<std::size_t>(grid::group_size_of(defaults)) > largest_group_) {
       std::cerr << "gpubench: note: work_group_size " << grid::group_size_of(defaults) << " exceeds the largest "
@@ -139,13 +144,19 @@ class OpenclOperations final : public Operations {
   double dot(Slot a, Slot b) override {
     launch_dot(a, b);
     read_partials(true);
-    return sum_partials()[0];
+    return take_sums()[0];
   }
 
   std::array<double, 2> dot2(Slot r, Slot w) override {
     launch_dot2(r, w);
     read_partials(true);
-    return sum_partials();
+    return take_sums();
+  }
+
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override {
+    launch_spmv_dot2(r, w, 0, rows_);
+    read_partials(true);
+    return take_sums();
   }
 
   // Several bands: each band's read-back is started before any is waited for.
@@ -159,10 +170,17 @@ class OpenclOperations final : public Operations {
     read_partials(false);
   }
 
-  // Waits for the read-back alone (the queue is in order: the kernel is done before it).
+  void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    launch_spmv_dot2(r, w, first, count);
+    read_partials(false);
+  }
+
+  // Waits for the last read-back alone (the queue is in order: the kernels and the earlier
+  // read-backs are done before it).
   std::array<double, 2> finish_reduction() override {
-    reading_.wait();
-    return sum_partials();
+    if (!parts_.empty()) reading_.wait();
+    return take_sums();
   }
 
   void axpy(double alpha, Slot x, Slot y) override {
@@ -213,9 +231,19 @@ class OpenclOperations final : public Operations {
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
     launches_[kernel] = l;
-    if (2 * l.groups > host_partials_.size()) {  // dot and dot2 write one or two partials per group
-      partials_ = context_.create_buffer(2 * l.groups * sizeof(T));
-      host_partials_.resize(2 * l.groups);
+    if (kernel == "spmv_dot2") {  // its work-groups' partials, for the whole matrix at this size
+      const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
+      if (needed > block_partials_capacity_) {
+        block_partials_ = context_.create_buffer(needed * sizeof(T));
+        block_partials_capacity_ = needed;
+      }
+    }
+    if (2 * l.groups > partial_capacity_) {  // the reductions write one or two partials per group
+      partial_capacity_ = 2 * l.groups;
+      for (std::size_t k = 0; k < max_reduction_parts; ++k) {
+        partials_[k] = context_.create_buffer(partial_capacity_ * sizeof(T));
+        host_partials_[k].resize(partial_capacity_);
+      }
     }
   }
 
@@ -242,30 +270,64 @@ class OpenclOperations final : public Operations {
     return vectors_[static_cast<std::size_t>(v)];
   }
 
-  // The dot kernels: one (dot) or two (dot2) partial sums per work-group into partials_.
+  // The reduction kernels: one (dot) or two (dot2, spmv_dot2) partial sums per work-group, each
+  // start of a reduction into the next part's buffer.
   void launch_dot(Slot a, Slot b) {
     const Launch& l = launches_.dot;
-    run("dot", l, dot_, n(), vector(a), vector(b), partials_, opencl::LocalMemory{l.local * sizeof(T)});
-    reading_groups_ = l.groups;
-    reading_sums_ = 1;
+    run("dot", l, dot_, n(), vector(a), vector(b), next_part(l.groups, 1), opencl::LocalMemory{l.local * sizeof(T)});
   }
   void launch_dot2(Slot r, Slot w) {
     const Launch& l = launches_.dot2;
     const opencl::LocalMemory scratch{l.local * sizeof(T)};
-    run("dot2", l, dot2_, n(), vector(r), vector(w), partials_, scratch, scratch);
-    reading_groups_ = l.groups;
-    reading_sums_ = 2;
+    run("dot2", l, dot2_, n(), vector(r), vector(w), next_part(l.groups, 2), scratch, scratch);
   }
-  // The last dot kernel's partials to the host: blocking, or started (finish_reduction waits).
+  // Rows [first, first + count) of w = A r and their share of r.r and w.r: one work-item per row,
+  // or spmv_vector's lanes where the rows are long; the work-groups' partials summed on the device
+  // (sum_partials2, its own profile row), the two sums the reduction's part.
+  void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
+    const auto [local, lanes, groups] = spmv_dot2_grid(count);
+    if (2 * groups > block_partials_capacity_)
+      throw Error(ExitCode::internal, "spmv_dot2: more work-groups than its partials were sized for");
+    const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
+    const opencl::LocalMemory scratch{local * sizeof(T)};
+    if (groups > 0) {
+      spmv_dot2_.set_args(from, to, static_cast<cl_uint>(lanes), static_cast<cl_uint>(spmv_dot2_steps), row_ptr_,
+                          col_idx_, values_, vector(r), vector(w), block_partials_, scratch, scratch);
+      times_.record("spmv_dot2", context_.launch(spmv_dot2_, groups * local, local));
+    }
+    const opencl::LocalMemory sum_scratch{sum_group_ * sizeof(T)};
+    sum_partials2_.set_args(static_cast<cl_uint>(groups), block_partials_, next_part(1, 2), sum_scratch, sum_scratch);
+    times_.record("sum_partials", context_.launch(sum_partials2_, sum_group_, sum_group_));
+  }
+  // spmv_dot2's launch for `count` rows: work-group size, lanes per row, work-groups (each
+  // spmv_dot2_steps runs of rows).
+  std::tuple<std::size_t, std::size_t, std::size_t> spmv_dot2_grid(std::int32_t count) const {
+    const std::size_t local = launches_.spmv_dot2.local;
+    const std::size_t lanes = spmv_lanes(per_row_, local);
+    const std::size_t rows_per_group = local / lanes * spmv_dot2_steps;
+    return {local, lanes, (static_cast<std::size_t>(count) + rows_per_group - 1) / rows_per_group};
+  }
+  // The buffer the next start of the reduction writes its partials to (`groups` x `sums`).
+  const opencl::Buffer& next_part(std::size_t groups, std::size_t sums) {
+    if (parts_.size() == max_reduction_parts || groups * sums > partial_capacity_)
+      throw Error(ExitCode::internal, "a CG reduction of more parts or partials than planned");
+    parts_.push_back({groups, sums});
+    return partials_[parts_.size() - 1];
+  }
+  // The last part's partials to the host: blocking, or started (finish_reduction waits).
   void read_partials(bool blocking) {
-    reading_ = context_.read(partials_, host_partials_.data(), reading_sums_ * reading_groups_ * sizeof(T), 0, blocking);
+    const std::size_t k = parts_.size() - 1;
+    reading_ = context_.read(partials_[k], host_partials_[k].data(), parts_[k].sums * parts_[k].groups * sizeof(T), 0,
+                             blocking);
   }
-  // Each sum over the groups' partials in group order, in double.
-  std::array<double, 2> sum_partials() const {
+  // Each sum over the parts' partials in part and group order, in double; the reduction ends.
+  std::array<double, 2> take_sums() {
     std::array<double, 2> sums{0, 0};
-    for (std::size_t k = 0; k < reading_sums_; ++k)
-      for (std::size_t g = 0; g < reading_groups_; ++g)
-        sums[k] += static_cast<double>(host_partials_[k * reading_groups_ + g]);
+    for (std::size_t p = 0; p < parts_.size(); ++p)
+      for (std::size_t k = 0; k < parts_[p].sums; ++k)
+        for (std::size_t g = 0; g < parts_[p].groups; ++g)
+          sums[k] += static_cast<double>(host_partials_[p][k * parts_[p].groups + g]);
+    parts_.clear();
     return sums;
   }
 
@@ -281,14 +343,24 @@ class OpenclOperations final : public Operations {
   int cols_;  // a band's vectors hold its halo after its rows; the kernels and transfers above use rows_
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
-  opencl::Kernel spmv_, dot_, dot2_, axpy_, xpay_, scale_, three_term_, cg_update_;
+  opencl::Kernel spmv_, dot_, dot2_, spmv_dot2_, sum_partials2_, axpy_, xpay_, scale_, three_term_, cg_update_;
   std::size_t largest_group_ = 0;
   KernelLaunches<Launch> launches_;
-  opencl::Buffer row_ptr_, col_idx_, values_, partials_;
+  opencl::Buffer row_ptr_, col_idx_, values_;
   std::vector<opencl::Buffer> vectors_;
-  std::vector<T> host_partials_;
-  std::size_t reading_groups_ = 0, reading_sums_ = 0;  // what the last dot kernel wrote
-  opencl::Event reading_;  // the last read-back of its partials
+  // A reduction's parts (Operations::max_reduction_parts): each its own buffer of partials and
+  // host copy, of partial_capacity_ entries; parts_ those begun since the last take_sums().
+  struct Part {
+    std::size_t groups = 0, sums = 0;
+  };
+  std::array<opencl::Buffer, max_reduction_parts> partials_;
+  std::array<std::vector<T>, max_reduction_parts> host_partials_;
+  std::size_t partial_capacity_ = 0;
+  opencl::Buffer block_partials_;  // spmv_dot2's, summed on the device by sum_partials2
+  std::size_t block_partials_capacity_ = 0;
+  std::size_t sum_group_ = 1;  // sum_partials2's one work-group: the largest power of two up to 1024
+  std::vector<Part> parts_;
+  opencl::Event reading_;  // the last read-back of partials
   std::vector<T> staging_;
   std::vector<T> halo_staging_;  // upload_halo's, sized on first use
 

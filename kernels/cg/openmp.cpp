@@ -145,6 +145,32 @@ class OpenmpOperations final : public Operations {
     });
   }
 
+  // Each thread's rows: w_i = (A r)_i, then r_i r_i and w_i r_i while w_i is in a register.
+  void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    const std::int32_t* ptr = row_ptr_.data();
+    const std::int32_t* col = col_idx_.data();
+    const T* val = values_.data();
+    const T* x = vec(r);
+    T* y = vec(w);
+    const int last = first + count;
+    double rr = 0, wr = 0;
+    timed("spmv_dot2", [&] {
+#pragma omp parallel for schedule(static) reduction(+ : rr, wr)
+      for (int i = first; i < last; ++i) {
+        T sum = 0;
+        const std::int32_t end = ptr[i + 1];
+#pragma omp simd reduction(+ : sum)
+        for (std::int32_t k = ptr[i]; k < end; ++k) sum += val[k] * x[col[k]];
+        y[i] = sum;
+        const auto ri = static_cast<double>(x[i]);
+        rr += ri * ri;
+        wr += static_cast<double>(sum) * ri;
+      }
+    });
+    add_to_reduction({rr, wr});
+  }
+
   double dot(Slot a, Slot b) override {
     const T* x = vec(a);
     const T* y = vec(b);

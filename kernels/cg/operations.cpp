@@ -48,6 +48,13 @@ void check_can_make(const DeviceInfo& device, const CsrMatrix& a, Precision prec
   if (a.rows < 1) throw InputError("the CG matrix has no rows");
 }
 
+void Operations::start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) {
+  if (first != 0 || count != rows())
+    throw Error(ExitCode::internal, "start_spmv_dot2_rows on part of the rows: this backend does not run bands");
+  spmv(r, w);
+  start_dot2(r, w);
+}
+
 void check_slot(Slot v, std::size_t allocated) {
   if (v < 0 || static_cast<std::size_t>(v) >= allocated)
     throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/device.hpp"
@@ -69,10 +70,27 @@ class Operations {
   // The reductions in two steps, so that one thread driving several devices (distributed.hpp)
   // starts every device's before it waits for any: start_dot / start_dot2 issue the kernel and
   // the read-back of its partials; finish_reduction() waits and returns the sums ({a.b, 0} after
-  // start_dot). By default the start computes at once.
-  virtual void start_dot(Slot a, Slot b) { started_ = {dot(a, b), 0.0}; }
-  virtual void start_dot2(Slot r, Slot w) { started_ = dot2(r, w); }
-  virtual std::array<double, 2> finish_reduction() { return started_; }
+  // start_dot). Every start adds to the reduction begun since the last finish_reduction(), which
+  // ends it. By default the start computes at once.
+  virtual void start_dot(Slot a, Slot b) { add_to_reduction({dot(a, b), 0.0}); }
+  virtual void start_dot2(Slot r, Slot w) { add_to_reduction(dot2(r, w)); }
+  virtual std::array<double, 2> finish_reduction() { return std::exchange(started_, {0.0, 0.0}); }
+  // The fused forms' SpMV: w = A r and dot2's reduction {r.r, w.r} from the same pass over A and r
+  // (the vectors are not read again for the dots). spmv_dot2 returns the sums. start_spmv_dot2_rows
+  // computes rows [first, first + count) only and adds their share to the reduction begun (a band's
+  // SpMV in parts around its halo, distributed.hpp; finish_reduction() returns the sums). By
+  // default SpMV, then dot2 (whole rows only: the backends that run bands fuse them).
+  virtual std::array<double, 2> spmv_dot2(Slot r, Slot w) {
+    start_spmv_dot2_rows(r, w, 0, rows());
+    return finish_reduction();
+  }
+  virtual void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count);
+  // The most starts one reduction takes: a band's SpMV in three parts (the rows that read no
+  // halo, those before and those after them). Backends size their partials' buffers for it.
+  static constexpr std::size_t max_reduction_parts = 3;
+  // The runs of rows each work-group of a backend's fused SpMV takes (a kernel argument): fewer
+  // groups' partials to sum, the matrix still swept in order.
+  static constexpr unsigned spmv_dot2_steps = 2;
   // Saad's three-term CG update, one kernel:
   //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
   //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
@@ -131,8 +149,15 @@ class Operations {
   // textbook CG from library() (make_library_cg), where there is one.
   virtual std::unique_ptr<Solver> make_vendor_solver();
 
+ protected:
+  // The default starts' sums, and a backend's that computes its reductions at once (OpenMP).
+  void add_to_reduction(const std::array<double, 2>& sums) {
+    started_[0] += sums[0];
+    started_[1] += sums[1];
+  }
+
  private:
-  std::array<double, 2> started_{0, 0};  // the default start's result
+  std::array<double, 2> started_{0, 0};
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors of
@@ -171,10 +196,11 @@ void check_set_launch(const std::string& kernel, const Params& launch, std::size
 // launches["axpy"] finds one by name, for set_launch.
 template <typename Launch>
 struct KernelLaunches {
-  Launch spmv, dot, dot2, axpy, xpay, scale, three_term_update, cg_update;
+  Launch spmv, spmv_dot2, dot, dot2, axpy, xpay, scale, three_term_update, cg_update;
 
   Launch& operator[](const std::string& kernel) {
     if (kernel == "spmv") return spmv;
+    if (kernel == "spmv_dot2") return spmv_dot2;
     if (kernel == "dot") return dot;
     if (kernel == "dot2") return dot2;
     if (kernel == "axpy") return axpy;

@@ -58,7 +58,7 @@ class ClassicCg final : public Solver {
 //   rho_j   = 1 / (1 - gamma_j / gamma_{j-1} * (r_j, r_j) / (r_{j-1}, r_{j-1}) / rho_{j-1}), rho_0 = 1
 //   x_{j+1} = rho_j (x_j + gamma_j r_j) + (1 - rho_j) x_{j-1}
 //   r_{j+1} = rho_j (r_j - gamma_j A r_j) + (1 - rho_j) r_{j-1}
-// One SpMV, one fused reduction (r.r and Ar.r), one fused update per iteration. The residual
+// One SpMV that also reduces r.r and Ar.r (spmv_dot2), one fused update per iteration. The residual
 // norm it knows is that of r_j, one iteration behind the iterate it has just made.
 class ThreeTermCg final : public Solver {
  public:
@@ -73,8 +73,7 @@ class ThreeTermCg final : public Solver {
     rr_ = ops.dot(r_, r_);
   }
   void step(Operations& ops) override {
-    ops.spmv(r_, w_);
-    const auto [rr, wr] = ops.dot2(r_, w_);
+    const auto [rr, wr] = ops.spmv_dot2(r_, w_);  // w = A r, with r.r and w.r from the same pass
     // This variant learns the norm of the residual it made one step late: an exact solution
     // shows here as r = 0 (and r.Ar = 0). The iterate is then final; updating would be 0 / 0.
     if (rr == 0) {
@@ -110,7 +109,7 @@ class ThreeTermCg final : public Solver {
 };
 
 // Chronopoulos & Gear (1989): s = Ap is carried by recurrence, so an iteration has one SpMV
-// (w = Ar) and one reduction point (r.r and w.r together).
+// (w = Ar) and one reduction point (r.r and w.r together, from the SpMV's pass: spmv_dot2).
 //   p = r + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  w = A r
 //   gamma' = (r, r);  delta = (w, r);  beta = gamma' / gamma;  alpha = gamma' / (delta - beta gamma' / alpha)
 class ChronopoulosGearCg final : public Solver {
@@ -129,8 +128,7 @@ class ChronopoulosGearCg final : public Solver {
   }
   void step(Operations& ops) override {
     ops.cg_update(alpha_, beta_, r, w, p, s, x);
-    ops.spmv(r, w);
-    const auto [gamma, delta] = ops.dot2(r, w);
+    const auto [gamma, delta] = ops.spmv_dot2(r, w);
     if (gamma == 0) {  // an exact solution: no next direction, and alpha would be 0 / 0
       gamma_ = 0;
       return;
@@ -148,8 +146,7 @@ class ChronopoulosGearCg final : public Solver {
   void restart(Operations& ops) {
     ops.fill_zero(p);
     ops.fill_zero(s);
-    ops.spmv(r, w);
-    const auto [gamma, delta] = ops.dot2(r, w);
+    const auto [gamma, delta] = ops.spmv_dot2(r, w);
     gamma_ = gamma;
     alpha_ = gamma == 0 ? 0 : checked_ratio(gamma, delta, "r.Ar");
     beta_ = 0;

@@ -38,6 +38,8 @@ struct ProblemShape {
 };
 
 KernelWork spmv_work(const ProblemShape& s);
+// SpMV w = A r with dot2's r.r and w.r from the same pass: SpMV's bytes, its FLOPs and dot2's.
+KernelWork spmv_dot2_work(const ProblemShape& s);
 KernelWork dot_work(const ProblemShape& s, bool same_vector);
 KernelWork dot2_work(const ProblemShape& s);
 KernelWork axpy_work(const ProblemShape& s);
@@ -63,8 +65,9 @@ Work total(const std::vector<KernelWork>& kernels);
 const std::vector<std::string>& tunable_kernels();
 // `kernel`'s tunables on a device whose work-groups hold at most `max_work_group_size` items:
 // work_group_size, powers of two from 32 (or the device's limit if lower) to that limit, for
-// every kernel; work_groups_per_cu (1..64) for the grid-stride kernels only. SpMV's grid follows
-// from the rows (one work-item, or one group of lanes, per row) and has no such parameter.
+// every kernel; work_groups_per_cu (1..64) for the grid-stride kernels only. SpMV's grid (and the
+// fused spmv_dot2's) follows from the rows (one work-item, or one group of lanes, per row) and has
+// no such parameter.
 // No constraints between them; an empty space for a kernel that is not tunable.
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
 

@@ -28,6 +28,13 @@ class ForwardingOperations : public Operations {
   void xpay(Slot x, double beta, Slot y) override { in_->xpay(x, beta, y); }
   void scale(double alpha, Slot x, Slot y) override { in_->scale(alpha, x, y); }
   std::array<double, 2> dot2(Slot r, Slot w) override { return in_->dot2(r, w); }
+  void start_dot(Slot a, Slot b) override { in_->start_dot(a, b); }
+  void start_dot2(Slot r, Slot w) override { in_->start_dot2(r, w); }
+  std::array<double, 2> finish_reduction() override { return in_->finish_reduction(); }
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override { return in_->spmv_dot2(r, w); }
+  void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
+    in_->start_spmv_dot2_rows(r, w, first, count);
+  }
   void three_term_update(double rho, double gamma, Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
     in_->three_term_update(rho, gamma, x, xp, r, rp, w);
   }

@@ -255,6 +255,74 @@ TEST_P(CgOperations, Dot2) {
   EXPECT_EQ(get(4), w);
 }
 
+// The fused forms' SpMV: w = A r with r.r and w.r from the same pass, whole and (bands) by row
+// ranges whose shares add up until the reduction is finished.
+TEST_P(CgOperations, SpmvDot2) {
+  const auto r = put(0, random_vector(41));
+  const auto w = host_spmv(test_matrix(), r);
+  double rr = 0, wr = 0, magnitude = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    rr += r[i] * r[i];
+    wr += w[i] * r[i];
+    magnitude += std::abs(w[i] * r[i]);
+  }
+  put(1, random_vector(42, 10.0, 20.0));
+  const auto [got_rr, got_wr] = ops_->spmv_dot2(0, 1);
+  EXPECT_TRUE(close(get(1), w, tolerance_));
+  EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance_));
+  EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance_));
+  EXPECT_EQ(get(0), r);  // its input untouched
+  if (!runs_bands(GetParam().backend)) return;
+  // A band's SpMV in three parts (the most a reduction takes), then a whole one: each reduction
+  // sums its own parts only.
+  put(1, random_vector(43, 10.0, 20.0));
+  ops_->start_spmv_dot2_rows(0, 1, 1000, 1500);
+  ops_->start_spmv_dot2_rows(0, 1, 0, 1000);
+  ops_->start_spmv_dot2_rows(0, 1, 2500, test_rows - 2500);
+  const auto [parts_rr, parts_wr] = ops_->finish_reduction();
+  EXPECT_TRUE(close(get(1), w, tolerance_));
+  EXPECT_TRUE(close_sum(parts_rr, rr, rr, tolerance_));
+  EXPECT_TRUE(close_sum(parts_wr, wr, magnitude, tolerance_));
+  ops_->start_spmv_dot2_rows(0, 1, 7, 0);  // no rows: nothing to add
+  EXPECT_EQ(ops_->finish_reduction(), (std::array<double, 2>{0.0, 0.0}));
+  EXPECT_TRUE(close_sum(ops_->spmv_dot2(0, 1)[1], wr, magnitude, tolerance_));
+  EXPECT_THROW(ops_->start_spmv_dot2_rows(0, 1, test_rows - 3, 4), Error);  // past the last row
+}
+
+// Many work-groups' partials, summed on the device (more than four per work-item of the sum):
+// small work-groups over a larger matrix.
+TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
+  const int n = 300000;  // over 4 x 1024 work-groups of 32 x spmv_dot2_steps rows
+  CsrMatrix a;
+  a.rows = a.cols = n;
+  a.row_ptr.push_back(0);
+  for (int i = 0; i < n; ++i) {  // tridiagonal [-1 3 -1]
+    for (int j = std::max(0, i - 1); j <= std::min(n - 1, i + 1); ++j) {
+      a.col_idx.push_back(j);
+      a.values.push_back(i == j ? 3.0 : -1.0);
+    }
+    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
+  }
+  auto ops = (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
+  ops->set_launch("spmv_dot2", grid::params(32, 1));
+  ops->allocate_vectors(2);
+  std::vector<double> r(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = 1.0 + 0.25 * std::sin(0.01 * i);
+  ops->upload(0, r);
+  r = rounded(r);
+  double rr = 0, wr = 0, magnitude = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const double wi = 3 * r[k] - (i > 0 ? r[k - 1] : 0) - (i + 1 < n ? r[k + 1] : 0);
+    rr += r[k] * r[k];
+    wr += wi * r[k];
+    magnitude += std::abs(wi * r[k]);
+  }
+  const auto [got_rr, got_wr] = ops->spmv_dot2(0, 1);
+  EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance_));
+  EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance_));
+}
+
 TEST_P(CgOperations, Axpy) {
   const auto x = put(0, random_vector(9));
   auto y = put(1, random_vector(10));
@@ -362,6 +430,13 @@ TEST_P(CgOperations, LaunchConfigsGiveTheSameResults) {
     std::vector<double> y(test_rows);
     ops->download(2, y);
     EXPECT_TRUE(close(y, reference_spmv, tolerance_));
+    ops->fill_zero(2);
+    const double aa = ops->spmv_dot2(0, 2)[0];
+    double want_aa = 0;
+    for (double v : rounded(a)) want_aa += v * v;
+    EXPECT_TRUE(close_sum(aa, want_aa, want_aa, tolerance_));
+    ops->download(2, y);
+    EXPECT_TRUE(close(y, reference_spmv, tolerance_));
   }
 }
 
@@ -389,6 +464,7 @@ TEST_P(CgOperations, ProfileCountsEveryLaunchPerKernel) {
   ops_->dot(0, 1);
   ops_->dot(2, 2);
   ops_->dot2(0, 1);
+  ops_->spmv_dot2(0, 6);
   ops_->axpy(0.1, 0, 1);
   ops_->xpay(0, 0.2, 1);
   ops_->scale(0.3, 0, 3);
@@ -399,9 +475,21 @@ TEST_P(CgOperations, ProfileCountsEveryLaunchPerKernel) {
   ops_->set_profiling(false);
   ops_->axpy(0.1, 0, 1);  // after: not counted
 
-  const std::map<std::string, long> expected = {
+  std::map<std::string, long> expected = {
       {"spmv", 3},      {"dot", 2},  {"dot2", 1}, {"axpy", 1}, {"xpay", 1}, {"scale", 1}, {"three_term_update", 1},
       {"cg_update", 1}, {"copy", 1}, {"fill", 1}};
+  // The fused SpMV: its kernel and the device's sum of its partials, where the backend has them;
+  // else (a library's calls) an SpMV and a dot2.
+  const std::string& backend = GetParam().backend;
+  if (backend == "cuda" || backend == "opencl") {
+    expected["spmv_dot2"] = 1;
+    expected["sum_partials"] = 1;
+  } else if (backend == "openmp") {
+    expected["spmv_dot2"] = 1;
+  } else {
+    ++expected["spmv"];
+    ++expected["dot2"];
+  }
   std::map<std::string, long> calls;
   double total = 0;
   for (const KernelProfile& k : ops_->take_profile()) {

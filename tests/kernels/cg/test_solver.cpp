@@ -208,16 +208,23 @@ class DriftingOperations final : public ForwardingOperations {
   DriftingOperations(std::unique_ptr<Operations> inner, Solver& solver, int at, double size)
       : ForwardingOperations(std::move(inner)), solver_(solver), at_(at), size_(size) {}
   void spmv(Slot in, Slot out) override {
-    if (++calls_ == at_) {
-      std::vector<double> x(static_cast<std::size_t>(rows()));
-      download(solver_.solution(), x);
-      for (std::size_t i = 0; i < x.size(); ++i) x[i] += size_ * std::sin(0.1 * static_cast<double>(i));
-      upload(solver_.solution(), x);
-    }
+    drift();
     ForwardingOperations::spmv(in, out);
+  }
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override {
+    drift();
+    return ForwardingOperations::spmv_dot2(r, w);
   }
 
  private:
+  void drift() {
+    if (++calls_ != at_) return;
+    std::vector<double> x(static_cast<std::size_t>(rows()));
+    download(solver_.solution(), x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += size_ * std::sin(0.1 * static_cast<double>(i));
+    upload(solver_.solution(), x);
+  }
+
   Solver& solver_;
   int at_, calls_ = 0;
   double size_;
