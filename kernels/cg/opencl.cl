@@ -109,6 +109,19 @@ void reduce_local2(__local REAL* a, __local REAL* b) {
   }
 }
 
+// The work-group's sums of its work-items' (a, b), written as its partials: partials[group] and
+// partials[groups + group]. Every work-item of the group must call it.
+void group_partials2(const REAL a, const REAL b, __local REAL* scratch_a, __local REAL* scratch_b,
+                     __global REAL* restrict partials) {
+  scratch_a[get_local_id(0)] = a;
+  scratch_b[get_local_id(0)] = b;
+  reduce_local2(scratch_a, scratch_b);
+  if (get_local_id(0) == 0) {
+    partials[get_group_id(0)] = scratch_a[0];
+    partials[get_num_groups(0) + get_group_id(0)] = scratch_b[0];
+  }
+}
+
 // partials[group] = this group's share of sum a_i b_i. The host adds the partials in double.
 // (Not named "dot": that is an OpenCL C built-in, and a kernel may not overload it.)
 __kernel void dot_partials(const uint n, __global const REAL* restrict a, __global const REAL* restrict b,
@@ -130,13 +143,7 @@ __kernel void dot2_partials(const uint n, __global const REAL* restrict r, __glo
     rr += ri * ri;
     wr += w[i] * ri;
   }
-  scratch_rr[get_local_id(0)] = rr;
-  scratch_wr[get_local_id(0)] = wr;
-  reduce_local2(scratch_rr, scratch_wr);
-  if (get_local_id(0) == 0) {
-    partials[get_group_id(0)] = scratch_rr[0];
-    partials[get_num_groups(0) + get_group_id(0)] = scratch_wr[0];
-  }
+  group_partials2(rr, wr, scratch_rr, scratch_wr, partials);
 }
 
 // The fused forms' SpMV: out = A in on rows [first, end) and dot2's sums of those rows from the
@@ -169,13 +176,7 @@ __kernel void spmv_dot2(const uint first, const uint end_row, const uint lanes, 
       wr += sum * ri;
     }
   }
-  scratch_rr[get_local_id(0)] = rr;
-  scratch_wr[get_local_id(0)] = wr;
-  reduce_local2(scratch_rr, scratch_wr);
-  if (get_local_id(0) == 0) {
-    partials[get_group_id(0)] = scratch_rr[0];
-    partials[get_num_groups(0) + get_group_id(0)] = scratch_wr[0];
-  }
+  group_partials2(rr, wr, scratch_rr, scratch_wr, partials);
 }
 
 // sums[0] = partials[0] + .. + partials[count - 1], sums[1] = the next count partials' sum: one
@@ -201,13 +202,7 @@ __kernel void sum_partials2(const uint count, __global const REAL* restrict part
     a0 += partials[i];
     b0 += partials[count + i];
   }
-  scratch_a[get_local_id(0)] = (a0 + a1) + (a2 + a3);
-  scratch_b[get_local_id(0)] = (b0 + b1) + (b2 + b3);
-  reduce_local2(scratch_a, scratch_b);
-  if (get_local_id(0) == 0) {
-    sums[0] = scratch_a[0];
-    sums[1] = scratch_b[0];
-  }
+  group_partials2((a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), scratch_a, scratch_b, sums);  // one group: sums[0], sums[1]
 }
 
 // y = y + alpha x

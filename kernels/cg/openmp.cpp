@@ -127,30 +127,18 @@ class OpenmpOperations final : public Operations {
 
   void spmv_rows(Slot in, Slot out, std::int32_t first, std::int32_t count) override {
     check_row_range(first, count, rows_);
-    const std::int32_t* ptr = row_ptr_.data();
-    const std::int32_t* col = col_idx_.data();
-    const T* val = values_.data();
     const T* x = vec(in);
     T* y = vec(out);
     const int last = first + count;
     timed("spmv", [&] {
 #pragma omp parallel for schedule(static)
-      for (int r = first; r < last; ++r) {
-        T sum = 0;
-        const std::int32_t end = ptr[r + 1];
-#pragma omp simd reduction(+ : sum)
-        for (std::int32_t k = ptr[r]; k < end; ++k) sum += val[k] * x[col[k]];
-        y[r] = sum;
-      }
+      for (int r = first; r < last; ++r) y[r] = row_sum(r, x);
     });
   }
 
   // Each thread's rows: w_i = (A r)_i, then r_i r_i and w_i r_i while w_i is in a register.
   void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
     check_row_range(first, count, rows_);
-    const std::int32_t* ptr = row_ptr_.data();
-    const std::int32_t* col = col_idx_.data();
-    const T* val = values_.data();
     const T* x = vec(r);
     T* y = vec(w);
     const int last = first + count;
@@ -158,10 +146,7 @@ class OpenmpOperations final : public Operations {
     timed("spmv_dot2", [&] {
 #pragma omp parallel for schedule(static) reduction(+ : rr, wr)
       for (int i = first; i < last; ++i) {
-        T sum = 0;
-        const std::int32_t end = ptr[i + 1];
-#pragma omp simd reduction(+ : sum)
-        for (std::int32_t k = ptr[i]; k < end; ++k) sum += val[k] * x[col[k]];
+        const T sum = row_sum(i, x);
         y[i] = sum;
         const auto ri = static_cast<double>(x[i]);
         rr += ri * ri;
@@ -320,6 +305,18 @@ class OpenmpOperations final : public Operations {
       timer_end_ = end;
     }
     if (profiling_) profile_.add(kernel, std::chrono::duration<double>(end - start).count());
+  }
+
+  // (A x)_row.
+  T row_sum(int row, const T* x) const {
+    const std::int32_t* ptr = row_ptr_.data();
+    const std::int32_t* col = col_idx_.data();
+    const T* val = values_.data();
+    T sum = 0;
+    const std::int32_t end = ptr[row + 1];
+#pragma omp simd reduction(+ : sum)
+    for (std::int32_t k = ptr[row]; k < end; ++k) sum += val[k] * x[col[k]];
+    return sum;
   }
 
   int rows_;
