@@ -321,8 +321,8 @@ class CudaOperations final : public Operations {
 
   // Rows [first, first + count) of w = A r and their share of r.r and w.r in one kernel
   // (spmv_dot2: one thread per row, or spmv_vector's lanes where rows are long), its blocks'
-  // partials summed on the device (sum_partials2, its own profile row) and the two sums read
-  // back. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few columns: NAS CG),
+  // partials summed on the device (sum_partials2, its own profile row) to one pair per SM, which
+  // is read back. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few columns: NAS CG),
   // that SpMV and dot2.
   void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
     check_row_range(first, count, rows_);
@@ -346,11 +346,14 @@ class CudaOperations final : public Operations {
                          0, stream_.get(), static_cast<unsigned>(count), lanes, spmv_dot2_steps, row_ptr, matrix_cols,
                          matrix_values, x, x + first, y, block_partials);
       });
-    T* sums = next_part(1, 2);
-    const auto sum_block = static_cast<unsigned>(std::min<std::size_t>(largest_block_, 1024) / warp_size * warp_size);
+    // One block per SM for the sum, each a share of the partials; the host adds their sums.
+    const std::size_t sum_blocks = static_cast<std::size_t>(std::max(info_.compute_units, 1));
+    T* sums = next_part(sum_blocks, 2);
+    const auto sum_block = static_cast<unsigned>(std::min<std::size_t>(largest_block_, 256) / warp_size * warp_size);
     enqueue("sum_partials", [&] {
-      cuda::rtc_launch(kernels_.sum_partials2, "sum_partials2", 1, sum_block, 0, stream_.get(),
-                       static_cast<unsigned>(blocks), static_cast<const T*>(block_partials), sums);
+      cuda::rtc_launch(kernels_.sum_partials2, "sum_partials2", static_cast<unsigned>(sum_blocks),
+                       std::max(sum_block, warp_size), 0, stream_.get(), static_cast<unsigned>(blocks),
+                       static_cast<const T*>(block_partials), sums);
     });
     read_partials();
   }

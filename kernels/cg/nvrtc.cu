@@ -246,25 +246,27 @@ extern "C" __global__ void spmv_dot2(unsigned rows, unsigned lanes, unsigned ste
   block_partials2(rr, wr, partials, gridDim.x);
 }
 
-// sums[0] = partials[0] + .. + partials[count - 1], sums[1] = the next count partials' sum: one
-// block, the fused SpMV's partials summed on the device so that the host reads two values.
-// Four loads of each array in flight per thread (one block must pull tens of thousands of
-// partials through one SM: a single accumulator left it at 18 us for 65536 on the H100).
+// The fused SpMV's partials (count of each sum) summed on the device, each block a contiguous
+// share of them: sums[block] and sums[blocks + block] (block_partials2), which the host reads and
+// adds. Many blocks: one block pulling a megabyte of partials through one SM took 18 us on the
+// H100. Four loads of each array in flight per thread.
 extern "C" __global__ void sum_partials2(unsigned count, const real* __restrict__ partials, real* __restrict__ sums) {
+  const unsigned share = (count + gridDim.x - 1) / gridDim.x;
+  const unsigned begin = min(count, blockIdx.x * share), end = min(count, begin + share);
   real a[4] = {0, 0, 0, 0};
   real b[4] = {0, 0, 0, 0};
   const unsigned stride = blockDim.x;
-  unsigned i = threadIdx.x;
-  for (; i + 3 * stride < count; i += 4 * stride)
+  unsigned i = begin + threadIdx.x;
+  for (; i + 3 * stride < end; i += 4 * stride)
     for (unsigned k = 0; k < 4; ++k) {
       a[k] += partials[i + k * stride];
       b[k] += partials[count + i + k * stride];
     }
-  for (; i < count; i += stride) {
+  for (; i < end; i += stride) {
     a[0] += partials[i];
     b[0] += partials[count + i];
   }
-  block_partials2((a[0] + a[1]) + (a[2] + a[3]), (b[0] + b[1]) + (b[2] + b[3]), sums, 1);
+  block_partials2((a[0] + a[1]) + (a[2] + a[3]), (b[0] + b[1]) + (b[2] + b[3]), sums, gridDim.x);
 }
 
 // out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.

@@ -179,16 +179,18 @@ __kernel void spmv_dot2(const uint first, const uint end_row, const uint lanes, 
   group_partials2(rr, wr, scratch_rr, scratch_wr, partials);
 }
 
-// sums[0] = partials[0] + .. + partials[count - 1], sums[1] = the next count partials' sum: one
-// work-group, the fused SpMV's partials summed on the device so that the host reads two values.
+// The fused SpMV's partials (count of each sum) summed on the device, each work-group a
+// contiguous share of them: sums[group] and sums[groups + group], which the host reads and adds.
+// Four loads of each array in flight per work-item.
 __kernel void sum_partials2(const uint count, __global const REAL* restrict partials, __global REAL* restrict sums,
                             __local REAL* scratch_a, __local REAL* scratch_b) {
-  // Four loads of each array in flight per work-item (one work-group pulls them all).
+  const uint share = (count + get_num_groups(0) - 1) / get_num_groups(0);
+  const uint begin = min(count, (uint)get_group_id(0) * share), end = min(count, begin + share);
   REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   REAL b0 = 0, b1 = 0, b2 = 0, b3 = 0;
   const uint stride = get_local_size(0);
-  uint i = get_local_id(0);
-  for (; i + 3 * stride < count; i += 4 * stride) {
+  uint i = begin + get_local_id(0);
+  for (; i + 3 * stride < end; i += 4 * stride) {
     a0 += partials[i];
     a1 += partials[i + stride];
     a2 += partials[i + 2 * stride];
@@ -198,11 +200,11 @@ __kernel void sum_partials2(const uint count, __global const REAL* restrict part
     b2 += partials[count + i + 2 * stride];
     b3 += partials[count + i + 3 * stride];
   }
-  for (; i < count; i += stride) {
+  for (; i < end; i += stride) {
     a0 += partials[i];
     b0 += partials[count + i];
   }
-  group_partials2((a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), scratch_a, scratch_b, sums);  // one group: sums[0], sums[1]
+  group_partials2((a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), scratch_a, scratch_b, sums);
 }
 
 // y = y + alpha x

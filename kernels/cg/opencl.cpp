@@ -50,7 +50,7 @@ class OpenclOperations final : public Operations {
     largest_group_ = context_.info().max_work_group_size;
     largest_group_ = std::min<std::size_t>(largest_group_, context_.info().local_mem_bytes / (2 * sizeof(T)));
     largest_group_ = std::max<std::size_t>(largest_group_, 1);
-    while (sum_group_ * 2 <= std::min<std::size_t>(largest_group_, 1024)) sum_group_ *= 2;
+    while (sum_group_ * 2 <= std::min<std::size_t>(largest_group_, 256)) sum_group_ *= 2;
     Params defaults = launch;
     if (static_cast<std::size_t>(grid::group_size_of(defaults)) > largest_group_) {
       std::cerr << "gpubench: note: work_group_size " << grid::group_size_of(defaults) << " exceeds the largest "
@@ -283,7 +283,7 @@ class OpenclOperations final : public Operations {
   }
   // Rows [first, first + count) of w = A r and their share of r.r and w.r: one work-item per row,
   // or spmv_vector's lanes where the rows are long; the work-groups' partials summed on the device
-  // (sum_partials2, its own profile row), the two sums the reduction's part.
+  // (sum_partials2, its own profile row) to a pair per compute unit, the reduction's part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     const auto [local, lanes, groups] = spmv_dot2_grid(count);
     if (2 * groups > block_partials_capacity_)
@@ -295,9 +295,12 @@ class OpenclOperations final : public Operations {
                           col_idx_, values_, vector(r), vector(w), block_partials_, scratch, scratch);
       times_.record("spmv_dot2", context_.launch(spmv_dot2_, groups * local, local));
     }
+    // One work-group per compute unit for the sum, each a share of the partials; the host adds theirs.
+    const auto sum_groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1));
     const opencl::LocalMemory sum_scratch{sum_group_ * sizeof(T)};
-    sum_partials2_.set_args(static_cast<cl_uint>(groups), block_partials_, next_part(1, 2), sum_scratch, sum_scratch);
-    times_.record("sum_partials", context_.launch(sum_partials2_, sum_group_, sum_group_));
+    sum_partials2_.set_args(static_cast<cl_uint>(groups), block_partials_, next_part(sum_groups, 2), sum_scratch,
+                            sum_scratch);
+    times_.record("sum_partials", context_.launch(sum_partials2_, sum_groups * sum_group_, sum_group_));
   }
   // spmv_dot2's launch for `count` rows: work-group size, lanes per row, work-groups (each
   // spmv_dot2_steps runs of rows).
@@ -358,7 +361,7 @@ class OpenclOperations final : public Operations {
   std::size_t partial_capacity_ = 0;
   opencl::Buffer block_partials_;  // spmv_dot2's, summed on the device by sum_partials2
   std::size_t block_partials_capacity_ = 0;
-  std::size_t sum_group_ = 1;  // sum_partials2's one work-group: the largest power of two up to 1024
+  std::size_t sum_group_ = 1;  // sum_partials2's work-group size: the largest power of two up to 256
   std::vector<Part> parts_;
   opencl::Event reading_;  // the last read-back of partials
   std::vector<T> staging_;
