@@ -40,10 +40,9 @@ struct Kernels {
   Kernels()
       : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")),
         spmv_slabs(get("spmv_slabs")), spmv_dot2(get("spmv_dot2")), sum_partials2(get("sum_partials2")),
-        dot_partials(get("dot_partials")),
-        dot2_partials(get("dot2_partials")),
-        gather(get("gather")), axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")),
-        three_term_update(get("three_term_update")), cg_update(get("cg_update")) {}
+        dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")), gather(get("gather")),
+        axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")), three_term_update(get("three_term_update")),
+        cg_update(get("cg_update")) {}
 
   // The largest block every kernel but spmv_slabs (sized on its own) launches with.
   int largest_block() const {
