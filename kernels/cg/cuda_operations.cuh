@@ -357,11 +357,6 @@ class CudaOperations final : public Operations {
     read_partials();
   }
 
-  std::array<double, 2> spmv_dot2(Slot r, Slot w) override {
-    start_spmv_dot2_rows(r, w, 0, rows_);
-    return finish_reduction();
-  }
-
   // Each sum over the parts' partials in part and block order, in double; the reduction ends.
   std::array<double, 2> finish_reduction() override {
     stream_.synchronize();

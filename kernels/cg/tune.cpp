@@ -196,17 +196,16 @@ SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Pr
                                                         std::move(outputs), std::move(expected), value, values));
   };
   const Slot a = work_slot(0), b = work_slot(1), c = work_slot(2), d = work_slot(3), e = work_slot(4);
-  if (kernel.empty() || kernel == "spmv") {
-    std::vector<double> y(n);
+  const bool spmv = kernel.empty() || kernel == "spmv", spmv_dot2 = kernel.empty() || kernel == "spmv_dot2";
+  std::vector<double> y;  // A h[0], computed once for both SpMVs
+  if (spmv || spmv_dot2) {
+    y.resize(n);
     host_spmv(problem->a, h[0], y);
-    add("spmv", [=](Operations& o) { o.spmv(a, b); return std::array<double, 2>{}; }, {b}, {y});
   }
-  if (kernel.empty() || kernel == "spmv_dot2") {
-    std::vector<double> y(n);
-    host_spmv(problem->a, h[0], y);
-    const std::array<double, 2> dots{host_dot(h[0], h[0]), host_dot(y, h[0])};
-    add("spmv_dot2", [=](Operations& o) { return o.spmv_dot2(a, b); }, {b}, {std::move(y)}, dots, 2);
-  }
+  if (spmv) add("spmv", [=](Operations& o) { o.spmv(a, b); return std::array<double, 2>{}; }, {b}, {y});
+  if (spmv_dot2)
+    add("spmv_dot2", [=](Operations& o) { return o.spmv_dot2(a, b); }, {b}, {y},
+        {host_dot(h[0], h[0]), host_dot(y, h[0])}, 2);
   add("dot", [=](Operations& o) { return std::array<double, 2>{o.dot(a, b), 0}; }, {}, {},
       {host_dot(h[0], h[1]), 0}, 1);
   add("dot2", [=](Operations& o) { return o.dot2(a, b); }, {}, {}, {host_dot(h[0], h[0]), host_dot(h[1], h[0])}, 2);
