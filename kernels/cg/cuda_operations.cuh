@@ -40,6 +40,7 @@ struct Kernels {
   Kernels()
       : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")),
         spmv_slabs(get("spmv_slabs")), spmv_dot2(get("spmv_dot2")), sum_partials2(get("sum_partials2")),
+        advance_scalars(get("advance_scalars")),
         dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")), gather(get("gather")),
         axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")), three_term_update(get("three_term_update")),
         cg_update(get("cg_update")) {}
@@ -48,7 +49,7 @@ struct Kernels {
   int largest_block() const {
     int limit = 1 << 30;
     for (auto [k, name] : {std::pair{spmv_row_per_thread, "spmv_row_per_thread"}, {spmv_vector, "spmv_vector"},
-                           {spmv_dot2, "spmv_dot2"}, {sum_partials2, "sum_partials2"},
+                           {spmv_dot2, "spmv_dot2"}, {sum_partials2, "sum_partials2"}, {advance_scalars, "advance_scalars"},
                            {dot_partials, "dot_partials"}, {dot2_partials, "dot2_partials"}, {axpy, "axpy"},
                            {xpay, "xpay"}, {scale, "scale"}, {three_term_update, "three_term_update"},
                            {cg_update, "cg_update"}})
@@ -60,8 +61,8 @@ struct Kernels {
     return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, "CG's kernels");
   }
 
-  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, spmv_dot2, sum_partials2, dot_partials, dot2_partials,
-      gather, axpy, xpay, scale, three_term_update, cg_update;
+  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, spmv_dot2, sum_partials2, advance_scalars, dot_partials,
+      dot2_partials, gather, axpy, xpay, scale, three_term_update, cg_update;
 };
 
 template <typename T>
@@ -310,51 +311,57 @@ class CudaOperations final : public Operations {
   }
 
   void start_dot2(Slot r, Slot w) override {
-    const T* rv = vector(r);
-    const T* wv = vector(w);
-    const Launch& l = launches_.dot2;
-    run("dot2", l, "dot2_partials", kernels_.dot2_partials, 2 * l.block * sizeof(T), n(), rv, wv,
-        next_part(l.blocks, 2));
+    launch_dot2(r, w);
     read_partials();
   }
 
-  // Rows [first, first + count) of w = A r and their share of r.r and w.r in one kernel
-  // (spmv_dot2: one thread per row, or spmv_vector's lanes where rows are long), its blocks'
-  // partials summed on the device (sum_partials2, its own profile row) to one pair per SM, which
-  // is read back. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few columns: NAS CG),
-  // that SpMV and dot2.
   void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
-    check_row_range(first, count, rows_);
-    if (slabs_ > 0 && first == 0 && count == rows_) {
-      spmv_rows(r, w, first, count);
-      start_dot2(r, w);
-      return;
-    }
-    const auto [block, lanes, blocks] = spmv_dot2_grid(count);
-    if (2 * blocks > block_partials_.size())
-      throw Error(ExitCode::internal, "spmv_dot2: more blocks than its partials were sized for");
-    const T* x = vector(r);
-    T* y = vector(w) + first;
-    const std::int32_t* row_ptr = row_ptr_.data() + first;
-    const std::int32_t* matrix_cols = col_idx_.data();
-    const T* matrix_values = values_.data();
-    T* block_partials = block_partials_.data();
-    if (blocks > 0)
-      enqueue("spmv_dot2", [&] {
-        cuda::rtc_launch(kernels_.spmv_dot2, "spmv_dot2", static_cast<unsigned>(blocks), static_cast<unsigned>(block),
-                         0, stream_.get(), static_cast<unsigned>(count), lanes, spmv_dot2_steps, row_ptr, matrix_cols,
-                         matrix_values, x, x + first, y, block_partials);
-      });
-    // One block per SM for the sum, each a share of the partials; the host adds their sums.
-    const std::size_t sum_blocks = static_cast<std::size_t>(std::max(info_.compute_units, 1));
-    T* sums = next_part(sum_blocks, 2);
-    const auto sum_block = static_cast<unsigned>(std::min<std::size_t>(largest_block_, 256) / warp_size * warp_size);
-    enqueue("sum_partials", [&] {
-      cuda::rtc_launch(kernels_.sum_partials2, "sum_partials2", static_cast<unsigned>(sum_blocks),
-                       std::max(sum_block, warp_size), 0, stream_.get(), static_cast<unsigned>(blocks),
-                       static_cast<const T*>(block_partials), sums);
-    });
+    launch_spmv_dot2(r, w, first, count);
     read_partials();
+  }
+
+  // The fused forms' scalars in device memory: the fused SpMV's partials summed and the
+  // recurrence advanced by one block on the device (advance_scalars, its own profile row), the
+  // updates reading their coefficients there; nothing is read back.
+  bool device_scalars() const override { return true; }
+
+  void set_scalars(const Scalars& s) override {
+    std::transform(s.begin(), s.end(), host_state_.data(), [](double x) { return static_cast<T>(x); });
+    cuda::check(cudaMemcpyAsync(state_.data(), host_state_.data(), CG_SCALARS * sizeof(T), cudaMemcpyHostToDevice,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(CG scalars to the device)");
+    stream_.synchronize();  // host_state_ may be reused at once
+  }
+
+  Scalars get_scalars() override {
+    cuda::check(cudaMemcpyAsync(host_state_.data(), state_.data(), CG_SCALARS * sizeof(T), cudaMemcpyDeviceToHost,
+                                stream_.get()),
+                "cudaMemcpyAsync", "(CG scalars from the device)");
+    stream_.synchronize();
+    Scalars s{};
+    std::transform(host_state_.data(), host_state_.data() + CG_SCALARS, s.begin(),
+                   [](T x) { return static_cast<double>(x); });
+    return s;
+  }
+
+  void spmv_dot2_advance(Slot r, Slot w, int rule) override {
+    launch_spmv_dot2(r, w, 0, rows_);
+    const Part part = parts_.back();
+    parts_.clear();
+    const T* partials = partials_.data() + part.offset;
+    T* state = state_.data();
+    enqueue("advance_scalars", [&] {
+      cuda::rtc_launch(kernels_.advance_scalars, "advance_scalars", 1, advance_block, 0, stream_.get(),
+                       static_cast<unsigned>(part.blocks), partials, state, rule);
+    });
+  }
+
+  void three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    launch_three_term(real(0), real(0), state_.data(), x, x_prev, r, r_prev, w);
+  }
+
+  void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    launch_cg_update(real(0), real(0), state_.data(), r, w, p, s, x);
   }
 
   // Each sum over the parts' partials in part and block order, in double; the reduction ends.
@@ -388,22 +395,11 @@ class CudaOperations final : public Operations {
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
-    const T* xv = vector(x);
-    T* xp = vector(x_prev);
-    const T* rv = vector(r);
-    T* rp = vector(r_prev);
-    const T* wv = vector(w);
-    run("three_term_update", launches_.three_term_update, "three_term_update", kernels_.three_term_update, 0, n(), real(rho), real(gamma), xv, xp,
-        rv, rp, wv);
+    launch_three_term(real(rho), real(gamma), nullptr, x, x_prev, r, r_prev, w);
   }
 
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    T* rv = vector(r);
-    const T* wv = vector(w);
-    T* pv = vector(p);
-    T* sv = vector(s);
-    T* xv = vector(x);
-    run("cg_update", launches_.cg_update, "cg_update", kernels_.cg_update, 0, n(), real(alpha), real(beta), rv, wv, pv, sv, xv);
+    launch_cg_update(real(alpha), real(beta), nullptr, r, w, p, s, x);
   }
 
   void start_timer() override { times_.start(); }
@@ -516,6 +512,71 @@ class CudaOperations final : public Operations {
     cuda::check(cudaMemcpyAsync(host_partials_.data() + part.offset, partials_.data() + part.offset,
                                 part.sums * part.blocks * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()),
                 "cudaMemcpyAsync", "(dot partials)");
+  }
+
+  void launch_dot2(Slot r, Slot w) {
+    const T* rv = vector(r);
+    const T* wv = vector(w);
+    const Launch& l = launches_.dot2;
+    run("dot2", l, "dot2_partials", kernels_.dot2_partials, 2 * l.block * sizeof(T), n(), rv, wv,
+        next_part(l.blocks, 2));
+  }
+
+  // Rows [first, first + count) of w = A r and their share of r.r and w.r in one kernel
+  // (spmv_dot2: one thread per row, or spmv_vector's lanes where rows are long), its blocks'
+  // partials summed on the device (sum_partials2, its own profile row) to one pair per SM: the
+  // reduction's next part. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few
+  // columns: NAS CG), that SpMV and dot2.
+  void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
+    check_row_range(first, count, rows_);
+    if (slabs_ > 0 && first == 0 && count == rows_) {
+      spmv_rows(r, w, first, count);
+      launch_dot2(r, w);
+      return;
+    }
+    const auto [block, lanes, blocks] = spmv_dot2_grid(count);
+    if (2 * blocks > block_partials_.size())
+      throw Error(ExitCode::internal, "spmv_dot2: more blocks than its partials were sized for");
+    const T* x = vector(r);
+    T* y = vector(w) + first;
+    const std::int32_t* row_ptr = row_ptr_.data() + first;
+    const std::int32_t* matrix_cols = col_idx_.data();
+    const T* matrix_values = values_.data();
+    T* block_partials = block_partials_.data();
+    if (blocks > 0)
+      enqueue("spmv_dot2", [&] {
+        cuda::rtc_launch(kernels_.spmv_dot2, "spmv_dot2", static_cast<unsigned>(blocks), static_cast<unsigned>(block),
+                         0, stream_.get(), static_cast<unsigned>(count), lanes, spmv_dot2_steps, row_ptr, matrix_cols,
+                         matrix_values, x, x + first, y, block_partials);
+      });
+    const std::size_t sum_blocks = static_cast<std::size_t>(std::max(info_.compute_units, 1));
+    T* sums = next_part(sum_blocks, 2);
+    const auto sum_block = static_cast<unsigned>(std::min<std::size_t>(largest_block_, 256) / warp_size * warp_size);
+    enqueue("sum_partials", [&] {
+      cuda::rtc_launch(kernels_.sum_partials2, "sum_partials2", static_cast<unsigned>(sum_blocks),
+                       std::max(sum_block, warp_size), 0, stream_.get(), static_cast<unsigned>(blocks),
+                       static_cast<const T*>(block_partials), sums);
+    });
+  }
+
+  // The update kernels with coefficients given, or (state not null) read from the scalars' state.
+  void launch_three_term(T rho, T gamma, const T* state, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) {
+    const T* xv = vector(x);
+    T* xp = vector(x_prev);
+    const T* rv = vector(r);
+    T* rp = vector(r_prev);
+    const T* wv = vector(w);
+    run("three_term_update", launches_.three_term_update, "three_term_update", kernels_.three_term_update, 0, n(), rho,
+        gamma, state, xv, xp, rv, rp, wv);
+  }
+  void launch_cg_update(T alpha, T beta, const T* state, Slot r, Slot w, Slot p, Slot s, Slot x) {
+    T* rv = vector(r);
+    const T* wv = vector(w);
+    T* pv = vector(p);
+    T* sv = vector(s);
+    T* xv = vector(x);
+    run("cg_update", launches_.cg_update, "cg_update", kernels_.cg_update, 0, n(), alpha, beta, state, rv, wv, pv, sv,
+        xv);
   }
 
   // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
@@ -642,6 +703,10 @@ class CudaOperations final : public Operations {
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
   cuda::DeviceBuffer<T> block_partials_;  // spmv_dot2's, summed on the device by sum_partials2
+  // The fused forms' scalars (recurrence.h) on the device, and their host copy for set and get.
+  cuda::DeviceBuffer<T> state_{CG_SCALARS};
+  cuda::PinnedBuffer<T> host_state_{CG_SCALARS};
+  static constexpr unsigned advance_block = 128;  // advance_scalars' one block
   // The reduction begun: its parts in partials_ (Operations::max_reduction_parts at most).
   struct Part {
     std::size_t offset = 0, blocks = 0, sums = 0;

@@ -7,6 +7,11 @@
 #define warp_size 32u
 #define full_warp 0xffffffffu
 
+#define CG_REAL real
+#define CG_FN __device__
+#define CG_G
+#include "kernels/cg/recurrence.h"
+
 // (A in)_row, CSR.
 __device__ real row_sum(unsigned long long row, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                         const real* __restrict__ values, const real* __restrict__ in) {
@@ -179,11 +184,11 @@ extern "C" __global__ void dot2_partials(unsigned n, const real* __restrict__ r,
   }
 }
 
-// The block's sums of its threads' (a, b), written as its partials: partials[block] and
-// partials[blocks + block]. Warp shuffles, then one value per warp through shared memory (a tree
-// in shared memory costs the fused SpMV below 6% on the H100, this about 1%). blockDim.x a
-// multiple of 32, at most 1024; every thread of the block calls it.
-__device__ void block_partials2(real a, real b, real* __restrict__ partials, unsigned blocks) {
+// The block's sums of its threads' (a, b), left in thread 0's a and b: warp shuffles, then one
+// value per warp through shared memory (a tree in shared memory costs the fused SpMV below 6% on
+// the H100, this about 1%). blockDim.x a multiple of 32, at most 1024; every thread of the block
+// calls it, once per kernel.
+__device__ void block_sum2(real& a, real& b) {
   __shared__ real warp_a[32], warp_b[32];
   for (unsigned offset = warp_size / 2; offset > 0; offset /= 2) {
     a += __shfl_xor_sync(full_warp, a, offset);
@@ -203,7 +208,13 @@ __device__ void block_partials2(real a, real b, real* __restrict__ partials, uns
     a += __shfl_xor_sync(full_warp, a, offset);
     b += __shfl_xor_sync(full_warp, b, offset);
   }
-  if (lane == 0) {
+}
+
+// The block's sums of its threads' (a, b), written as its partials: partials[block] and
+// partials[blocks + block] (block_sum2's conditions).
+__device__ void block_partials2(real a, real b, real* __restrict__ partials, unsigned blocks) {
+  block_sum2(a, b);
+  if (threadIdx.x == 0) {
     partials[blockIdx.x] = a;
     partials[blocks + blockIdx.x] = b;
   }
@@ -269,6 +280,21 @@ extern "C" __global__ void sum_partials2(unsigned count, const real* __restrict_
   block_partials2((a[0] + a[1]) + (a[2] + a[3]), (b[0] + b[1]) + (b[2] + b[3]), sums, gridDim.x);
 }
 
+// One reduction's pairs of partial sums (count of each: partials[i] and partials[count + i])
+// summed in order by one block, and a fused form's recurrence advanced by the sums
+// (recurrence.h, `rule` a CG_RULE_*): the next update's coefficients, computed and kept on the
+// device, where the update kernels read them. The host reads the state only when it asks.
+extern "C" __global__ void advance_scalars(unsigned count, const real* __restrict__ partials, real* __restrict__ state,
+                                           int rule) {
+  real a = 0, b = 0;
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+    a += partials[i];
+    b += partials[count + i];
+  }
+  block_sum2(a, b);
+  if (threadIdx.x == 0) cg_advance(state, rule, a, b);
+}
+
 // out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.
 extern "C" __global__ void gather(unsigned n, const int* __restrict__ index, const real* __restrict__ x, real* __restrict__ out) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = x[index[i]];
@@ -293,8 +319,15 @@ extern "C" __global__ void scale(unsigned n, real alpha, const real* __restrict_
 // Saad's three-term update:
 //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
 //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
-extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, const real* __restrict__ x, real* __restrict__ x_prev,
-                                  const real* __restrict__ r, real* __restrict__ r_prev, const real* __restrict__ w) {
+// with rho and gamma the arguments, or, where `state` is not null, the state's (recurrence.h).
+extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, const real* __restrict__ state,
+                                             const real* __restrict__ x, real* __restrict__ x_prev,
+                                             const real* __restrict__ r, real* __restrict__ r_prev,
+                                             const real* __restrict__ w) {
+  if (state) {
+    rho = state[CG_A];
+    gamma = state[CG_B];
+  }
   const real keep = real(1) - rho;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const real ri = r[i];
@@ -303,9 +336,15 @@ extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, c
   }
 }
 
-// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
-extern "C" __global__ void cg_update(unsigned n, real alpha, real beta, real* __restrict__ r, const real* __restrict__ w, real* __restrict__ p,
-                          real* __restrict__ s, real* __restrict__ x) {
+// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s,
+// with alpha and beta the arguments, or, where `state` is not null, the state's (recurrence.h).
+extern "C" __global__ void cg_update(unsigned n, real alpha, real beta, const real* __restrict__ state,
+                                     real* __restrict__ r, const real* __restrict__ w, real* __restrict__ p,
+                                     real* __restrict__ s, real* __restrict__ x) {
+  if (state) {
+    alpha = state[CG_A];
+    beta = state[CG_B];
+  }
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const real pi = r[i] + beta * p[i];
     const real si = w[i] + beta * s[i];

@@ -12,6 +12,11 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+#define CG_REAL REAL
+#define CG_FN
+#define CG_G __global
+#include "kernels/cg/recurrence.h"
+
 // (A in)_row, CSR.
 REAL row_sum(const uint row, __global const int* restrict row_ptr, __global const int* restrict col_idx,
              __global const REAL* restrict values, __global const REAL* restrict in) {
@@ -207,6 +212,23 @@ __kernel void sum_partials2(const uint count, __global const REAL* restrict part
   group_partials2((a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), scratch_a, scratch_b, sums);
 }
 
+// One reduction's pairs of partial sums (count of each: partials[i] and partials[count + i])
+// summed in order by one work-group, and a fused form's recurrence advanced by the sums
+// (recurrence.h, `rule` a CG_RULE_*): the next update's coefficients, computed and kept on the
+// device, where the update kernels read them. The host reads the state only when it asks.
+__kernel void advance_scalars(const uint count, __global const REAL* restrict partials, __global REAL* restrict state,
+                              const int rule, __local REAL* scratch_a, __local REAL* scratch_b) {
+  REAL a = 0, b = 0;
+  for (uint i = get_local_id(0); i < count; i += get_local_size(0)) {
+    a += partials[i];
+    b += partials[count + i];
+  }
+  scratch_a[get_local_id(0)] = a;
+  scratch_b[get_local_id(0)] = b;
+  reduce_local2(scratch_a, scratch_b);
+  if (get_local_id(0) == 0) cg_advance(state, rule, scratch_a[0], scratch_b[0]);
+}
+
 // y = y + alpha x
 __kernel void axpy(const uint n, const REAL alpha, __global const REAL* restrict x, __global REAL* restrict y) {
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] += alpha * x[i];
@@ -225,9 +247,15 @@ __kernel void scale(const uint n, const REAL alpha, __global const REAL* restric
 // Saad's three-term update:
 //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
 //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
-__kernel void three_term_update(const uint n, const REAL rho, const REAL gamma, __global const REAL* restrict x,
+// with rho and gamma the arguments, or the state's (recurrence.h) where from_state is set.
+__kernel void three_term_update(const uint n, REAL rho, REAL gamma, const uint from_state,
+                                __global const REAL* restrict state, __global const REAL* restrict x,
                                 __global REAL* restrict x_prev, __global const REAL* restrict r,
                                 __global REAL* restrict r_prev, __global const REAL* restrict w) {
+  if (from_state) {
+    rho = state[CG_A];
+    gamma = state[CG_B];
+  }
   const REAL keep = (REAL)1 - rho;
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
     const REAL ri = r[i];
@@ -236,10 +264,15 @@ __kernel void three_term_update(const uint n, const REAL rho, const REAL gamma, 
   }
 }
 
-// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s
-__kernel void cg_update(const uint n, const REAL alpha, const REAL beta, __global REAL* restrict r,
-                        __global const REAL* restrict w, __global REAL* restrict p, __global REAL* restrict s,
-                        __global REAL* restrict x) {
+// Chronopoulos-Gear update: p = r + beta p; s = w + beta s; x = x + alpha p; r = r - alpha s,
+// with alpha and beta the arguments, or the state's (recurrence.h) where from_state is set.
+__kernel void cg_update(const uint n, REAL alpha, REAL beta, const uint from_state, __global const REAL* restrict state,
+                        __global REAL* restrict r, __global const REAL* restrict w, __global REAL* restrict p,
+                        __global REAL* restrict s, __global REAL* restrict x) {
+  if (from_state) {
+    alpha = state[CG_A];
+    beta = state[CG_B];
+  }
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
     const REAL pi = r[i] + beta * p[i];
     const REAL si = w[i] + beta * s[i];

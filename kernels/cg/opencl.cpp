@@ -37,6 +37,7 @@ class OpenclOperations final : public Operations {
     dot2_ = program.kernel("dot2_partials");
     spmv_dot2_ = program.kernel("spmv_dot2");
     sum_partials2_ = program.kernel("sum_partials2");
+    advance_scalars_ = program.kernel("advance_scalars");
     axpy_ = program.kernel("axpy");
     xpay_ = program.kernel("xpay");
     scale_ = program.kernel("scale");
@@ -67,6 +68,7 @@ class OpenclOperations final : public Operations {
     std::transform(a.values.begin(), a.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
     values_ = upload_array(std::span<const T>(values));
     staging_.resize(static_cast<std::size_t>(rows_));
+    state_ = context_.create_buffer(CG_SCALARS * sizeof(T));
   }
 
   void allocate_vectors(int count) override {
@@ -176,6 +178,46 @@ class OpenclOperations final : public Operations {
     read_partials(false);
   }
 
+  // The fused forms' scalars in device memory: the fused SpMV's partials summed and the
+  // recurrence advanced by one work-group on the device (advance_scalars, its own profile row),
+  // the updates reading their coefficients there; nothing is read back.
+  bool device_scalars() const override { return true; }
+
+  void set_scalars(const Scalars& s) override {
+    std::array<T, CG_SCALARS> values{};
+    std::transform(s.begin(), s.end(), values.begin(), [](double x) { return static_cast<T>(x); });
+    context_.write(state_, values.data(), sizeof values);
+  }
+
+  Scalars get_scalars() override {
+    std::array<T, CG_SCALARS> values{};
+    context_.read(state_, values.data(), sizeof values);
+    Scalars s{};
+    std::transform(values.begin(), values.end(), s.begin(), [](T x) { return static_cast<double>(x); });
+    return s;
+  }
+
+  void spmv_dot2_advance(Slot r, Slot w, int rule) override {
+    launch_spmv_dot2(r, w, 0, rows_);
+    const std::size_t k = parts_.size() - 1;
+    const Part part = parts_[k];
+    parts_.clear();
+    const opencl::LocalMemory scratch{sum_group_ * sizeof(T)};
+    advance_scalars_.set_args(static_cast<cl_uint>(part.groups), partials_[k], state_, static_cast<cl_int>(rule),
+                              scratch, scratch);
+    times_.record("advance_scalars", context_.launch(advance_scalars_, sum_group_, sum_group_));
+  }
+
+  void three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    run("three_term_update", launches_.three_term_update, three_term_, n(), real(0), real(0), cl_uint{1}, state_,
+        vector(x), vector(x_prev), vector(r), vector(r_prev), vector(w));
+  }
+
+  void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    run("cg_update", launches_.cg_update, cg_update_, n(), real(0), real(0), cl_uint{1}, state_, vector(r), vector(w),
+        vector(p), vector(s), vector(x));
+  }
+
   // Waits for the last read-back alone (the queue is in order: the kernels and the earlier
   // read-backs are done before it).
   std::array<double, 2> finish_reduction() override {
@@ -196,12 +238,13 @@ class OpenclOperations final : public Operations {
   }
 
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
-    run("three_term_update", launches_.three_term_update, three_term_, n(), real(rho), real(gamma), vector(x), vector(x_prev), vector(r),
-        vector(r_prev), vector(w));
+    run("three_term_update", launches_.three_term_update, three_term_, n(), real(rho), real(gamma), cl_uint{0}, state_,
+        vector(x), vector(x_prev), vector(r), vector(r_prev), vector(w));
   }
 
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
-    run("cg_update", launches_.cg_update, cg_update_, n(), real(alpha), real(beta), vector(r), vector(w), vector(p), vector(s), vector(x));
+    run("cg_update", launches_.cg_update, cg_update_, n(), real(alpha), real(beta), cl_uint{0}, state_, vector(r),
+        vector(w), vector(p), vector(s), vector(x));
   }
 
   void start_timer() override { times_.start(); }
@@ -346,7 +389,8 @@ class OpenclOperations final : public Operations {
   int cols_;  // a band's vectors hold its halo after its rows; the kernels and transfers above use rows_
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
-  opencl::Kernel spmv_, dot_, dot2_, spmv_dot2_, sum_partials2_, axpy_, xpay_, scale_, three_term_, cg_update_;
+  opencl::Kernel spmv_, dot_, dot2_, spmv_dot2_, sum_partials2_, advance_scalars_, axpy_, xpay_, scale_, three_term_,
+      cg_update_;
   std::size_t largest_group_ = 0;
   KernelLaunches<Launch> launches_;
   opencl::Buffer row_ptr_, col_idx_, values_;
@@ -361,7 +405,8 @@ class OpenclOperations final : public Operations {
   std::size_t partial_capacity_ = 0;
   opencl::Buffer block_partials_;  // spmv_dot2's, summed on the device by sum_partials2
   std::size_t block_partials_capacity_ = 0;
-  std::size_t sum_group_ = 1;  // sum_partials2's work-group size: the largest power of two up to 256
+  std::size_t sum_group_ = 1;  // sum_partials2's and advance_scalars' work-group size: the largest power of two up to 256
+  opencl::Buffer state_;  // the fused forms' scalars (recurrence.h)
   std::vector<Part> parts_;
   opencl::Event reading_;  // the last read-back of partials
   std::vector<T> staging_;

@@ -55,6 +55,19 @@ void Operations::start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::i
   start_dot2(r, w);
 }
 
+void Operations::spmv_dot2_advance(Slot r, Slot w, int rule) {
+  const auto [a, b] = spmv_dot2(r, w);
+  cg_advance(scalars_.data(), rule, a, b);
+}
+
+void Operations::three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) {
+  three_term_update(scalars_[CG_A], scalars_[CG_B], x, x_prev, r, r_prev, w);
+}
+
+void Operations::cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) {
+  cg_update(scalars_[CG_A], scalars_[CG_B], r, w, p, s, x);
+}
+
 void check_slot(Slot v, std::size_t allocated) {
   if (v < 0 || static_cast<std::size_t>(v) >= allocated)
     throw Error(ExitCode::internal, "CG vector slot " + std::to_string(v) + " is not allocated (slots 0.." +

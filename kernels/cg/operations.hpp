@@ -25,6 +25,15 @@
 
 namespace gpubench::cg {
 
+// The fused forms' scalar recurrences, for the host (the devices include the same file).
+#define CG_REAL double
+#define CG_FN inline
+#define CG_G
+#include "kernels/cg/recurrence.h"
+#undef CG_REAL
+#undef CG_FN
+#undef CG_G
+
 using Slot = int;
 class Solver;
 
@@ -91,6 +100,22 @@ class Operations {
   // The runs of rows each work-group of a backend's fused SpMV takes (a kernel argument): fewer
   // groups' partials to sum, the matrix still swept in order.
   static constexpr unsigned spmv_dot2_steps = 2;
+  // The fused forms' scalars (kernels/cg/recurrence.h): a state that the fused SpMV's sums
+  // advance and whose coefficients the updates read. By default it lives on the host and each
+  // advance waits for its sums, as the reductions above do. CUDA and OpenCL keep it in device
+  // memory (device_scalars()): an iteration then issues its kernels without waiting for the
+  // device, and the host reads the state (get_scalars) only when the algorithm asks.
+  using Scalars = std::array<double, CG_SCALARS>;
+  virtual bool device_scalars() const { return false; }
+  virtual void set_scalars(const Scalars& s) { scalars_ = s; }
+  virtual Scalars get_scalars() { return scalars_; }  // waits for the work issued so far
+  // w = A r and {r.r, w.r} from the same pass (spmv_dot2, whole rows), and the state advanced by
+  // `rule` (a CG_RULE_*) with those sums.
+  virtual void spmv_dot2_advance(Slot r, Slot w, int rule);
+  // three_term_update and cg_update with the state's coefficients (CG_A, CG_B).
+  virtual void three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w);
+  virtual void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x);
+
   // Saad's three-term CG update, one kernel:
   //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
   //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
@@ -158,6 +183,7 @@ class Operations {
 
  private:
   std::array<double, 2> started_{0, 0};
+  Scalars scalars_{};
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors of

@@ -1,5 +1,6 @@
 #include "kernels/cg/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -53,14 +54,44 @@ class ClassicCg final : public Solver {
   double rr_ = 0;
 };
 
-// Saad, Iterative Methods for Sparse Linear Systems, 6.7.1: CG as a three-term recurrence.
-//   gamma_j = (r_j, r_j) / (A r_j, r_j)
-//   rho_j   = 1 / (1 - gamma_j / gamma_{j-1} * (r_j, r_j) / (r_{j-1}, r_{j-1}) / rho_{j-1}), rho_0 = 1
+// Throws the breakdown the fused forms' recurrence recorded in its state (recurrence.h), in
+// checked_ratio's words.
+void check_state(const Operations::Scalars& s) {
+  const auto status = static_cast<int>(s[CG_STATUS]);
+  const char* what = status == CG_BREAKDOWN_RAR   ? "r.Ar"
+                     : status == CG_BREAKDOWN_DEN ? "delta - beta gamma / alpha"
+                                                  : nullptr;
+  if (what)
+    throw VerificationError(std::string("CG breakdown: ") + what + " = " + std::to_string(s[CG_BAD]) +
+                            " (singular or indefinite matrix, or the iteration diverged)");
+  if (status == CG_BREAKDOWN_RHO)
+    throw VerificationError("CG breakdown: three-term coefficient rho is not finite (" + std::to_string(s[CG_BAD]) +
+                            ")");
+}
+
+// The fused forms: their coefficients come from recurrence.h, advanced where the operations keep
+// the scalars (Operations::spmv_dot2_advance), read by the update kernels there; the host sees
+// them at sync().
+class FusedCg : public Solver {
+ public:
+  bool needs_sync() const override { return true; }
+  void sync(Operations& ops) override {
+    state_ = ops.get_scalars();
+    check_state(state_);
+  }
+  double residual_sq() const override { return state_[CG_RR]; }
+
+ protected:
+  Operations::Scalars state_{};
+};
+
+// Saad, Iterative Methods for Sparse Linear Systems, 6.7.1: CG as a three-term recurrence
+// (recurrence.h has its coefficients):
 //   x_{j+1} = rho_j (x_j + gamma_j r_j) + (1 - rho_j) x_{j-1}
 //   r_{j+1} = rho_j (r_j - gamma_j A r_j) + (1 - rho_j) r_{j-1}
 // One SpMV that also reduces r.r and Ar.r (spmv_dot2), one fused update per iteration. The residual
 // norm it knows is that of r_j, one iteration behind the iterate it has just made.
-class ThreeTermCg final : public Solver {
+class ThreeTermCg final : public FusedCg {
  public:
   int recurrence_vectors() const override { return 6; }
   void start(Operations& ops) override {
@@ -69,50 +100,41 @@ class ThreeTermCg final : public Solver {
     ops.fill_zero(x_prev_);
     ops.copy(rhs_slot, r_);
     ops.fill_zero(r_prev_);
-    first_ = true;
-    rr_ = ops.dot(r_, r_);
+    state_ = {};
+    state_[CG_RR] = ops.dot(r_, r_);
+    state_[CG_A] = 1;
+    state_[CG_RHO_PREV] = 1;
+    state_[CG_FIRST] = 1;
+    ops.set_scalars(state_);
   }
+  // w = A r with r.r and w.r from the same pass, the coefficients from them; then the update. An
+  // exact solution (r = 0) or a breakdown leaves x as it is (recurrence.h).
   void step(Operations& ops) override {
-    const auto [rr, wr] = ops.spmv_dot2(r_, w_);  // w = A r, with r.r and w.r from the same pass
-    // This variant learns the norm of the residual it made one step late: an exact solution
-    // shows here as r = 0 (and r.Ar = 0). The iterate is then final; updating would be 0 / 0.
-    if (rr == 0) {
-      rr_ = 0;
-      return;
-    }
-    const double gamma = checked_ratio(rr, wr, "r.Ar");
-    double rho = 1;
-    if (!first_) rho = 1 / (1 - gamma / gamma_prev_ * (rr / rr_prev_) / rho_prev_);
-    if (!std::isfinite(rho))
-      throw VerificationError("CG breakdown: three-term coefficient rho is not finite");
-    ops.three_term_update(rho, gamma, x_, x_prev_, r_, r_prev_, w_);
+    ops.spmv_dot2_advance(r_, w_, CG_RULE_THREE_TERM);
+    ops.three_term_update_scalars(x_, x_prev_, r_, r_prev_, w_);
     std::swap(x_, x_prev_);
     std::swap(r_, r_prev_);
-    gamma_prev_ = gamma, rr_prev_ = rr, rho_prev_ = rho, rr_ = rr;
-    first_ = false;
   }
-  // The next step is a first one (rho = 1): x_prev and r_prev are not read.
+  // The next step is a first one (rho = 1): x_prev and r_prev are not read. Called after a sync.
   void replace_residual(Operations& ops, Slot t, double true_sq) override {
     ops.copy(t, r_);
-    first_ = true;
-    rr_ = true_sq;
+    state_[CG_FIRST] = 1;
+    state_[CG_RR] = true_sq;
+    ops.set_scalars(state_);
   }
-  double residual_sq() const override { return rr_; }
   double final_residual_sq(Operations& ops) override { return ops.dot(r_, r_); }
   Slot solution() const override { return x_; }
 
  private:
   static constexpr Slot w_ = 5;
   Slot x_ = 1, x_prev_ = 2, r_ = 3, r_prev_ = 4;
-  bool first_ = true;
-  double rr_ = 0, gamma_prev_ = 0, rr_prev_ = 0, rho_prev_ = 1;
 };
 
 // Chronopoulos & Gear (1989): s = Ap is carried by recurrence, so an iteration has one SpMV
-// (w = Ar) and one reduction point (r.r and w.r together, from the SpMV's pass: spmv_dot2).
+// (w = Ar) and one reduction point (r.r and w.r together, from the SpMV's pass: spmv_dot2);
+// recurrence.h has its coefficients.
 //   p = r + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  w = A r
-//   gamma' = (r, r);  delta = (w, r);  beta = gamma' / gamma;  alpha = gamma' / (delta - beta gamma' / alpha)
-class ChronopoulosGearCg final : public Solver {
+class ChronopoulosGearCg final : public FusedCg {
   enum : Slot { b = rhs_slot, x, r, w, p, s, count };
 
  public:
@@ -127,32 +149,19 @@ class ChronopoulosGearCg final : public Solver {
     restart(ops);
   }
   void step(Operations& ops) override {
-    ops.cg_update(alpha_, beta_, r, w, p, s, x);
-    const auto [gamma, delta] = ops.spmv_dot2(r, w);
-    if (gamma == 0) {  // an exact solution: no next direction, and alpha would be 0 / 0
-      gamma_ = 0;
-      return;
-    }
-    beta_ = gamma / gamma_;
-    alpha_ = checked_ratio(gamma, delta - beta_ * gamma / alpha_, "delta - beta gamma / alpha");
-    gamma_ = gamma;
+    ops.cg_update_scalars(r, w, p, s, x);
+    ops.spmv_dot2_advance(r, w, CG_RULE_CG);
   }
-  double residual_sq() const override { return gamma_; }
-  double final_residual_sq(Operations&) override { return gamma_; }
+  double final_residual_sq(Operations&) override { return state_[CG_RR]; }
   Slot solution() const override { return x; }
 
  private:
   // The recurrence from the current x and r: p = s = 0, w = A r, and its first coefficients.
-  void restart(Operations& ops) {
+  static void restart(Operations& ops) {
     ops.fill_zero(p);
     ops.fill_zero(s);
-    const auto [gamma, delta] = ops.spmv_dot2(r, w);
-    gamma_ = gamma;
-    alpha_ = gamma == 0 ? 0 : checked_ratio(gamma, delta, "r.Ar");
-    beta_ = 0;
+    ops.spmv_dot2_advance(r, w, CG_RULE_CG_RESTART);
   }
-
-  double gamma_ = 0, alpha_ = 0, beta_ = 0;
 };
 
 // Textbook CG from library calls alone (vendor variant): slot 0 b, then x, r, p, Ap.
@@ -227,30 +236,37 @@ SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double 
   const double stop_sq = rule.tolerance * rule.tolerance * b_norm * b_norm;
   SolveResult result;
   solver.start(ops);
+  solver.sync(ops);
   if (per_kernel) ops.set_profiling(true);
   ops.start_timer();
   if (solver.whole_solve()) result.iterations = solver.run_whole(ops, rule);
+  const int every = solver.needs_sync() ? std::max(rule.check_every, 1) : 1;
   double true_sq = -1;  // the true residual's squared norm where the loop stopped on it
-  // An exactly zero residual has nothing left to do (and would divide by zero).
-  while (!solver.whole_solve() && result.iterations < rule.iterations && solver.residual_sq() > 0) {
-    // The residual a variant knows may lag its iterate (form1): confirm on the current one, then
-    // on the true residual, which the recursive one may have drifted from.
-    if (rule.tolerance > 0 && solver.residual_sq() <= stop_sq && solver.final_residual_sq(ops) <= stop_sq) {
-      const Slot t = solver.scratch_slot();
-      ops.spmv(solver.solution(), t);
-      ops.xpay(rhs_slot, -1.0, t);  // t = b - A x
-      true_sq = ops.dot(t, t);
-      if (true_sq <= stop_sq) break;
-      solver.replace_residual(ops, t, true_sq);
-      ++result.residual_replacements;
-      true_sq = -1;
-      continue;  // its residual is now above the tolerance: the next pass steps
+  while (!solver.whole_solve() && result.iterations < rule.iterations) {
+    if (!solver.needs_sync() || (rule.tolerance > 0 && result.iterations % every == 0)) {
+      solver.sync(ops);
+      // An exactly zero residual has nothing left to do (and would divide by zero).
+      if (solver.residual_sq() == 0) break;
+      // The residual a variant knows may lag its iterate (form1): confirm on the current one, then
+      // on the true residual, which the recursive one may have drifted from.
+      if (rule.tolerance > 0 && solver.residual_sq() <= stop_sq && solver.final_residual_sq(ops) <= stop_sq) {
+        const Slot t = solver.scratch_slot();
+        ops.spmv(solver.solution(), t);
+        ops.xpay(rhs_slot, -1.0, t);  // t = b - A x
+        true_sq = ops.dot(t, t);
+        if (true_sq <= stop_sq) break;
+        solver.replace_residual(ops, t, true_sq);
+        ++result.residual_replacements;
+        true_sq = -1;
+        continue;  // its residual is now above the tolerance: the next pass steps
+      }
     }
     solver.step(ops);
     ++result.iterations;
   }
   result.seconds = result.iterations > 0 ? ops.stop_timer() : 0.0;
   if (per_kernel) ops.set_profiling(false);
+  solver.sync(ops);  // a breakdown since the last look throws here
   const double rr = true_sq >= 0 ? true_sq : solver.final_residual_sq(ops);
   result.relative_residual = std::sqrt(rr) / b_norm;
   result.converged = rule.tolerance <= 0 || rr <= stop_sq;
@@ -269,6 +285,7 @@ NpbResult npb_benchmark(Operations& ops, Solver& solver, const NpbClass& c) {
       solver.run_whole(ops, StopRule{npb_cg_iterations, 0});
     else
       for (int k = 0; k < npb_cg_iterations; ++k) solver.step(ops);
+    solver.sync(ops);  // a breakdown in the 25 iterations throws here
     const Slot z = solver.solution();
     ops.spmv(z, scratch);
     ops.axpy(-1.0, x, scratch);

@@ -13,6 +13,11 @@ namespace gpubench::cg {
 struct StopRule {
   int iterations = 100;    // fixed count, or the cap when tolerance > 0
   double tolerance = 0;    // relative residual ||r|| / ||b||; 0: run exactly `iterations`
+  // With a tolerance, how often the fused forms' residual is read from where their scalars live
+  // (Operations::device_scalars: the device's memory): every check_every iterations. The forms
+  // whose host computes the coefficients (classic, vendor) know it every iteration and check then.
+  int check_every = default_check_every;
+  static constexpr int default_check_every = 10;
 };
 
 // One variant's state. Slot 0 holds b (uploaded by the caller), the solution starts at x = 0.
@@ -32,6 +37,13 @@ class Solver {
   // one it carried (its search direction restarted from it), so that a residual that drifted
   // from the true one is corrected. A whole solve cannot be corrected: the default refuses.
   virtual void replace_residual(Operations& ops, Slot true_residual, double true_sq);
+  // The fused forms keep their scalars with the operations (Operations::Scalars): sync() reads
+  // them (from the device where they live there) and throws VerificationError, naming it, on a
+  // breakdown the recurrence recorded. Until then residual_sq() is that of the last sync. The
+  // other forms compute their coefficients on the host: residual_sq() is current after every
+  // step, and sync() does nothing.
+  virtual bool needs_sync() const { return false; }
+  virtual void sync(Operations&) {}
   virtual double residual_sq() const = 0;          // ||r||^2 as the recurrence knows it
   virtual double final_residual_sq(Operations& ops) = 0;  // ||r||^2 of the current iterate
   virtual Slot solution() const = 0;
@@ -68,6 +80,10 @@ struct SolveResult {
 };
 
 // Runs start, then iterations timed with device events. b must be in slot 0; b_norm = ||b||.
+// The solver's residual is looked at every iteration, or for a solver that needs_sync() every
+// rule.check_every iterations and only with a tolerance (a fixed count reads the scalars once, at
+// the end): so a tolerance solve of a fused form may run up to check_every - 1 iterations past
+// the one that met it.
 // With a tolerance, the solve stops only on the true residual: once the solver's own residual
 // meets the tolerance, b - A x is computed (in scratch_slot()); if it too meets the tolerance the
 // solve stops, else it replaces the solver's residual (Solver::replace_residual, counted) and the

@@ -162,6 +162,10 @@ class CgPoint final : public Point {
     if (problem_->npb)
       return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
              "norms) divided by niter x 25; no matrix upload";
+    if (variant_ == Variant::form1 || variant_ == Variant::form2)
+      return "one CG iteration of the timed solve: its kernels and the host gaps between them (the coefficients "
+             "computed where the backend keeps the scalars: on CUDA and OpenCL on the device, read by the host only "
+             "for a tolerance check); no matrix upload";
     return "one CG iteration of the timed solve: its kernels and the host gaps between them (dot partials read "
            "back); no matrix upload";
   }
@@ -321,7 +325,10 @@ class CgSuite final : public Suite {
   }
   std::vector<SuiteOption> options() const override {
     return {{"iterations", "K", "CG iterations (default 100; with --tolerance, the cap, default 20000)"},
-            {"tolerance", "T", "solve to relative residual ||r||/||b|| <= T instead of a fixed count"}};
+            {"tolerance", "T", "solve to relative residual ||r||/||b|| <= T instead of a fixed count"},
+            {"check-every", "K",
+             "with --tolerance: form1 and form2, whose scalars stay on the device, have their residual read "
+             "every K iterations (default " + std::to_string(StopRule::default_check_every) + ")"}};
   }
   std::vector<std::string> variants() const override { return variant_table().names(); }
 
@@ -394,6 +401,8 @@ class CgSuite final : public Suite {
                                      [&](const nlohmann::json& l) { return l != band_launch.front(); }))
             id.params["band_launch"] = band_launch;  // bands on different devices launch differently
           if (rule.tolerance > 0) id.params["tolerance"] = rule.tolerance;
+          if (rule.tolerance > 0 && (v == Variant::form1 || v == Variant::form2))
+            id.params["check_every"] = rule.check_every;
           if (!shared->npb) id.params["max_iterations"] = rule.iterations;
           if (v == Variant::vendor) id.params["library"] = vendor_library(device.backend);
           plan.points.push_back(
@@ -415,6 +424,11 @@ class CgSuite final : public Suite {
     }
     if (const auto it = options.suite_options.find("iterations"); it != options.suite_options.end())
       rule.iterations = parse_number<int>("--iterations", it->second, 1);
+    if (const auto it = options.suite_options.find("check-every"); it != options.suite_options.end()) {
+      if (rule.tolerance <= 0)
+        throw UsageError("--check-every sets how often a tolerance solve reads its residual: give --tolerance too");
+      rule.check_every = parse_number<int>("--check-every", it->second, 1);
+    }
     return rule;
   }
 

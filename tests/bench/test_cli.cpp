@@ -79,6 +79,8 @@ TEST(Cli, BadNumbersAreRejected) {
   EXPECT_THAT(usage_error({"--iterations", "0"}), HasSubstr("at least 1"));
   EXPECT_THAT(usage_error({"--repetitions", "3x"}), HasSubstr("needs a number"));
   EXPECT_THAT(usage_error({"--tolerance", "2"}), HasSubstr("(0, 1)"));
+  EXPECT_THAT(usage_error({"--check-every", "5"}), HasSubstr("give --tolerance too"));
+  EXPECT_THAT(usage_error({"--tolerance", "1e-6", "--check-every", "0"}), HasSubstr("at least 1"));
   EXPECT_THAT(usage_error({"--device", "-1"}), HasSubstr("at least 0"));
   EXPECT_THAT(usage_error({"--problem"}), HasSubstr("--problem needs a value"));
 }

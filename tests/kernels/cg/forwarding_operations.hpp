@@ -41,6 +41,14 @@ class ForwardingOperations : public Operations {
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
     in_->cg_update(alpha, beta, r, w, p, s, x);
   }
+  bool device_scalars() const override { return in_->device_scalars(); }
+  void set_scalars(const Scalars& s) override { in_->set_scalars(s); }
+  Scalars get_scalars() override { return in_->get_scalars(); }
+  void spmv_dot2_advance(Slot r, Slot w, int rule) override { in_->spmv_dot2_advance(r, w, rule); }
+  void three_term_update_scalars(Slot x, Slot xp, Slot r, Slot rp, Slot w) override {
+    in_->three_term_update_scalars(x, xp, r, rp, w);
+  }
+  void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) override { in_->cg_update_scalars(r, w, p, s, x); }
   void start_timer() override { in_->start_timer(); }
   double stop_timer() override { return in_->stop_timer(); }
   void set_profiling(bool on) override { in_->set_profiling(on); }
