@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "bench/params.hpp"
 #include "bench/tunable.hpp"
@@ -44,12 +45,16 @@ inline Params params(int group_size, int groups_per_cu) {
 }
 
 // A UsageError naming the parameter (and `kernel`, unless empty) when `p` holds one these
-// kernels do not take, or a value below 1.
-inline void check(const Params& p, const std::string& kernel) {
+// kernels do not take (the two above and `extra`, a kernel's own), or a value below 1.
+inline void check(const Params& p, const std::string& kernel, const std::vector<std::string>& extra = {}) {
   const std::string of = kernel.empty() ? "" : " of kernel " + kernel;
   for (const auto& [name, value] : p) {
-    if (name != "work_group_size" && name != "work_groups_per_cu")
-      throw UsageError("no launch parameter '" + name + "'" + of + " (valid: work_group_size, work_groups_per_cu)");
+    if (name != "work_group_size" && name != "work_groups_per_cu" &&
+        std::find(extra.begin(), extra.end(), name) == extra.end()) {
+      std::string valid = "work_group_size, work_groups_per_cu";
+      for (const std::string& e : extra) valid += ", " + e;
+      throw UsageError("no launch parameter '" + name + "'" + of + " (valid: " + valid + ")");
+    }
     if (value < 1) throw UsageError(name + " " + std::to_string(value) + of + " is invalid (must be >= 1)");
   }
 }

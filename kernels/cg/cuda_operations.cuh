@@ -425,7 +425,8 @@ class CudaOperations final : public Operations {
     check_set_launch(kernel, launch, largest_block_, info_);
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
-                       static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
+                       static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
+                   static_cast<unsigned>(spmv_dot2_runs(launch))};
     // The reductions write one or two partials per block, a reduction's parts one after another.
     if (max_reduction_parts * 2 * l.blocks > partials_.size()) {
       stream_.synchronize();  // queued kernels may still write the old buffer
@@ -489,11 +490,11 @@ class CudaOperations final : public Operations {
   }
 
   // spmv_dot2's launch for `count` rows: the block size (a multiple of 32: the lanes shuffle
-  // across whole warps), the lanes per row and the blocks (each spmv_dot2_steps runs of rows).
+  // across whole warps), the lanes per row and the blocks (each its launch's row_runs runs of rows).
   std::tuple<std::size_t, unsigned, std::size_t> spmv_dot2_grid(std::int32_t count) const {
     const std::size_t block = std::max<std::size_t>(launches_.spmv_dot2.block / warp_size * warp_size, warp_size);
     const unsigned lanes = spmv_lanes(per_row_, block);
-    const std::size_t rows_per_block = block / lanes * spmv_dot2_steps;
+    const std::size_t rows_per_block = block / lanes * launches_.spmv_dot2.runs;
     return {block, lanes, (static_cast<std::size_t>(count) + rows_per_block - 1) / rows_per_block};
   }
 
@@ -546,7 +547,7 @@ class CudaOperations final : public Operations {
     if (blocks > 0)
       enqueue("spmv_dot2", [&] {
         cuda::rtc_launch(kernels_.spmv_dot2, "spmv_dot2", static_cast<unsigned>(blocks), static_cast<unsigned>(block),
-                         0, stream_.get(), static_cast<unsigned>(count), lanes, spmv_dot2_steps, row_ptr, matrix_cols,
+                         0, stream_.get(), static_cast<unsigned>(count), lanes, launches_.spmv_dot2.runs, row_ptr, matrix_cols,
                          matrix_values, x, x + first, y, block_partials);
       });
     const std::size_t sum_blocks = static_cast<std::size_t>(std::max(info_.compute_units, 1));
@@ -660,9 +661,11 @@ class CudaOperations final : public Operations {
     cuda::check(e, "cudaDeviceEnablePeerAccess", "(" + info_.label() + " to device " + std::to_string(peer) + ")");
   }
 
-  // A kernel's launch: block size, and blocks for the grid-stride kernels.
+  // A kernel's launch: block size, blocks for the grid-stride kernels, runs of rows per block
+  // for spmv_dot2.
   struct Launch {
     std::size_t block = 0, blocks = 0;
+    unsigned runs = default_row_runs;
   };
 
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.

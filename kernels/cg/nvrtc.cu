@@ -320,6 +320,9 @@ extern "C" __global__ void scale(unsigned n, real alpha, const real* __restrict_
 //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
 //   r_prev = rho (r - gamma w) + (1 - rho) r_prev
 // with rho and gamma the arguments, or, where `state` is not null, the state's (recurrence.h).
+// The fused updates sweep the vectors from the end: the fused SpMV before them swept its r and w
+// from the start, so the last of those it touched are still in L2 when the update begins, and the
+// update's last writes (the start of r) are in L2 when the next SpMV begins.
 extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, const real* __restrict__ state,
                                              const real* __restrict__ x, real* __restrict__ x_prev,
                                              const real* __restrict__ r, real* __restrict__ r_prev,
@@ -329,7 +332,8 @@ extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, c
     gamma = state[CG_B];
   }
   const real keep = real(1) - rho;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const unsigned i = n - 1 - k;  // backwards: see the comment above
     const real ri = r[i];
     x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
     r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
@@ -345,7 +349,8 @@ extern "C" __global__ void cg_update(unsigned n, real alpha, real beta, const re
     alpha = state[CG_A];
     beta = state[CG_B];
   }
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const unsigned i = n - 1 - k;  // backwards, as three_term_update
     const real pi = r[i] + beta * p[i];
     const real si = w[i] + beta * s[i];
     p[i] = pi;

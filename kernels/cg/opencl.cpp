@@ -272,7 +272,8 @@ class OpenclOperations final : public Operations {
     check_set_launch(kernel, launch, largest_group_, context_.info());
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
-                       static_cast<std::size_t>(grid::groups_per_cu_of(launch))};
+                       static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
+                   static_cast<std::size_t>(spmv_dot2_runs(launch))};
     launches_[kernel] = l;
     if (kernel == "spmv_dot2") {  // its work-groups' partials, for the whole matrix at this size
       const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
@@ -291,9 +292,10 @@ class OpenclOperations final : public Operations {
   }
 
  private:
-  // A kernel's launch: work-group size, and work-groups for the grid-stride kernels.
+  // A kernel's launch: work-group size, work-groups for the grid-stride kernels, runs of rows
+  // per work-group for spmv_dot2.
   struct Launch {
-    std::size_t local = 0, groups = 0;
+    std::size_t local = 0, groups = 0, runs = default_row_runs;
   };
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }  // the own rows
@@ -334,7 +336,7 @@ class OpenclOperations final : public Operations {
     const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
     const opencl::LocalMemory scratch{local * sizeof(T)};
     if (groups > 0) {
-      spmv_dot2_.set_args(from, to, static_cast<cl_uint>(lanes), static_cast<cl_uint>(spmv_dot2_steps), row_ptr_,
+      spmv_dot2_.set_args(from, to, static_cast<cl_uint>(lanes), static_cast<cl_uint>(launches_.spmv_dot2.runs), row_ptr_,
                           col_idx_, values_, vector(r), vector(w), block_partials_, scratch, scratch);
       times_.record("spmv_dot2", context_.launch(spmv_dot2_, groups * local, local));
     }
@@ -346,11 +348,11 @@ class OpenclOperations final : public Operations {
     times_.record("sum_partials", context_.launch(sum_partials2_, sum_groups * sum_group_, sum_group_));
   }
   // spmv_dot2's launch for `count` rows: work-group size, lanes per row, work-groups (each
-  // spmv_dot2_steps runs of rows).
+  // its launch's row_runs runs of rows).
   std::tuple<std::size_t, std::size_t, std::size_t> spmv_dot2_grid(std::int32_t count) const {
     const std::size_t local = launches_.spmv_dot2.local;
     const std::size_t lanes = spmv_lanes(per_row_, local);
-    const std::size_t rows_per_group = local / lanes * spmv_dot2_steps;
+    const std::size_t rows_per_group = local / lanes * launches_.spmv_dot2.runs;
     return {local, lanes, (static_cast<std::size_t>(count) + rows_per_group - 1) / rows_per_group};
   }
   // The buffer the next start of the reduction writes its partials to (`groups` x `sums`).

@@ -55,6 +55,11 @@ void Operations::start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::i
   start_dot2(r, w);
 }
 
+int Operations::spmv_dot2_runs(const Params& launch) {
+  const auto it = launch.find("row_runs");
+  return it != launch.end() ? it->second : default_row_runs;
+}
+
 void Operations::spmv_dot2_advance(Slot r, Slot w, int rule) {
   const auto [a, b] = spmv_dot2(r, w);
   cg_advance(scalars_.data(), rule, a, b);
@@ -133,12 +138,19 @@ void Operations::set_launch(const std::string& kernel, const Params& launch) {
   check_set_launch(kernel, launch, static_cast<std::size_t>(std::max(grid::group_size_of(launch), 1)), DeviceInfo{});
 }
 
+void check_launch(const std::string& kernel, const Params& launch, const std::string& label) {
+  std::vector<std::string> own;  // the kernel's tunables beyond the grid's two (spmv_dot2's row_runs)
+  for (const Tunable& t : kernel_tunables(kernel, std::size_t{1} << 30).params)
+    if (t.name != "work_group_size" && t.name != "work_groups_per_cu") own.push_back(t.name);
+  grid::check(launch, label, own);
+}
+
 void check_set_launch(const std::string& kernel, const Params& launch, std::size_t largest,
                       const DeviceInfo& device) {
   const auto& names = tunable_kernels();
   if (std::find(names.begin(), names.end(), kernel) == names.end())
     throw Error(ExitCode::internal, "set_launch: '" + kernel + "' is not a tunable CG kernel");
-  grid::check(launch, kernel);
+  check_launch(kernel, launch, kernel);
   const int size = grid::group_size_of(launch);
   if (static_cast<std::size_t>(size) > largest)
     throw DeviceError("kernel " + kernel + ": work-group size " + std::to_string(size) +

@@ -97,9 +97,10 @@ class Operations {
   // The most starts one reduction takes: a band's SpMV in three parts (the rows that read no
   // halo, those before and those after them). Backends size their partials' buffers for it.
   static constexpr std::size_t max_reduction_parts = 3;
-  // The runs of rows each work-group of a backend's fused SpMV takes (a kernel argument): fewer
-  // groups' partials to sum, the matrix still swept in order.
-  static constexpr unsigned spmv_dot2_steps = 2;
+  // The runs of rows each work-group of a backend's fused SpMV takes (a kernel argument, the
+  // tunable "row_runs" of spmv_dot2, work.hpp): fewer groups' partials to sum and group reductions
+  // per row, the matrix still swept in order.
+  static int spmv_dot2_runs(const Params& launch);
   // The fused forms' scalars (kernels/cg/recurrence.h): a state that the fused SpMV's sums
   // advance and whose coefficients the updates read. By default it lives on the host and each
   // advance waits for its sums, as the reductions above do. CUDA and OpenCL keep it in device
@@ -212,6 +213,9 @@ void check_halo_length(std::size_t length, int rows, int cols);
 void check_entries(std::span<const std::int32_t> entries, std::size_t values, int rows);
 // spmv_rows' rows [first, first + count) lie within the `rows` own rows.
 void check_row_range(std::int32_t first, std::int32_t count, int rows);
+// grid::check for `kernel` (a tunable one): the grid's two parameters and the kernel's own
+// (kernel_tunables), each at least 1; a UsageError naming `label` otherwise.
+void check_launch(const std::string& kernel, const Params& launch, const std::string& label);
 // What every set_launch checks first: `kernel` is tunable (else Error, internal), the values are
 // at least 1 (UsageError), and the work-group size is at most `largest` (DeviceError naming the
 // kernel, the size and the device).

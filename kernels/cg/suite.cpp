@@ -557,7 +557,7 @@ class CgSuite final : public Suite {
           options.tuning.get(), device, TuningKey::of_sizes("cg", k.kernel, p, {{"rows", a.rows}, {"nnz", a.nnz()}}),
           heuristic_params(k.kernel, device.max_work_group_size), kernel_tunables(k.kernel, device.max_work_group_size));
       launch[k.kernel] = launch_json(chosen);
-      grid::check(chosen.params, "CG " + k.kernel);
+      check_launch(k.kernel, chosen.params, "CG " + k.kernel);
       c.kernels.emplace_back(k.kernel, chosen.params);
     }
     c.params["launch"] = launch;

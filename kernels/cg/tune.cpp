@@ -81,7 +81,7 @@ class CgTunableKernel final : public TunableKernel {
 
   KernelTiming measure(const Params& params, double time_limit_s) override {
     Operations& ops = *bench_->ops;
-    grid::check(params, "CG " + kernel_);
+    check_launch(kernel_, params, "CG " + kernel_);
     ops.set_launch(kernel_, params);
     verify(ops);
     return time_batches(

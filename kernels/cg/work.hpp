@@ -63,11 +63,13 @@ Work total(const std::vector<KernelWork>& kernels);
 // The kernels that take launch parameters (Operations::set_launch), in the order a sweep visits
 // them. copy and fill are runtime copies and fills: nothing to tune.
 const std::vector<std::string>& tunable_kernels();
+inline constexpr int default_row_runs = 2;
 // `kernel`'s tunables on a device whose work-groups hold at most `max_work_group_size` items:
 // work_group_size, powers of two from 32 (or the device's limit if lower) to that limit, for
 // every kernel; work_groups_per_cu (1..64) for the grid-stride kernels only. SpMV's grid (and the
 // fused spmv_dot2's) follows from the rows (one work-item, or one group of lanes, per row) and has
-// no such parameter.
+// no such parameter. The fused spmv_dot2 also takes row_runs (1 to 16, powers of two; default
+// default_row_runs): the runs of rows each work-group takes, its partial sums made once for them.
 // No constraints between them; an empty space for a kernel that is not tunable.
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
 

@@ -17,6 +17,7 @@
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
+#include "kernels/cg/problems.hpp"
 
 namespace gpubench::cg {
 namespace {
@@ -292,7 +293,7 @@ TEST_P(CgOperations, SpmvDot2) {
 // Many work-groups' partials, summed on the device (more than four per work-item of the sum):
 // small work-groups over a larger matrix.
 TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
-  const int n = 300000;  // over 4 x 1024 work-groups of 32 x spmv_dot2_steps rows
+  const int n = 300000;  // over 4 x 1024 work-groups of 32 x row_runs rows
   CsrMatrix a;
   a.rows = a.cols = n;
   a.row_ptr.push_back(0);
@@ -304,7 +305,6 @@ TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
     a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
   }
   auto ops = (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
-  ops->set_launch("spmv_dot2", grid::params(32, 1));
   ops->allocate_vectors(2);
   std::vector<double> r(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = 1.0 + 0.25 * std::sin(0.01 * i);
@@ -321,9 +321,66 @@ TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
   // 300000 terms: a library that sums them in f32 in one sequence (ViennaCL on the host) is off by
   // about sqrt(n) eps of their magnitude, over the 1e-5 the shorter tests allow.
   const double tolerance = GetParam().precision == Precision::f32 ? 1e-4 : tolerance_;
-  const auto [got_rr, got_wr] = ops->spmv_dot2(0, 1);
-  EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance));
-  EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance));
+  for (const int runs : {1, 2, 16}) {
+    ops->set_launch("spmv_dot2", {{"work_group_size", 32}, {"row_runs", runs}});
+    const auto [got_rr, got_wr] = ops->spmv_dot2(0, 1);
+    EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance)) << runs << " runs";
+    EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance)) << runs << " runs";
+  }
+}
+
+// The fused forms' scalars advanced where the backend keeps them (on CUDA and OpenCL by a kernel)
+// give the state the host's recurrence gives from the same sums, for every rule: their
+// coefficients to the precision's rounding, the breakdown flags exactly.
+TEST_P(CgOperations, SpmvDot2AdvanceMatchesTheHostRecurrence) {
+  const CsrMatrix a = make_problem("poisson2d:30").a;
+  auto ops = (*find_operations(GetParam().backend))(device_, a, GetParam().precision, Params{});
+  ops->allocate_vectors(2);
+  const auto n = static_cast<std::size_t>(a.rows);
+  std::vector<double> r(n);
+  for (std::size_t i = 0; i < n; ++i) r[i] = 1.0 + 0.5 * std::cos(0.3 * static_cast<double>(i));
+  ops->upload(0, r);
+  const auto sums = ops->spmv_dot2(0, 1);
+  Operations::Scalars before{};
+  before[CG_RR] = 0.9 * sums[0], before[CG_A] = 0.8, before[CG_B] = 0.05, before[CG_GAMMA_PREV] = 0.9 * sums[0] / sums[1];
+  before[CG_RR_PREV] = 1.1 * sums[0], before[CG_RHO_PREV] = 1.2;
+  const double f = GetParam().precision == Precision::f32 ? 1e-4 : 1e-11;
+  for (const int rule : {CG_RULE_THREE_TERM, CG_RULE_CG, CG_RULE_CG_RESTART}) {
+    for (const double first : {0.0, 1.0}) {
+      Operations::Scalars state = before;
+      state[CG_FIRST] = first;
+      ops->set_scalars(state);
+      ops->spmv_dot2_advance(0, 1, rule);
+      const Operations::Scalars got = ops->get_scalars();
+      Operations::Scalars want = state;
+      cg_advance(want.data(), rule, sums[0], sums[1]);
+      for (int k = 0; k < CG_SCALARS; ++k)
+        EXPECT_NEAR(got[k], want[k], f * std::max(1.0, std::abs(want[k]))) << "rule " << rule << ", entry " << k;
+      EXPECT_EQ(got[CG_STATUS], CG_GOING) << "rule " << rule;
+    }
+  }
+  // A zero r is an exact solution; a breakdown (form2's denominator not finite: the last gamma
+  // zero) is flagged, and the coefficients freeze x and r.
+  ops->fill_zero(0);
+  Operations::Scalars state = before;
+  ops->set_scalars(state);
+  ops->spmv_dot2_advance(0, 1, CG_RULE_THREE_TERM);
+  Operations::Scalars got = ops->get_scalars();
+  EXPECT_EQ(got[CG_STATUS], CG_EXACT);
+  EXPECT_EQ(got[CG_RR], 0);
+  EXPECT_EQ(got[CG_A], 1);  // rho = 1, gamma = 0: x and r stay
+  EXPECT_EQ(got[CG_B], 0);
+  ops->upload(0, r);
+  state = before;
+  state[CG_RR] = 0;
+  ops->set_scalars(state);
+  ops->spmv_dot2_advance(0, 1, CG_RULE_CG);
+  got = ops->get_scalars();
+  EXPECT_EQ(got[CG_STATUS], CG_BREAKDOWN_DEN);
+  EXPECT_EQ(got[CG_A], 0);  // alpha = 0, beta = 0: x and r stay
+  EXPECT_EQ(got[CG_B], 0);
+  ops->spmv_dot2_advance(0, 1, CG_RULE_CG);  // frozen: stays so
+  EXPECT_EQ(ops->get_scalars()[CG_STATUS], CG_BREAKDOWN_DEN);
 }
 
 TEST_P(CgOperations, Axpy) {

@@ -356,7 +356,9 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
     counting = c.get();
     return c;
   });
-  if (make_solver(GetParam().variant)->needs_sync()) EXPECT_EQ(counting->scalar_reads, 2);
+  if (make_solver(GetParam().variant)->needs_sync()) {
+    EXPECT_EQ(counting->scalar_reads, 2);
+  }
 }
 
 // OpenCL and CUDA keep the fused forms' scalars in device memory; the host backends on the host.

@@ -93,7 +93,10 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     ASSERT_FALSE(tunables.params.empty());
     EXPECT_EQ(tunables.params[0].name, "work_group_size");
     EXPECT_EQ(tunables.params[0].values.back(), 128);
-    EXPECT_EQ(tunables.params.size(), k->name() == "spmv" || k->name() == "spmv_dot2" ? 1u : 2u);
+    EXPECT_EQ(tunables.params.size(), k->name() == "spmv" ? 1u : 2u);
+    EXPECT_EQ(tunables.params[1 % tunables.params.size()].name, k->name() == "spmv_dot2" ? "row_runs"
+                                                               : k->name() == "spmv"    ? "work_group_size"
+                                                                                        : "work_groups_per_cu");
     EXPECT_TRUE(tunables.legal(k->heuristic()));
   }
 }
