@@ -23,6 +23,7 @@
 #include "backends/cuda/rtc.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
+#include "kernels/cg/slabs.hpp"
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/work.hpp"
 
@@ -271,16 +272,8 @@ class CudaOperations final : public Operations {
       });
       return;
     }
-    if (slabs_ > 0 && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
-      const auto grid = static_cast<unsigned>(slab_grid_);
-      const auto block = static_cast<unsigned>(slab_block_);
-      enqueue("spmv", [&] {
-        cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, slab_width_ * sizeof(T), stream_.get(), n(),
-                         n(), slab_lanes_, static_cast<unsigned>(slab_width_), static_cast<unsigned>(slabs_),
-                         static_cast<const std::int32_t*>(slab_row_ptr_.data()),
-                         static_cast<const std::uint16_t*>(slab_offsets_.data()),
-                         static_cast<const T*>(slab_values_.data()), x, y);
-      });
+    if (slabs_ && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
+      launch_slabs(in, out, nullptr);
       return;
     }
     const std::size_t threads = static_cast<std::size_t>(count) * lanes;
@@ -530,9 +523,8 @@ class CudaOperations final : public Operations {
   // columns: NAS CG), that SpMV and dot2.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     check_row_range(first, count, rows_);
-    if (slabs_ > 0 && first == 0 && count == rows_) {
-      spmv_rows(r, w, first, count);
-      launch_dot2(r, w);
+    if (slabs_ && first == 0 && count == rows_) {  // the slab SpMV makes its blocks' sums itself
+      launch_slabs(r, w, next_part(slabs_->groups, 2));
       return;
     }
     const auto [block, lanes, blocks] = spmv_dot2_grid(count);
@@ -580,69 +572,60 @@ class CudaOperations final : public Operations {
         xv);
   }
 
-  // Decides whether SpMV runs as spmv_slabs (see the kernel) and, if so, stores the matrix slab by
-  // slab. It pays when x fits in shared memory in a few slabs and reloading it once per block and
-  // slab moves well under the bytes of the gathers it replaces (a 32-byte L2 sector per nonzero;
-  // the test below allows half of that): long
-  // rows over a moderate number of columns, as in NAS CG. Short-row matrices (Poisson) gather
-  // neighbours that share sectors anyway and keep spmv_row_per_thread.
+  // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
+  // blocks of up to 1024 threads, two per SM, each with half the SM's shared memory, so that one
+  // copies its slice of x while the other gathers (measured on the H100, NAS CG class C, before
+  // the rows' sums moved to shared memory: 0.275 ms per SpMV against 0.345 with one block per SM
+  // and 0.348 for spmv_vector).
   void plan_slabs(const CsrMatrix& a) {
-    if (spmv_lanes(per_row_, 1024) == 1 || a.cols != a.rows) return;
     int device = 0, per_block = 0, per_sm = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     cuda::check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
     cuda::check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
                 "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
-    // Two blocks per SM, each with half the shared memory: one copies its slice of x while the
-    // other gathers (measured on the H100, NAS CG class C: 0.275 ms per SpMV against 0.345 with one
-    // block per SM and 0.348 for spmv_vector).
     constexpr std::size_t blocks_per_sm = 2;
-    // The runtime keeps 1 KiB of each block's shared memory for itself.
+    // The runtime keeps 1 KiB of each block's shared memory; block_partials2 takes 2 x 32 reals.
     const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(per_block),
-                                                    static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024);
-    const std::size_t max_width = std::min<std::size_t>(bytes / sizeof(T), 1u << 16);  // 16-bit offsets
-    const auto cols = static_cast<std::size_t>(a.cols);
-    const std::size_t slabs = (cols + max_width - 1) / max_width;
+                                                    static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024) -
+                              2 * 32 * sizeof(T);
+    const std::size_t block =
+        std::min<std::size_t>(1024, static_cast<std::size_t>(cuda::rtc_max_threads(kernels_.spmv_slabs, "spmv_slabs"))) /
+        warp_size * warp_size;
     const std::size_t grid = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
-    if (grid * cols * sizeof(T) > static_cast<std::size_t>(nnz_) * 16) return;
-
-    slab_block_ = std::min<std::size_t>(1024, static_cast<std::size_t>(cuda::rtc_max_threads(kernels_.spmv_slabs, "spmv_slabs"))) /
-                  warp_size * warp_size;
-    slab_width_ = (cols + slabs - 1) / slabs;
-    cuda::rtc_set_max_shared(kernels_.spmv_slabs, slab_width_ * sizeof(T), "spmv_slabs");
-    slab_lanes_ = spmv_lanes(static_cast<double>(nnz_) / (static_cast<double>(rows_) * static_cast<double>(slabs)),
-                             slab_block_);
-
-    // Slab-major CSR: per slab, rows + 1 offsets into one values/offsets array.
-    const auto rows = static_cast<std::size_t>(rows_);
-    std::vector<std::int32_t> row_ptr(slabs * (rows + 1), 0);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        ++row_ptr[static_cast<std::size_t>(a.col_idx[k]) / slab_width_ * (rows + 1) + r + 1];
-    std::int32_t running = 0;
-    for (std::size_t s = 0; s < slabs; ++s) {
-      std::int32_t* p = row_ptr.data() + s * (rows + 1);
-      p[0] = running;
-      for (std::size_t r = 0; r < rows; ++r) p[r + 1] = running += p[r + 1];
-    }
-    std::vector<std::int32_t> next(row_ptr);  // where each (slab, row)'s next entry goes
-    std::vector<std::uint16_t> offsets(static_cast<std::size_t>(nnz_));
-    std::vector<T> values(static_cast<std::size_t>(nnz_));
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::int32_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-        const auto c = static_cast<std::size_t>(a.col_idx[k]);
-        const std::size_t s = c / slab_width_;
-        const auto at = static_cast<std::size_t>(next[s * (rows + 1) + r]++);
-        offsets[at] = static_cast<std::uint16_t>(c - s * slab_width_);
-        values[at] = static_cast<T>(a.values[k]);
-      }
-    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(row_ptr));
-    slab_offsets_ = upload_array(std::span<const std::uint16_t>(offsets));
+    slabs_ = cg::plan_slabs(a, block, bytes, grid, sizeof(T));
+    if (!slabs_) return;
+    slab_block_ = block;
+    cuda::rtc_set_max_shared(kernels_.spmv_slabs, slab_shared_bytes(), "spmv_slabs");
+    const SlabMatrix m = slab_matrix(a, *slabs_);
+    std::vector<T> values(m.values.size());
+    std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(m.row_ptr));
+    slab_offsets_ = upload_array(std::span<const std::uint16_t>(m.offsets));
     slab_values_ = upload_array(std::span<const T>(values));
     stream_.synchronize();  // the uploads read the vectors above
-    slab_grid_ = grid;
-    slabs_ = slabs;
+    if (max_reduction_parts * 2 * slabs_->groups > partials_.size()) {
+      partials_ = cuda::DeviceBuffer<T>(max_reduction_parts * 2 * slabs_->groups);
+      host_partials_ = cuda::PinnedBuffer<T>(max_reduction_parts * 2 * slabs_->groups);
+    }
+  }
+  std::size_t slab_shared_bytes() const { return slabs_->slice_bytes + slabs_->sums_bytes + slabs_->offsets_bytes; }
+
+  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per block).
+  void launch_slabs(Slot in, Slot out, T* partials) {
+    const SlabPlan& p = *slabs_;
+    const T* x = vector(in);
+    T* y = vector(out);
+    const auto grid = static_cast<unsigned>(p.groups);
+    const auto block = static_cast<unsigned>(slab_block_);
+    enqueue(partials ? "spmv_dot2" : "spmv", [&] {
+      cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, slab_shared_bytes(), stream_.get(), n(), n(),
+                       p.lanes, static_cast<unsigned>(p.width), static_cast<unsigned>(p.slabs),
+                       static_cast<const std::int32_t*>(slab_row_ptr_.data()),
+                       static_cast<const std::uint16_t*>(slab_offsets_.data()), static_cast<const T*>(slab_values_.data()),
+                       x, y, partials, static_cast<unsigned>(p.slice_bytes),
+                       static_cast<unsigned>(p.slice_bytes + p.sums_bytes));
+    });
   }
 
   static bool can_access_peer(int device, int peer) {
@@ -697,9 +680,9 @@ class CudaOperations final : public Operations {
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   KernelLaunches<Launch> launches_;
   cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
-  // spmv_slabs (slabs_ > 0): the matrix slab by slab, and its launch.
-  std::size_t slabs_ = 0, slab_width_ = 0, slab_grid_ = 0, slab_block_ = 0;
-  unsigned slab_lanes_ = 0;
+  // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, block size and matrix.
+  std::optional<SlabPlan> slabs_;
+  std::size_t slab_block_ = 0;
   cuda::DeviceBuffer<std::int32_t> slab_row_ptr_;
   cuda::DeviceBuffer<std::uint16_t> slab_offsets_;
   cuda::DeviceBuffer<T> slab_values_;

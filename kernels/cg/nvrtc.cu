@@ -72,54 +72,6 @@ extern "C" __global__ void spmv_vector(unsigned rows, unsigned lanes, const int*
   if ((threadIdx.x & (lanes - 1)) == 0 && row < rows) out[row] = sum;
 }
 
-// out = A in for matrices whose x fits in L2 but whose rows gather x at random (NAS CG: 150000
-// columns, ~240 nonzeros per row spread over all of them). Each gathered 8-byte x[j] costs a
-// 32-byte L2 sector, so the gathers, not the matrix stream, bound spmv_vector there. Here the
-// columns are cut into slabs that fit in shared memory; the matrix is stored slab by slab (within
-// a slab, CSR by row, column indices as 16-bit offsets into the slab). Each block owns a contiguous
-// run of rows; per slab it copies that slice of x into shared memory (coalesced), then its groups
-// of `lanes` threads sum their rows' entries of the slab, gathering from shared memory, and add
-// them to out. x is read from L2 once per block and slab instead of once per nonzero.
-extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
-                           const int* __restrict__ slab_row_ptr, const unsigned short* __restrict__ offsets,
-                           const real* __restrict__ values, const real* __restrict__ in, real* __restrict__ out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  real* const slice = (real*)shared_bytes;
-  const unsigned per_block = (rows + gridDim.x - 1) / gridDim.x;
-  const unsigned first = blockIdx.x * per_block;
-  const unsigned last = min(rows, first + per_block);
-  const unsigned groups = blockDim.x / lanes;
-  const unsigned group = threadIdx.x / lanes;
-  const unsigned lane = threadIdx.x & (lanes - 1);
-  const auto step = (int)(lanes);
-  for (unsigned s = 0; s < slabs; ++s) {
-    const unsigned base = s * slab_width;
-    const unsigned width = min(slab_width, cols - base);
-    __syncthreads();  // the previous slab's gathers are done
-    for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
-    __syncthreads();
-    const int* const row_ptr = slab_row_ptr + (unsigned long long)(s) * (rows + 1);
-    // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
-    for (unsigned r0 = first; r0 < last; r0 += groups) {
-      const unsigned row = r0 + group;
-      real sum = 0, sum1 = 0;
-      if (row < last) {
-        const int end = row_ptr[row + 1];
-        int k = row_ptr[row] + (int)(lane);
-        for (; k + 3 * step < end; k += 4 * step) {
-          const unsigned c0 = offsets[k], c1 = offsets[k + step], c2 = offsets[k + 2 * step], c3 = offsets[k + 3 * step];
-          sum += values[k] * slice[c0] + values[k + 2 * step] * slice[c2];
-          sum1 += values[k + step] * slice[c1] + values[k + 3 * step] * slice[c3];
-        }
-        for (; k < end; k += step) sum += values[k] * slice[offsets[k]];
-      }
-      sum += sum1;
-      for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
-      if (lane == 0 && row < last) out[row] = s == 0 ? sum : out[row] + sum;
-    }
-  }
-}
-
 // The block's dynamic shared memory, as reals (the launch sizes it).
 __device__ real* shared_scratch() {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -220,13 +172,73 @@ __device__ void block_partials2(real a, real b, real* __restrict__ partials, uns
   }
 }
 
+// out = A in for a matrix stored slab by slab (kernels/cg/slabs.hpp says why and how), and where
+// `partials` is not null the fused forms' sums from the same pass: partials[block] of in.in and
+// partials[blocks + block] of out.in over the block's rows (a whole matrix: `in` is also the rows'
+// own vector). Each block owns rows [first, first + count); per slab it copies the slice of x and
+// its rows' offsets into shared memory (one dynamic buffer: the slice, then `sums_at` bytes in the
+// rows' sums, then at `ptr_at` their offsets), its groups of `lanes` threads sum their rows'
+// entries of the slab (folded by shuffles), and the rows' sums stay in shared memory until the end.
+extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
+                                      const int* __restrict__ slab_row_ptr, const unsigned short* __restrict__ offsets,
+                                      const real* __restrict__ values, const real* __restrict__ in,
+                                      real* __restrict__ out, real* __restrict__ partials, unsigned sums_at,
+                                      unsigned ptr_at) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  real* const slice = (real*)shared_bytes;
+  real* const sums = (real*)(shared_bytes + sums_at);
+  int* const row_ptr = (int*)(shared_bytes + ptr_at);
+  const unsigned per_step = blockDim.x / lanes, lane = threadIdx.x & (lanes - 1);
+  const unsigned per_block = (rows + gridDim.x - 1) / gridDim.x;
+  const unsigned first = min(rows, blockIdx.x * per_block), count = min(rows, first + per_block) - first;
+  for (unsigned s = 0; s < slabs; ++s) {
+    const unsigned base = s * slab_width;
+    const unsigned width = min(slab_width, cols - base);
+    __syncthreads();  // the previous slab's gathers are done
+    for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
+    const int* const slab_ptr = slab_row_ptr + (unsigned long long)(s) * (rows + 1) + first;
+    for (unsigned i = threadIdx.x; i <= count; i += blockDim.x) row_ptr[i] = slab_ptr[i];
+    __syncthreads();
+    // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
+    for (unsigned r0 = 0; r0 < count; r0 += per_step) {
+      const unsigned row = r0 + threadIdx.x / lanes;
+      real sum = 0, sum1 = 0;
+      if (row < count) {
+        const int end = row_ptr[row + 1];
+        const auto step = (int)(lanes);
+        int k = row_ptr[row] + (int)(lane);
+        for (; k + step < end; k += 2 * step) {
+          sum += values[k] * slice[offsets[k]];
+          sum1 += values[k + step] * slice[offsets[k + step]];
+        }
+        if (k < end) sum += values[k] * slice[offsets[k]];
+      }
+      sum += sum1;
+      for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
+      if (lane == 0 && row < count) sums[row] = s == 0 ? sum : sums[row] + sum;
+    }
+  }
+  __syncthreads();
+  real rr = 0, wr = 0;
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+    const real v = sums[i];
+    out[first + i] = v;
+    if (partials) {
+      const real own = in[first + i];
+      rr += own * own;
+      wr += v * own;
+    }
+  }
+  if (partials) block_partials2(rr, wr, partials, gridDim.x);
+}
+
 // The fused forms' SpMV: out = A in on `rows` rows (row_ptr and out from the first of them, `own`
 // in's entries of those rows) and dot2's sums of those rows from the same pass, one pair of
 // partials per block (block_partials2): of own.own and of out.own. Each block takes `steps`
 // consecutive runs of rows, a row per thread (lanes = 1) or per group of `lanes` threads
 // (spmv_vector's); the grid covers the rows, so that the blocks sweep the matrix in order, as
 // spmv's do (a grid-stride loop here was 10-15% slower on the H100).
-extern "C" __global__ void spmv_dot2(unsigned rows, unsigned lanes, unsigned steps, const int* __restrict__ row_ptr,
+extern "C" __global__ void __launch_bounds__(1024, 2) spmv_dot2(unsigned rows, unsigned lanes, unsigned steps, const int* __restrict__ row_ptr,
                                      const int* __restrict__ col_idx, const real* __restrict__ values,
                                      const real* __restrict__ in, const real* __restrict__ own,
                                      real* __restrict__ out, real* __restrict__ partials) {

@@ -127,6 +127,60 @@ void group_partials2(const REAL a, const REAL b, __local REAL* scratch_a, __loca
   }
 }
 
+// out = A in for a matrix stored slab by slab (kernels/cg/slabs.hpp says why and how), and where
+// with_dot is set the fused forms' sums from the same pass: partials[group] of in.in and
+// partials[groups + group] of out.in over the group's rows (a whole matrix: `in` is also the
+// rows' own vector). Each work-group owns rows [first, last); per slab it copies the slice of x
+// and its rows' offsets into local memory, its groups of `lanes` work-items sum their rows' entries
+// of the slab (folded in local memory), and the rows' sums stay in local memory until the end.
+__kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, const uint slab_width, const uint slabs,
+                         __global const int* restrict slab_row_ptr, __global const ushort* restrict offsets,
+                         __global const REAL* restrict values, __global const REAL* restrict in,
+                         __global REAL* restrict out, const uint with_dot, __global REAL* restrict partials,
+                         __local REAL* slice, __local REAL* sums, __local int* row_ptr, __local REAL* scratch_a,
+                         __local REAL* scratch_b) {
+  const uint lid = get_local_id(0), size = get_local_size(0);
+  const uint per_step = size / lanes, lane = lid & (lanes - 1);
+  const uint per_group = (rows + get_num_groups(0) - 1) / get_num_groups(0);
+  const uint first = min(rows, (uint)get_group_id(0) * per_group), count = min(rows, first + per_group) - first;
+  for (uint s = 0; s < slabs; ++s) {
+    const uint base = s * slab_width;
+    const uint width = min(slab_width, cols - base);
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous slab's gathers are done
+    for (uint i = lid; i < width; i += size) slice[i] = in[base + i];
+    __global const int* const slab_ptr = slab_row_ptr + (ulong)s * (rows + 1) + first;
+    for (uint i = lid; i <= count; i += size) row_ptr[i] = slab_ptr[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Every work-item takes the same number of trips (the folds need the whole group).
+    for (uint r0 = 0; r0 < count; r0 += per_step) {
+      const uint row = r0 + lid / lanes;
+      REAL sum = 0;
+      if (row < count)
+        for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * slice[offsets[k]];
+      scratch_a[lid] = sum;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint half_lanes = lanes / 2; half_lanes > 0; half_lanes /= 2) {
+        if (lane < half_lanes) scratch_a[lid] += scratch_a[lid + half_lanes];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (lane == 0 && row < count) sums[row] = s == 0 ? scratch_a[lid] : sums[row] + scratch_a[lid];
+      barrier(CLK_LOCAL_MEM_FENCE);  // scratch_a is written again at once
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  REAL rr = 0, wr = 0;
+  for (uint i = lid; i < count; i += size) {
+    const REAL v = sums[i];
+    out[first + i] = v;
+    if (with_dot) {
+      const REAL own = in[first + i];
+      rr += own * own;
+      wr += v * own;
+    }
+  }
+  if (with_dot) group_partials2(rr, wr, scratch_a, scratch_b, partials);
+}
+
 // partials[group] = this group's share of sum a_i b_i. The host adds the partials in double.
 // (Not named "dot": that is an OpenCL C built-in, and a kernel may not overload it.)
 __kernel void dot_partials(const uint n, __global const REAL* restrict a, __global const REAL* restrict b,

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -16,6 +17,7 @@
 
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
+#include "kernels/cg/slabs.hpp"
 #include "kernels/cg/work.hpp"
 
 namespace gpubench::cg {
@@ -38,6 +40,7 @@ class OpenclOperations final : public Operations {
     spmv_dot2_ = program.kernel("spmv_dot2");
     sum_partials2_ = program.kernel("sum_partials2");
     advance_scalars_ = program.kernel("advance_scalars");
+    spmv_slabs_ = program.kernel("spmv_slabs");
     axpy_ = program.kernel("axpy");
     xpay_ = program.kernel("xpay");
     scale_ = program.kernel("scale");
@@ -69,6 +72,7 @@ class OpenclOperations final : public Operations {
     values_ = upload_array(std::span<const T>(values));
     staging_.resize(static_cast<std::size_t>(rows_));
     state_ = context_.create_buffer(CG_SCALARS * sizeof(T));
+    plan_slab_spmv(a);
   }
 
   void allocate_vectors(int count) override {
@@ -129,6 +133,10 @@ class OpenclOperations final : public Operations {
     const std::size_t lanes = spmv_lanes(per_row_, local);
     const std::size_t items = static_cast<std::size_t>(count) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
+    if (slabs_ && first == 0 && count == rows_) {
+      launch_slabs(in, out, nullptr);
+      return;
+    }
     const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
     if (lanes == 1) {
       spmv_.set_args(from, to, row_ptr_, col_idx_, values_, vector(in), vector(out));
@@ -282,13 +290,7 @@ class OpenclOperations final : public Operations {
         block_partials_capacity_ = needed;
       }
     }
-    if (2 * l.groups > partial_capacity_) {  // the reductions write one or two partials per group
-      partial_capacity_ = 2 * l.groups;
-      for (std::size_t k = 0; k < max_reduction_parts; ++k) {
-        partials_[k] = context_.create_buffer(partial_capacity_ * sizeof(T));
-        host_partials_[k].resize(partial_capacity_);
-      }
-    }
+    reserve_partials(2 * l.groups);  // the reductions write one or two partials per group
   }
 
  private:
@@ -330,6 +332,10 @@ class OpenclOperations final : public Operations {
   // or spmv_vector's lanes where the rows are long; the work-groups' partials summed on the device
   // (sum_partials2, its own profile row) to a pair per compute unit, the reduction's part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
+    if (slabs_ && first == 0 && count == rows_) {  // the slab SpMV makes its groups' sums itself
+      launch_slabs(r, w, &next_part(slabs_->groups, 2));
+      return;
+    }
     const auto [local, lanes, groups] = spmv_dot2_grid(count);
     if (2 * groups > block_partials_capacity_)
       throw Error(ExitCode::internal, "spmv_dot2: more work-groups than its partials were sized for");
@@ -346,6 +352,48 @@ class OpenclOperations final : public Operations {
     sum_partials2_.set_args(static_cast<cl_uint>(groups), block_partials_, next_part(sum_groups, 2), sum_scratch,
                             sum_scratch);
     times_.record("sum_partials", context_.launch(sum_partials2_, sum_groups * sum_group_, sum_group_));
+  }
+  // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
+  // work-groups of up to 1024 work-items whose two folding arrays take at most a quarter of the
+  // local memory, two per compute unit.
+  void plan_slab_spmv(const CsrMatrix& a) {
+    const std::size_t local = context_.info().local_mem_bytes;
+    std::size_t group = 1;
+    while (group * 2 <= std::min<std::size_t>(largest_group_, 1024)) group *= 2;
+    while (group > 64 && 2 * group * sizeof(T) > local / 4) group /= 2;
+    const std::size_t reserved = 2 * group * sizeof(T);
+    if (reserved >= local) return;
+    const auto groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) * 2;
+    slabs_ = plan_slabs(a, group, local - reserved, groups, sizeof(T));
+    if (!slabs_) return;
+    slab_group_ = group;
+    const SlabMatrix m = slab_matrix(a, *slabs_);
+    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(m.row_ptr));
+    slab_offsets_ = upload_array(std::span<const std::uint16_t>(m.offsets));
+    std::vector<T> values(m.values.size());
+    std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+    slab_values_ = upload_array(std::span<const T>(values));
+    reserve_partials(2 * slabs_->groups);
+  }
+  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per work-group).
+  void launch_slabs(Slot in, Slot out, const opencl::Buffer* partials) {
+    const SlabPlan& p = *slabs_;
+    const opencl::LocalMemory scratch{slab_group_ * sizeof(T)};
+    spmv_slabs_.set_args(n(), n(), static_cast<cl_uint>(p.lanes), static_cast<cl_uint>(p.width),
+                         static_cast<cl_uint>(p.slabs), slab_row_ptr_, slab_offsets_, slab_values_, vector(in),
+                         vector(out), static_cast<cl_uint>(partials ? 1 : 0), partials ? *partials : state_,
+                         opencl::LocalMemory{p.slice_bytes}, opencl::LocalMemory{p.sums_bytes},
+                         opencl::LocalMemory{p.offsets_bytes}, scratch, scratch);
+    times_.record(partials ? "spmv_dot2" : "spmv", context_.launch(spmv_slabs_, p.groups * slab_group_, slab_group_));
+  }
+  // The reductions' partial buffers hold at least `entries` values.
+  void reserve_partials(std::size_t entries) {
+    if (entries <= partial_capacity_) return;
+    partial_capacity_ = entries;
+    for (std::size_t k = 0; k < max_reduction_parts; ++k) {
+      partials_[k] = context_.create_buffer(partial_capacity_ * sizeof(T));
+      host_partials_[k].resize(partial_capacity_);
+    }
   }
   // spmv_dot2's launch for `count` rows: work-group size, lanes per row, work-groups (each
   // its launch's row_runs runs of rows).
@@ -391,6 +439,7 @@ class OpenclOperations final : public Operations {
   int cols_;  // a band's vectors hold its halo after its rows; the kernels and transfers above use rows_
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
+  opencl::Kernel spmv_slabs_;
   opencl::Kernel spmv_, dot_, dot2_, spmv_dot2_, sum_partials2_, advance_scalars_, axpy_, xpay_, scale_, three_term_,
       cg_update_;
   std::size_t largest_group_ = 0;
@@ -409,6 +458,10 @@ class OpenclOperations final : public Operations {
   std::size_t block_partials_capacity_ = 0;
   std::size_t sum_group_ = 1;  // sum_partials2's and advance_scalars' work-group size: the largest power of two up to 256
   opencl::Buffer state_;  // the fused forms' scalars (recurrence.h)
+  // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, work-group size and matrix.
+  std::optional<SlabPlan> slabs_;
+  std::size_t slab_group_ = 0;
+  opencl::Buffer slab_row_ptr_, slab_offsets_, slab_values_;
   std::vector<Part> parts_;
   opencl::Event reading_;  // the last read-back of partials
   std::vector<T> staging_;
