@@ -272,7 +272,7 @@ class CudaOperations final : public Operations {
       });
       return;
     }
-    if (slabs_ && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
+    if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
       launch_slabs(in, out, nullptr);
       return;
     }
@@ -419,7 +419,7 @@ class CudaOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<unsigned>(spmv_dot2_runs(launch))};
+                   static_cast<unsigned>(spmv_dot2_runs(launch)), slab_spmv(launch)};
     // The reductions write one or two partials per block, a reduction's parts one after another.
     if (max_reduction_parts * 2 * l.blocks > partials_.size()) {
       stream_.synchronize();  // queued kernels may still write the old buffer
@@ -523,7 +523,7 @@ class CudaOperations final : public Operations {
   // columns: NAS CG), that SpMV and dot2.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     check_row_range(first, count, rows_);
-    if (slabs_ && first == 0 && count == rows_) {  // the slab SpMV makes its blocks' sums itself
+    if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its blocks' sums itself
       launch_slabs(r, w, next_part(slabs_->groups, 2));
       return;
     }
@@ -649,6 +649,7 @@ class CudaOperations final : public Operations {
   struct Launch {
     std::size_t block = 0, blocks = 0;
     unsigned runs = default_row_runs;
+    bool slabs = true;  // SpMV as spmv_slabs where it was planned
   };
 
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.

@@ -238,7 +238,7 @@ extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lan
 // consecutive runs of rows, a row per thread (lanes = 1) or per group of `lanes` threads
 // (spmv_vector's); the grid covers the rows, so that the blocks sweep the matrix in order, as
 // spmv's do (a grid-stride loop here was 10-15% slower on the H100).
-extern "C" __global__ void __launch_bounds__(1024, 2) spmv_dot2(unsigned rows, unsigned lanes, unsigned steps, const int* __restrict__ row_ptr,
+extern "C" __global__ void spmv_dot2(unsigned rows, unsigned lanes, unsigned steps, const int* __restrict__ row_ptr,
                                      const int* __restrict__ col_idx, const real* __restrict__ values,
                                      const real* __restrict__ in, const real* __restrict__ own,
                                      real* __restrict__ out, real* __restrict__ partials) {

@@ -157,6 +157,10 @@ __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, con
       REAL sum = 0;
       if (row < count)
         for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * slice[offsets[k]];
+      if (lanes == 1) {  // nothing to fold: no barrier
+        if (row < count) sums[row] = s == 0 ? sum : sums[row] + sum;
+        continue;
+      }
       scratch_a[lid] = sum;
       barrier(CLK_LOCAL_MEM_FENCE);
       for (uint half_lanes = lanes / 2; half_lanes > 0; half_lanes /= 2) {

@@ -133,7 +133,7 @@ class OpenclOperations final : public Operations {
     const std::size_t lanes = spmv_lanes(per_row_, local);
     const std::size_t items = static_cast<std::size_t>(count) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
-    if (slabs_ && first == 0 && count == rows_) {
+    if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {
       launch_slabs(in, out, nullptr);
       return;
     }
@@ -281,7 +281,7 @@ class OpenclOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<std::size_t>(spmv_dot2_runs(launch))};
+                   static_cast<std::size_t>(spmv_dot2_runs(launch)), slab_spmv(launch)};
     launches_[kernel] = l;
     if (kernel == "spmv_dot2") {  // its work-groups' partials, for the whole matrix at this size
       const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
@@ -298,6 +298,7 @@ class OpenclOperations final : public Operations {
   // per work-group for spmv_dot2.
   struct Launch {
     std::size_t local = 0, groups = 0, runs = default_row_runs;
+    bool slabs = true;  // SpMV as spmv_slabs where it was planned
   };
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }  // the own rows
@@ -332,7 +333,7 @@ class OpenclOperations final : public Operations {
   // or spmv_vector's lanes where the rows are long; the work-groups' partials summed on the device
   // (sum_partials2, its own profile row) to a pair per compute unit, the reduction's part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
-    if (slabs_ && first == 0 && count == rows_) {  // the slab SpMV makes its groups' sums itself
+    if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its groups' sums itself
       launch_slabs(r, w, &next_part(slabs_->groups, 2));
       return;
     }

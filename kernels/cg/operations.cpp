@@ -60,6 +60,11 @@ int Operations::spmv_dot2_runs(const Params& launch) {
   return it != launch.end() ? it->second : default_row_runs;
 }
 
+bool Operations::slab_spmv(const Params& launch) {
+  const auto it = launch.find("slabs");
+  return it == launch.end() || it->second != 0;
+}
+
 void Operations::spmv_dot2_advance(Slot r, Slot w, int rule) {
   const auto [a, b] = spmv_dot2(r, w);
   cg_advance(scalars_.data(), rule, a, b);
@@ -139,10 +144,23 @@ void Operations::set_launch(const std::string& kernel, const Params& launch) {
 }
 
 void check_launch(const std::string& kernel, const Params& launch, const std::string& label) {
-  std::vector<std::string> own;  // the kernel's tunables beyond the grid's two (spmv_dot2's row_runs)
-  for (const Tunable& t : kernel_tunables(kernel, std::size_t{1} << 30).params)
+  // The kernel's tunables beyond the grid's two (row_runs, slabs) take their declared values.
+  const TunableSpace space = kernel_tunables(kernel, std::size_t{1} << 30);
+  std::vector<std::string> own;
+  for (const Tunable& t : space.params)
     if (t.name != "work_group_size" && t.name != "work_groups_per_cu") own.push_back(t.name);
-  grid::check(launch, label, own);
+  Params rest;
+  for (const auto& [name, value] : launch) {
+    if (std::find(own.begin(), own.end(), name) == own.end()) {
+      rest[name] = value;
+      continue;
+    }
+    const Tunable* t = space.find(name);
+    if (!t->allows(value))
+      throw UsageError(name + " " + std::to_string(value) + " of kernel " + label + " is not one of its values, " +
+                       t->legal);
+  }
+  grid::check(rest, label, own);
 }
 
 void check_set_launch(const std::string& kernel, const Params& launch, std::size_t largest,

@@ -101,6 +101,8 @@ class Operations {
   // tunable "row_runs" of spmv_dot2, work.hpp): fewer groups' partials to sum and group reductions
   // per row, the matrix still swept in order.
   static int spmv_dot2_runs(const Params& launch);
+  // Whether an SpMV launch may run as the slab SpMV (the tunable "slabs", work.hpp).
+  static bool slab_spmv(const Params& launch);
   // The fused forms' scalars (kernels/cg/recurrence.h): a state that the fused SpMV's sums
   // advance and whose coefficients the updates read. By default it lives on the host and each
   // advance waits for its sums, as the reductions above do. CUDA and OpenCL keep it in device

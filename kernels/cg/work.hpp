@@ -70,6 +70,8 @@ inline constexpr int default_row_runs = 2;
 // fused spmv_dot2's) follows from the rows (one work-item, or one group of lanes, per row) and has
 // no such parameter. The fused spmv_dot2 also takes row_runs (1 to 16, powers of two; default
 // default_row_runs): the runs of rows each work-group takes, its partial sums made once for them.
+// Both SpMVs take slabs (0 or 1, default 1): 1 runs the slab SpMV (slabs.hpp) where the backend
+// planned it for the matrix, 0 the CSR kernels; the sweep measures both.
 // No constraints between them; an empty space for a kernel that is not tunable.
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
 

@@ -345,16 +345,22 @@ TEST_P(CgOperations, LongRowsOverManyColumns) {
     magnitude += std::abs(w[k] * r[k]);
   }
   const double tolerance = GetParam().precision == Precision::f32 ? 1e-4 : tolerance_;
-  ops->spmv(0, 1);
-  std::vector<double> got(static_cast<std::size_t>(n));
-  ops->download(1, got);
-  EXPECT_TRUE(close(got, w, tolerance));
-  ops->fill_zero(1);
-  const auto [got_rr, got_wr] = ops->spmv_dot2(0, 1);
-  EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance));
-  EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance));
-  ops->download(1, got);
-  EXPECT_TRUE(close(got, w, tolerance));
+  for (const int slab_spmv : {1, 0}) {  // the tunable: the slab SpMV where planned, or CSR
+    SCOPED_TRACE("slabs=" + std::to_string(slab_spmv));
+    ops->set_launch("spmv", {{"slabs", slab_spmv}});
+    ops->set_launch("spmv_dot2", {{"slabs", slab_spmv}});
+    ops->fill_zero(1);
+    ops->spmv(0, 1);
+    std::vector<double> got(static_cast<std::size_t>(n));
+    ops->download(1, got);
+    EXPECT_TRUE(close(got, w, tolerance));
+    ops->fill_zero(1);
+    const auto [got_rr, got_wr] = ops->spmv_dot2(0, 1);
+    EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance));
+    EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance));
+    ops->download(1, got);
+    EXPECT_TRUE(close(got, w, tolerance));
+  }
 }
 
 // Many work-groups' partials, summed on the device (more than four per work-item of the sum):
@@ -394,6 +400,12 @@ TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
     EXPECT_TRUE(close_sum(got_rr, rr, rr, tolerance)) << runs << " runs";
     EXPECT_TRUE(close_sum(got_wr, wr, magnitude, tolerance)) << runs << " runs";
   }
+}
+
+// OpenCL and CUDA keep the fused forms' scalars in device memory; the host backends on the host.
+TEST_P(CgOperations, ScalarsLiveOnTheDeviceOnGpuApis) {
+  const bool gpu_api = GetParam().backend == "opencl" || GetParam().backend == "cuda";
+  EXPECT_EQ(ops_->device_scalars(), gpu_api);
 }
 
 // The fused forms' scalars advanced where the backend keeps them (on CUDA and OpenCL by a kernel)

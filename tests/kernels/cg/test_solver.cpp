@@ -361,12 +361,6 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
   }
 }
 
-// OpenCL and CUDA keep the fused forms' scalars in device memory; the host backends on the host.
-TEST_P(SolverTest, ScalarsLiveOnTheDeviceOnGpuApis) {
-  const auto ops = make_ops(make_problem("poisson2d:4").a);
-  const bool gpu_api = GetParam().backend == "opencl" || GetParam().backend == "cuda";
-  EXPECT_EQ(ops->device_scalars(), gpu_api);
-}
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, SolverTest, testing::ValuesIn(cases()), case_name);
 

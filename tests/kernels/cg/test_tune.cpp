@@ -93,10 +93,13 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     ASSERT_FALSE(tunables.params.empty());
     EXPECT_EQ(tunables.params[0].name, "work_group_size");
     EXPECT_EQ(tunables.params[0].values.back(), 128);
-    EXPECT_EQ(tunables.params.size(), k->name() == "spmv" ? 1u : 2u);
-    EXPECT_EQ(tunables.params[1 % tunables.params.size()].name, k->name() == "spmv_dot2" ? "row_runs"
-                                                               : k->name() == "spmv"    ? "work_group_size"
-                                                                                        : "work_groups_per_cu");
+    std::vector<std::string> names;
+    for (const Tunable& param : tunables.params) names.push_back(param.name);
+    const std::vector<std::string> expected =
+        k->name() == "spmv"        ? std::vector<std::string>{"work_group_size", "slabs"}
+        : k->name() == "spmv_dot2" ? std::vector<std::string>{"work_group_size", "row_runs", "slabs"}
+                                   : std::vector<std::string>{"work_group_size", "work_groups_per_cu"};
+    EXPECT_EQ(names, expected);
     EXPECT_TRUE(tunables.legal(k->heuristic()));
   }
 }
@@ -146,7 +149,8 @@ TEST(CgTune, RefusesUnknownKernelsAndListsUntunableBackends) {
 
 TEST(CgTune, HeuristicIsTheDefaultLaunchWithinTheDevice) {
   EXPECT_EQ(heuristic_params("dot", 1024), (Params{{"work_group_size", 256}, {"work_groups_per_cu", 8}}));
-  EXPECT_EQ(heuristic_params("spmv", 1024), (Params{{"work_group_size", 256}}));
+  EXPECT_EQ(heuristic_params("spmv", 1024), (Params{{"work_group_size", 256}, {"slabs", 1}}));
+  EXPECT_EQ(heuristic_params("spmv_dot2", 1024), (Params{{"work_group_size", 256}, {"row_runs", 2}, {"slabs", 1}}));
   EXPECT_EQ(heuristic_params("axpy", 128), (Params{{"work_group_size", 128}, {"work_groups_per_cu", 8}}));
   EXPECT_EQ(heuristic_params("copy", 1024), Params{});
   const auto t = kernel_tunables("dot", 1000).params;  // not a power of two: the largest below
