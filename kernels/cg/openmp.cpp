@@ -229,12 +229,14 @@ class OpenmpOperations final : public Operations {
     const T* wv = vec(w);
     const int n = rows_;
     timed("three_term_update", [&] {
-#pragma omp parallel for simd schedule(static)
-      for (int i = 0; i < n; ++i) {
-        const T ri = rv[i];
-        xp[i] = rh * (xv[i] + g * ri) + keep * xp[i];
-        rp[i] = rh * (ri - g * wv[i]) + keep * rp[i];
-      }
+      backwards(n, [&](int lo, int hi) {
+#pragma omp simd
+        for (int i = hi - 1; i >= lo; --i) {
+          const T ri = rv[i];
+          xp[i] = rh * (xv[i] + g * ri) + keep * xp[i];
+          rp[i] = rh * (ri - g * wv[i]) + keep * rp[i];
+        }
+      });
     });
   }
 
@@ -248,15 +250,17 @@ class OpenmpOperations final : public Operations {
     T* xv = vec(x);
     const int n = rows_;
     timed("cg_update", [&] {
-#pragma omp parallel for simd schedule(static)
-      for (int i = 0; i < n; ++i) {
-        const T pi = rv[i] + b * pv[i];
-        const T si = wv[i] + b * sv[i];
-        pv[i] = pi;
-        sv[i] = si;
-        xv[i] += a * pi;
-        rv[i] -= a * si;
-      }
+      backwards(n, [&](int lo, int hi) {
+#pragma omp simd
+        for (int i = hi - 1; i >= lo; --i) {
+          const T pi = rv[i] + b * pv[i];
+          const T si = wv[i] + b * sv[i];
+          pv[i] = pi;
+          sv[i] = si;
+          xv[i] += a * pi;
+          rv[i] -= a * si;
+        }
+      });
     });
   }
 
@@ -284,6 +288,21 @@ class OpenmpOperations final : public Operations {
   T* vec(Slot v) {
     check_slot(v, vectors_.size());
     return vectors_[static_cast<std::size_t>(v)].data();
+  }
+
+  // The fused updates sweep their vectors from the end, as on the GPUs (kernels/cg/nvrtc.cu): what
+  // the fused SpMV touched last is still in the cache. Each thread takes the rows a static
+  // schedule gives it (GCC's: the first n % threads one more), those it touched first, from the
+  // last: body(lo, hi) runs [lo, hi) backwards.
+  template <typename Body>
+  static void backwards(int n, Body&& body) {
+#pragma omp parallel
+    {
+      const int threads = omp_get_num_threads(), t = omp_get_thread_num();
+      const int q = n / threads, r = n % threads;
+      const int lo = t * q + std::min(t, r);
+      body(lo, lo + q + (t < r ? 1 : 0));
+    }
   }
 
   void zero(T* y) const {
