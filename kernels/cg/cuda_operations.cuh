@@ -519,8 +519,8 @@ class CudaOperations final : public Operations {
   // Rows [first, first + count) of w = A r and their share of r.r and w.r in one kernel
   // (spmv_dot2: one thread per row, or spmv_vector's lanes where rows are long), its blocks'
   // partials summed on the device (sum_partials2, its own profile row) to one pair per SM: the
-  // reduction's next part. Where SpMV runs as spmv_slabs (the whole matrix, long rows over few
-  // columns: NAS CG), that SpMV and dot2.
+  // reduction's next part. Where the slab SpMV runs (slabs.hpp: the whole matrix, long rows over
+  // few columns, NAS CG), its blocks' pairs are the part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     check_row_range(first, count, rows_);
     if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its blocks' sums itself

@@ -1,6 +1,7 @@
 // The CG operations on OpenCL: kernels in kernels/cg/opencl.cl, built once per precision
 // (-DREAL=float / -DREAL=double). Dot products end on the host: each work-group writes one
-// partial sum, the host reads them back and adds them in double.
+// partial sum, the host reads them back and adds them in double; the fused forms' sums instead
+// advance their scalars on the device (advance_scalars, kernels/cg/recurrence.h).
 #include "backends/opencl/opencl.hpp"
 
 #include <algorithm>
