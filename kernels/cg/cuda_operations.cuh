@@ -41,7 +41,7 @@ struct Kernels {
   Kernels()
       : spmv_row_per_thread(get("spmv_row_per_thread")), spmv_vector(get("spmv_vector")),
         spmv_slabs(get("spmv_slabs")), spmv_dot2(get("spmv_dot2")), sum_partials2(get("sum_partials2")),
-        advance_scalars(get("advance_scalars")),
+        advance_scalars(get("advance_scalars")), keep_sums(get("keep_sums")), advance_gathered(get("advance_gathered")),
         dot_partials(get("dot_partials")), dot2_partials(get("dot2_partials")), gather(get("gather")),
         axpy(get("axpy")), xpay(get("xpay")), scale(get("scale")), three_term_update(get("three_term_update")),
         cg_update(get("cg_update")) {}
@@ -50,7 +50,7 @@ struct Kernels {
   int largest_block() const {
     int limit = 1 << 30;
     for (auto [k, name] : {std::pair{spmv_row_per_thread, "spmv_row_per_thread"}, {spmv_vector, "spmv_vector"},
-                           {spmv_dot2, "spmv_dot2"}, {sum_partials2, "sum_partials2"}, {advance_scalars, "advance_scalars"},
+                           {spmv_dot2, "spmv_dot2"}, {sum_partials2, "sum_partials2"}, {advance_scalars, "advance_scalars"}, {keep_sums, "keep_sums"},
                            {dot_partials, "dot_partials"}, {dot2_partials, "dot2_partials"}, {axpy, "axpy"},
                            {xpay, "xpay"}, {scale, "scale"}, {three_term_update, "three_term_update"},
                            {cg_update, "cg_update"}})
@@ -62,8 +62,8 @@ struct Kernels {
     return cuda::rtc_kernel("cg/nvrtc.cu", name, {{"real", cuda::real_name<T>()}}, "CG's kernels");
   }
 
-  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, spmv_dot2, sum_partials2, advance_scalars, dot_partials,
-      dot2_partials, gather, axpy, xpay, scale, three_term_update, cg_update;
+  cudaKernel_t spmv_row_per_thread, spmv_vector, spmv_slabs, spmv_dot2, sum_partials2, advance_scalars, keep_sums,
+      advance_gathered, dot_partials, dot2_partials, gather, axpy, xpay, scale, three_term_update, cg_update;
 };
 
 template <typename T>
@@ -300,18 +300,17 @@ class CudaOperations final : public Operations {
     const T* y = vector(b);
     const Launch& l = launches_.dot;
     run("dot", l, "dot_partials", kernels_.dot_partials, l.block * sizeof(T), n(), x, y, next_part(l.blocks, 1));
-    read_partials();
   }
 
-  void start_dot2(Slot r, Slot w) override {
-    launch_dot2(r, w);
-    read_partials();
-  }
+  void start_dot2(Slot r, Slot w) override { launch_dot2(r, w); }
 
   void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
     launch_spmv_dot2(r, w, first, count);
-    read_partials();
   }
+
+  // The parts' partials to the host, without waiting: a reduction that ends on the device
+  // (finish_reduction_here) never reads them.
+  void ready_reduction() override { read_partials(); }
 
   // The fused forms' scalars in device memory: the fused SpMV's partials summed and the
   // recurrence advanced by one block on the device (advance_scalars, its own profile row), the
@@ -357,8 +356,85 @@ class CudaOperations final : public Operations {
     launch_cg_update(real(0), real(0), state_.data(), r, w, p, s, x);
   }
 
+  // Across devices (distributed.hpp): the band's parts summed on its device into kept_ (after the
+  // bands that copied the previous ones have done so); another CUDA band's kept sums copied device
+  // to device (a peer copy on this stream once that band's stream has made them), any other's
+  // through the host; the state advanced on the device from the gathered pairs.
+  void finish_reduction_here() override {
+    if (parts_.empty()) throw Error(ExitCode::internal, "finish_reduction_here without a reduction begun");
+    make_current();
+    for (const cuda::Event* e : kept_readers_)
+      cuda::check(cudaStreamWaitEvent(stream_.get(), e->get(), 0), "cudaStreamWaitEvent");
+    kept_readers_.clear();
+    std::array<const T*, max_reduction_parts> p{};
+    std::array<unsigned, max_reduction_parts> n{};
+    for (std::size_t k = 0; k < max_reduction_parts; ++k) {
+      p[k] = partials_.data();
+      if (k < parts_.size()) {
+        p[k] += parts_[k].offset;
+        n[k] = static_cast<unsigned>(parts_[k].blocks);
+      }
+    }
+    parts_.clear();
+    T* kept = kept_.data();
+    enqueue("sum_partials", [&] {
+      cuda::rtc_launch(kernels_.keep_sums, "keep_sums", 1, advance_block, 0, stream_.get(), p[0], n[0], p[1], n[1], p[2],
+                       n[2], kept);
+    });
+    kept_ready_.record(stream_);
+  }
+
+  std::array<double, 2> kept_sums() override {
+    make_current();
+    cuda::check(cudaMemcpyAsync(host_state_.data(), kept_.data(), 2 * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()),
+                "cudaMemcpyAsync", "(kept sums)");
+    stream_.synchronize();
+    return {static_cast<double>(host_state_.data()[0]), static_cast<double>(host_state_.data()[1])};
+  }
+
+  void gather_sums(Operations& from, int index) override {
+    if (index < 0 || static_cast<std::size_t>(index) >= max_bands)
+      throw Error(ExitCode::internal, "gather_sums: slot " + std::to_string(index) + " of " + std::to_string(max_bands));
+    T* slot = gathered_.data() + 2 * static_cast<std::size_t>(index);
+    auto* peer = dynamic_cast<CudaOperations<T>*>(&from);
+    if (!peer) {  // another API's band: through the host
+      const auto sums = from.kept_sums();
+      make_current();
+      host_state_.data()[0] = static_cast<T>(sums[0]);
+      host_state_.data()[1] = static_cast<T>(sums[1]);
+      cuda::check(cudaMemcpyAsync(slot, host_state_.data(), 2 * sizeof(T), cudaMemcpyHostToDevice, stream_.get()),
+                  "cudaMemcpyAsync", "(gathered sums)");
+      stream_.synchronize();  // host_state_ may be reused at once
+      return;
+    }
+    make_current();
+    if (peer != this) cuda::check(cudaStreamWaitEvent(stream_.get(), peer->kept_ready_.get(), 0), "cudaStreamWaitEvent");
+    enqueue("gather_sums", [&] {
+      cuda::check(cudaMemcpyPeerAsync(slot, info_.index, peer->kept_.data(), peer->info_.index, 2 * sizeof(T),
+                                      stream_.get()),
+                  "cudaMemcpyPeerAsync", "(kept sums from " + peer->info_.label() + ")");
+    });
+    if (peer != this) {
+      gathered_ready_.record(stream_);
+      peer->kept_readers_.push_back(&gathered_ready_);
+    }
+  }
+
+  void advance_gathered(int count, int rule) override {
+    if (count < 1 || static_cast<std::size_t>(count) > max_bands)
+      throw Error(ExitCode::internal, "advance_gathered: " + std::to_string(count) + " slots");
+    make_current();
+    const T* pairs = gathered_.data();
+    T* state = state_.data();
+    enqueue("advance_scalars", [&] {
+      cuda::rtc_launch(kernels_.advance_gathered, "advance_gathered", 1, warp_size, 0, stream_.get(),
+                       static_cast<unsigned>(count), pairs, state, rule);
+    });
+  }
+
   // Each sum over the parts' partials in part and block order, in double; the reduction ends.
   std::array<double, 2> finish_reduction() override {
+    read_partials();
     stream_.synchronize();
     std::array<double, 2> sums{0, 0};
     for (const Part& part : parts_)
@@ -497,15 +573,18 @@ class CudaOperations final : public Operations {
     const std::size_t offset = parts_.empty() ? 0 : parts_.back().offset + parts_.back().sums * parts_.back().blocks;
     if (parts_.size() == max_reduction_parts || offset + sums * blocks > partials_.size())
       throw Error(ExitCode::internal, "a CG reduction of more parts or partials than planned");
-    parts_.push_back({offset, blocks, sums});
+    parts_.push_back({offset, blocks, sums, false});
     return partials_.data() + offset;
   }
-  // The last part's partials, read back without waiting (finish_reduction waits).
+  // The parts' partials not yet read, read back without waiting (finish_reduction waits).
   void read_partials() {
-    const Part& part = parts_.back();
-    cuda::check(cudaMemcpyAsync(host_partials_.data() + part.offset, partials_.data() + part.offset,
-                                part.sums * part.blocks * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()),
-                "cudaMemcpyAsync", "(dot partials)");
+    for (Part& part : parts_) {
+      if (part.read) continue;
+      cuda::check(cudaMemcpyAsync(host_partials_.data() + part.offset, partials_.data() + part.offset,
+                                  part.sums * part.blocks * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()),
+                  "cudaMemcpyAsync", "(dot partials)");
+      part.read = true;
+    }
   }
 
   void launch_dot2(Slot r, Slot w) {
@@ -693,10 +772,19 @@ class CudaOperations final : public Operations {
   // The fused forms' scalars (recurrence.h) on the device, and their host copy for set and get.
   cuda::DeviceBuffer<T> state_{CG_SCALARS};
   cuda::PinnedBuffer<T> host_state_{CG_SCALARS};
-  static constexpr unsigned advance_block = 128;  // advance_scalars' one block
+  static constexpr unsigned advance_block = 128;  // advance_scalars' and keep_sums' one block
+  // Across devices (finish_reduction_here, gather_sums): this band's kept sums and the event that
+  // says they are made, the bands' gathered here and the event after this band's copies of them,
+  // and the other bands' such events that the next kept sums wait for.
+  static constexpr std::size_t max_bands = 256;
+  cuda::DeviceBuffer<T> kept_{2};
+  cuda::DeviceBuffer<T> gathered_{2 * max_bands};
+  cuda::Event kept_ready_, gathered_ready_;
+  std::vector<const cuda::Event*> kept_readers_;
   // The reduction begun: its parts in partials_ (Operations::max_reduction_parts at most).
   struct Part {
     std::size_t offset = 0, blocks = 0, sums = 0;
+    bool read = false;  // its read-back queued
   };
   std::vector<Part> parts_;
   std::vector<cuda::DeviceBuffer<T>> vectors_;

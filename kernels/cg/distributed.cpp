@@ -80,6 +80,11 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
       }
     if (direct_)
       for (const std::string& path : paths) exchange_path_ += (exchange_path_.empty() ? "" : "; ") + path;
+    // The fused forms' sums go from every band to every other where they stay on the devices:
+    // every pair linked (CUDA: peer access both ways), not only the halo's neighbours.
+    if (device_scalars())
+      for (std::size_t k = 0; k < bands; ++k)
+        for (std::size_t j = k + 1; j < bands; ++j) static_cast<void>(parts_[k]->links_to(*parts_[j]));
   }
   if (exchange_path_.empty() && bands > 1)
     exchange_path_ = ranks() ? "MPI messages between ranks, staged through the host" : "through the host";
@@ -238,6 +243,7 @@ std::array<double, 2> DistributedOperations::spmv_dot2(Slot r, Slot w) {
 // earlier work), so that the bands' reductions run side by side; their partials are summed in
 // double, in band order.
 std::array<double, 2> DistributedOperations::reduce() {
+  each([&](std::size_t, Operations& p) { p.ready_reduction(); });
   std::array<double, 2> sum{0, 0};
   each([&](std::size_t, Operations& p) {
     const auto part = p.finish_reduction();
@@ -246,6 +252,43 @@ std::array<double, 2> DistributedOperations::reduce() {
   });
   if (ranks()) comm_->sum(sum);
   return sum;
+}
+
+bool DistributedOperations::device_scalars() const {
+  if (ranks() || parts_.empty()) return false;
+  return std::all_of(parts_.begin(), parts_.end(), [](const auto& p) { return p && p->device_scalars(); });
+}
+
+void DistributedOperations::set_scalars(const Scalars& s) {
+  Operations::set_scalars(s);
+  if (device_scalars()) each([&](std::size_t, Operations& p) { p.set_scalars(s); });
+}
+
+Operations::Scalars DistributedOperations::get_scalars() {
+  return device_scalars() ? parts_.front()->get_scalars() : Operations::get_scalars();
+}
+
+// Each band's fused SpMV parts add to its reduction, which ends on its device; every band then
+// gathers every band's sums (its own included) in band order and advances its scalars with them.
+void DistributedOperations::spmv_dot2_advance(Slot r, Slot w, int rule) {
+  if (!device_scalars()) return Operations::spmv_dot2_advance(r, w, rule);
+  banded_spmv(r, [&](Operations& p, std::int32_t first, std::int32_t count) { p.start_spmv_dot2_rows(r, w, first, count); });
+  each([&](std::size_t, Operations& p) { p.finish_reduction_here(); });
+  const auto bands = static_cast<int>(parts_.size());
+  each([&](std::size_t, Operations& p) {
+    for (int j = 0; j < bands; ++j) p.gather_sums(*parts_[static_cast<std::size_t>(j)], j);
+    p.advance_gathered(bands, rule);
+  });
+}
+
+void DistributedOperations::three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) {
+  if (!device_scalars()) return Operations::three_term_update_scalars(x, x_prev, r, r_prev, w);
+  each([&](std::size_t, Operations& p) { p.three_term_update_scalars(x, x_prev, r, r_prev, w); });
+}
+
+void DistributedOperations::cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) {
+  if (!device_scalars()) return Operations::cg_update_scalars(r, w, p, s, x);
+  each([&](std::size_t, Operations& part) { part.cg_update_scalars(r, w, p, s, x); });
 }
 
 double DistributedOperations::dot(Slot a, Slot b) {

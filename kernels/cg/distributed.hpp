@@ -6,7 +6,11 @@
 // through the host (each sender's entries read, each receiver's halo written). Meanwhile each
 // band's SpMV of its rows that read no halo (partition.hpp's interior) runs; its other rows
 // follow the halo. Dot products are reduced on the host from each band's partial (the fused
-// forms' spmv_dot2: each band's SpMV parts add their shares to its reduction).
+// forms' spmv_dot2: each band's SpMV parts add their shares to its reduction). Where every band
+// keeps the fused forms' scalars on its device (Operations::device_scalars, bands in this
+// process), their sums never reach the host: each band ends its reduction on its device, copies
+// every band's sums (device to device where the API links them), adds them in band order and
+// advances its own copy of the scalars, the same on every band (Operations::gather_sums).
 //
 // The bands are in this process (several devices of one host: the calls are issued band by band
 // from this thread), or one per MPI rank (a Comm of several ranks: band k on rank k, the halo
@@ -53,6 +57,14 @@ class DistributedOperations final : public Operations {
   std::array<double, 2> spmv_dot2(Slot r, Slot w) override;
   void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override;
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override;
+  // The fused forms' scalars: on the bands' devices where every band here keeps them there (not
+  // across ranks: MPI here moves host memory), else on the host (Operations' defaults).
+  bool device_scalars() const override;
+  void set_scalars(const Scalars& s) override;
+  Scalars get_scalars() override;
+  void spmv_dot2_advance(Slot r, Slot w, int rule) override;
+  void three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override;
+  void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) override;
   // The host's clock from start_timer() to stop_timer() (every band waited for): the bands'
   // kernels, the exchanges and the reductions.
   void start_timer() override;

@@ -307,6 +307,44 @@ extern "C" __global__ void advance_scalars(unsigned count, const real* __restric
   if (threadIdx.x == 0) cg_advance(state, rule, a, b);
 }
 
+// A band's reduction ended on its device (a solve across devices, kernels/cg/distributed.hpp): the
+// pairs of partial sums of its parts (n0, n1, n2 of each; a part's a's, then its b's), added in
+// part order by one block into kept[0] and kept[1], which the other bands copy.
+extern "C" __global__ void keep_sums(const real* __restrict__ p0, unsigned n0, const real* __restrict__ p1,
+                                     unsigned n1, const real* __restrict__ p2, unsigned n2, real* __restrict__ kept) {
+  real a = 0, b = 0;
+  for (unsigned i = threadIdx.x; i < n0; i += blockDim.x) {
+    a += p0[i];
+    b += p0[n0 + i];
+  }
+  for (unsigned i = threadIdx.x; i < n1; i += blockDim.x) {
+    a += p1[i];
+    b += p1[n1 + i];
+  }
+  for (unsigned i = threadIdx.x; i < n2; i += blockDim.x) {
+    a += p2[i];
+    b += p2[n2 + i];
+  }
+  block_sum2(a, b);
+  if (threadIdx.x == 0) {
+    kept[0] = a;
+    kept[1] = b;
+  }
+}
+
+// The bands' kept sums gathered on this device (band k's at pairs[2 k], pairs[2 k + 1]), added in
+// band order, advance the state by `rule`: every band computes the same state.
+extern "C" __global__ void advance_gathered(unsigned count, const real* __restrict__ pairs, real* __restrict__ state,
+                                            int rule) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  real a = 0, b = 0;
+  for (unsigned k = 0; k < count; ++k) {
+    a += pairs[2 * k];
+    b += pairs[2 * k + 1];
+  }
+  cg_advance(state, rule, a, b);
+}
+
 // out[i] = x[index[i]]: a band's scattered halo entries packed for one device-to-device copy.
 extern "C" __global__ void gather(unsigned n, const int* __restrict__ index, const real* __restrict__ x, real* __restrict__ out) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = x[index[i]];

@@ -287,6 +287,47 @@ __kernel void advance_scalars(const uint count, __global const REAL* restrict pa
   if (get_local_id(0) == 0) cg_advance(state, rule, scratch_a[0], scratch_b[0]);
 }
 
+// A band's reduction ended on its device (a solve across devices, kernels/cg/distributed.hpp): the
+// pairs of partial sums of its parts (n0, n1, n2 of each; a part's a's, then its b's), added in
+// part order by one work-group into kept[0] and kept[1], which the other bands copy.
+__kernel void keep_sums(__global const REAL* restrict p0, const uint n0, __global const REAL* restrict p1,
+                        const uint n1, __global const REAL* restrict p2, const uint n2, __global REAL* restrict kept,
+                        __local REAL* scratch_a, __local REAL* scratch_b) {
+  REAL a = 0, b = 0;
+  for (uint i = get_local_id(0); i < n0; i += get_local_size(0)) {
+    a += p0[i];
+    b += p0[n0 + i];
+  }
+  for (uint i = get_local_id(0); i < n1; i += get_local_size(0)) {
+    a += p1[i];
+    b += p1[n1 + i];
+  }
+  for (uint i = get_local_id(0); i < n2; i += get_local_size(0)) {
+    a += p2[i];
+    b += p2[n2 + i];
+  }
+  scratch_a[get_local_id(0)] = a;
+  scratch_b[get_local_id(0)] = b;
+  reduce_local2(scratch_a, scratch_b);
+  if (get_local_id(0) == 0) {
+    kept[0] = scratch_a[0];
+    kept[1] = scratch_b[0];
+  }
+}
+
+// The bands' kept sums gathered on this device (band k's at pairs[2 k], pairs[2 k + 1]), added in
+// band order, advance the state by `rule`: every band computes the same state.
+__kernel void advance_gathered(const uint count, __global const REAL* restrict pairs, __global REAL* restrict state,
+                               const int rule) {
+  if (get_global_id(0) != 0) return;
+  REAL a = 0, b = 0;
+  for (uint k = 0; k < count; ++k) {
+    a += pairs[2 * k];
+    b += pairs[2 * k + 1];
+  }
+  cg_advance(state, rule, a, b);
+}
+
 // y = y + alpha x
 __kernel void axpy(const uint n, const REAL alpha, __global const REAL* restrict x, __global REAL* restrict y) {
   for (uint i = get_global_id(0); i < n; i += get_global_size(0)) y[i] += alpha * x[i];

@@ -42,6 +42,8 @@ class OpenclOperations final : public Operations {
     sum_partials2_ = program.kernel("sum_partials2");
     advance_scalars_ = program.kernel("advance_scalars");
     spmv_slabs_ = program.kernel("spmv_slabs");
+    keep_sums_ = program.kernel("keep_sums");
+    advance_gathered_ = program.kernel("advance_gathered");
     axpy_ = program.kernel("axpy");
     xpay_ = program.kernel("xpay");
     scale_ = program.kernel("scale");
@@ -73,6 +75,8 @@ class OpenclOperations final : public Operations {
     values_ = upload_array(std::span<const T>(values));
     staging_.resize(static_cast<std::size_t>(rows_));
     state_ = context_.create_buffer(CG_SCALARS * sizeof(T));
+    kept_buf_ = context_.create_buffer(2 * sizeof(T));
+    gathered_buf_ = context_.create_buffer(2 * max_bands * sizeof(T));
     plan_slab_spmv(a);
   }
 
@@ -225,6 +229,47 @@ class OpenclOperations final : public Operations {
   void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x) override {
     run("cg_update", launches_.cg_update, cg_update_, n(), real(0), real(0), cl_uint{1}, state_, vector(r), vector(w),
         vector(p), vector(s), vector(x));
+  }
+
+  // Across devices (distributed.hpp): the band's parts summed on its device into kept_buf_; another
+  // band's kept sums come through the host (bands of OpenCL devices have their own contexts), this
+  // band's own read and written back; the state advanced on the device from the gathered pairs.
+  void finish_reduction_here() override {
+    if (parts_.empty()) throw Error(ExitCode::internal, "finish_reduction_here without a reduction begun");
+    std::array<cl_uint, max_reduction_parts> n{};
+    for (std::size_t k = 0; k < parts_.size(); ++k) n[k] = static_cast<cl_uint>(parts_[k].groups);
+    const opencl::LocalMemory scratch{sum_group_ * sizeof(T)};
+    keep_sums_.set_args(partials_[0], n[0], partials_[1], n[1], partials_[2], n[2], kept_buf_, scratch, scratch);
+    times_.record("sum_partials", context_.launch(keep_sums_, sum_group_, sum_group_));
+    parts_.clear();
+  }
+
+  std::array<double, 2> kept_sums() override {
+    std::array<T, 2> kept{};
+    context_.read(kept_buf_, kept.data(), sizeof kept);
+    return {static_cast<double>(kept[0]), static_cast<double>(kept[1])};
+  }
+
+  void gather_sums(Operations& from, int index) override {
+    if (index < 0 || static_cast<std::size_t>(index) >= max_bands)
+      throw Error(ExitCode::internal, "gather_sums: slot " + std::to_string(index) + " of " + std::to_string(max_bands));
+    const std::size_t offset = 2 * static_cast<std::size_t>(index) * sizeof(T);
+    if (&from == this) {
+      std::array<T, 2> kept{};
+      context_.read(kept_buf_, kept.data(), sizeof kept);
+      context_.write(gathered_buf_, kept.data(), sizeof kept, offset);
+      return;
+    }
+    const auto sums = from.kept_sums();
+    const std::array<T, 2> kept{static_cast<T>(sums[0]), static_cast<T>(sums[1])};
+    context_.write(gathered_buf_, kept.data(), sizeof kept, offset);
+  }
+
+  void advance_gathered(int count, int rule) override {
+    if (count < 1 || static_cast<std::size_t>(count) > max_bands)
+      throw Error(ExitCode::internal, "advance_gathered: " + std::to_string(count) + " slots");
+    advance_gathered_.set_args(static_cast<cl_uint>(count), gathered_buf_, state_, static_cast<cl_int>(rule));
+    times_.record("advance_scalars", context_.launch(advance_gathered_, 1, 1));
   }
 
   // Waits for the last read-back alone (the queue is in order: the kernels and the earlier
@@ -441,7 +486,7 @@ class OpenclOperations final : public Operations {
   int cols_;  // a band's vectors hold its halo after its rows; the kernels and transfers above use rows_
   double per_row_ = 0;  // average nonzeros per row: SpMV's lanes per row follow from it
   opencl::Kernel spmv_vector_;
-  opencl::Kernel spmv_slabs_;
+  opencl::Kernel spmv_slabs_, keep_sums_, advance_gathered_;
   opencl::Kernel spmv_, dot_, dot2_, spmv_dot2_, sum_partials2_, advance_scalars_, axpy_, xpay_, scale_, three_term_,
       cg_update_;
   std::size_t largest_group_ = 0;
@@ -460,6 +505,9 @@ class OpenclOperations final : public Operations {
   std::size_t block_partials_capacity_ = 0;
   std::size_t sum_group_ = 1;  // sum_partials2's and advance_scalars' work-group size: the largest power of two up to 256
   opencl::Buffer state_;  // the fused forms' scalars (recurrence.h)
+  // Across devices: this band's kept sums, and every band's gathered here (max_bands pairs).
+  static constexpr std::size_t max_bands = 256;
+  opencl::Buffer kept_buf_, gathered_buf_;
   // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, work-group size and matrix.
   std::optional<SlabPlan> slabs_;
   std::size_t slab_group_ = 0;

@@ -70,6 +70,24 @@ void Operations::spmv_dot2_advance(Slot r, Slot w, int rule) {
   cg_advance(scalars_.data(), rule, a, b);
 }
 
+void Operations::gather_sums(Operations& from, int index) {
+  if (index < 0) throw Error(ExitCode::internal, "gather_sums: slot " + std::to_string(index));
+  if (gathered_.size() <= static_cast<std::size_t>(index)) gathered_.resize(static_cast<std::size_t>(index) + 1);
+  gathered_[static_cast<std::size_t>(index)] = from.kept_sums();
+}
+
+void Operations::advance_gathered(int count, int rule) {
+  if (count < 1 || static_cast<std::size_t>(count) > gathered_.size())
+    throw Error(ExitCode::internal, "advance_gathered: " + std::to_string(count) + " slots, " +
+                                        std::to_string(gathered_.size()) + " gathered");
+  double a = 0, b = 0;
+  for (int k = 0; k < count; ++k) {
+    a += gathered_[static_cast<std::size_t>(k)][0];
+    b += gathered_[static_cast<std::size_t>(k)][1];
+  }
+  cg_advance(scalars_.data(), rule, a, b);
+}
+
 void Operations::three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) {
   three_term_update(scalars_[CG_A], scalars_[CG_B], x, x_prev, r, r_prev, w);
 }

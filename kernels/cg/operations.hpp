@@ -84,6 +84,10 @@ class Operations {
   virtual void start_dot(Slot a, Slot b) { add_to_reduction({dot(a, b), 0.0}); }
   virtual void start_dot2(Slot r, Slot w) { add_to_reduction(dot2(r, w)); }
   virtual std::array<double, 2> finish_reduction() { return std::exchange(started_, {0.0, 0.0}); }
+  // Starts moving the reduction begun toward the host without waiting (CUDA: the partials'
+  // read-back), so that several bands' move side by side before the first finish_reduction()
+  // waits; finish_reduction() does it where it was not done. By default nothing to start.
+  virtual void ready_reduction() {}
   // The fused forms' SpMV: w = A r and dot2's reduction {r.r, w.r} from the same pass over A and r
   // (the vectors are not read again for the dots). spmv_dot2 returns the sums. start_spmv_dot2_rows
   // computes rows [first, first + count) only and adds their share to the reduction begun (a band's
@@ -118,6 +122,20 @@ class Operations {
   // three_term_update and cg_update with the state's coefficients (CG_A, CG_B).
   virtual void three_term_update_scalars(Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w);
   virtual void cg_update_scalars(Slot r, Slot w, Slot p, Slot s, Slot x);
+
+  // A solve across devices (distributed.hpp) with the scalars on the devices: each band's fused
+  // SpMV sums end on its device and meet the other bands' there, so that every band advances the
+  // same state and no iteration waits for the host. finish_reduction_here() ends the reduction
+  // begun (the starts since the last finish) with its sums kept where the band keeps its scalars;
+  // kept_sums() reads them (waits). gather_sums(from, index) copies band `from`'s kept sums into
+  // this band's slot `index` (device to device where both are the same API's, ordered after
+  // `from`'s finish; else through the host); advance_gathered(count, rule) advances this band's
+  // scalars by `rule` with the sums of slots 0 .. count-1 added in slot order. By default all four
+  // are the host's.
+  virtual void finish_reduction_here() { kept_ = finish_reduction(); }
+  virtual std::array<double, 2> kept_sums() { return kept_; }
+  virtual void gather_sums(Operations& from, int index);
+  virtual void advance_gathered(int count, int rule);
 
   // Saad's three-term CG update, one kernel:
   //   x_prev = rho (x + gamma r) + (1 - rho) x_prev
@@ -187,6 +205,8 @@ class Operations {
  private:
   std::array<double, 2> started_{0, 0};
   Scalars scalars_{};
+  std::array<double, 2> kept_{0, 0};       // finish_reduction_here's, by default
+  std::vector<std::array<double, 2>> gathered_;  // gather_sums', by default
 };
 
 // Bytes a backend needs on the device for this problem: the CSR arrays and `vectors` vectors of

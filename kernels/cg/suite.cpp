@@ -157,7 +157,8 @@ class CgPoint final : public Point {
              (id().ranks > 0 ? "between ranks by MPI, through the host"
                              : "device to device between CUDA devices, else through the host") +
              "; the entries' \"exchange\" says how, and \"exchange_overlap\" the share of the rows whose "
-             "SpMV ran meanwhile) and the dot partials' sums, by the host's clock (the "
+             "SpMV ran meanwhile) and the dot partials' sums (the fused forms' on the devices where every band "
+             "keeps its scalars there), by the host's clock (the "
              "slowest rank's); no matrix upload";
     if (problem_->npb)
       return "one of NAS CG's inner iterations: NAS's timed loop (niter outer steps with their SpMVs, dots and "
@@ -222,14 +223,18 @@ class CgPoint final : public Point {
     return o;
   }
 
-  // Across devices: how the halo moved ("exchange") and the share of the rows whose SpMV ran while
+  // Across devices: how the halo moved ("exchange"), the share of the rows whose SpMV ran while
   // it moved in the timed pass ("exchange_overlap"; the vendor variant's library SpMV runs whole,
-  // after it).
+  // after it), and for the fused forms where their sums met ("fused_sums").
   nlohmann::json exchange_fields() const {
     const auto* several = dynamic_cast<const DistributedOperations*>(ops_.get());
     if (!several || several->exchange_path().empty()) return nlohmann::json::object();
-    return {{"exchange", several->exchange_path()},
-            {"exchange_overlap", variant_ == Variant::vendor ? 0.0 : several->overlapped_fraction()}};
+    nlohmann::json fields = {{"exchange", several->exchange_path()},
+                             {"exchange_overlap", variant_ == Variant::vendor ? 0.0 : several->overlapped_fraction()}};
+    // Where the fused forms' sums meet: on the bands' devices, or on the host.
+    if (variant_ == Variant::form1 || variant_ == Variant::form2)
+      fields["fused_sums"] = several->device_scalars() ? "devices" : "host";
+    return fields;
   }
 
   std::shared_ptr<SharedProblem> problem_;

@@ -31,6 +31,11 @@ class ForwardingOperations : public Operations {
   void start_dot(Slot a, Slot b) override { in_->start_dot(a, b); }
   void start_dot2(Slot r, Slot w) override { in_->start_dot2(r, w); }
   std::array<double, 2> finish_reduction() override { return in_->finish_reduction(); }
+  void ready_reduction() override { in_->ready_reduction(); }
+  void finish_reduction_here() override { in_->finish_reduction_here(); }
+  std::array<double, 2> kept_sums() override { return in_->kept_sums(); }
+  void gather_sums(Operations& from, int index) override { in_->gather_sums(from, index); }
+  void advance_gathered(int count, int rule) override { in_->advance_gathered(count, rule); }
   std::array<double, 2> spmv_dot2(Slot r, Slot w) override { return in_->spmv_dot2(r, w); }
   void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
     in_->start_spmv_dot2_rows(r, w, first, count);

@@ -150,6 +150,65 @@ TEST(Distributed, OpenclBandsAndMixedDevicesEqualOneDevice) {
   expect_same_solve({cl, find_device("openmp", -1), cl}, poisson, 50);
 }
 
+// Bands whose API keeps the fused forms' scalars on the device (OpenCL here: PoCL) end their
+// sums on their devices and advance every band's copy of the scalars from the gathered sums; the
+// solves agree with one device's (expect_same_solve: every form), on two to four bands, to a
+// tolerance too, and a breakdown on the bands' devices is reported by name. A band on the host
+// keeps the whole solve's scalars on the host.
+TEST(Distributed, TheFusedFormsSumsMeetOnTheBandsDevices) {
+  if (!find_operations("opencl") || find_backend("opencl").devices().empty())
+    GTEST_SKIP() << "no OpenCL device on this machine";
+  const DeviceInfo cl = find_device("opencl", -1);
+  if (!cl.fp64) GTEST_SKIP() << cl.label() << " has no fp64 support";
+  const Problem poisson = make_problem("poisson2d:40");
+  for (int n : {2, 3, 4}) {
+    EXPECT_TRUE(make_distributed_operations(repeated("opencl", n), poisson.a, Precision::f64, Params{})->device_scalars());
+    expect_same_solve(repeated("opencl", n), poisson, 50);
+  }
+  EXPECT_FALSE(make_distributed_operations({find_device("openmp", -1), cl}, poisson.a, Precision::f64, Params{})
+                   ->device_scalars());
+  EXPECT_FALSE(make_distributed_operations(repeated("openmp", 2), poisson.a, Precision::f64, Params{})->device_scalars());
+  const double b_norm = std::sqrt(host_dot(poisson.b, poisson.b));
+  for (Variant v : {Variant::form1, Variant::form2}) {
+    SCOPED_TRACE(to_string(v));
+    auto tolerance_solve = [&](Operations& ops) {
+      auto solver = make_solver(v);
+      ops.allocate_vectors(solver->vectors());
+      ops.upload(rhs_slot, poisson.b);
+      const SolveResult r = solve(ops, *solver, StopRule{2000, 1e-10, 5}, b_norm);
+      std::vector<double> x(poisson.b.size());
+      ops.download(solver->solution(), x);
+      EXPECT_LT(true_relative_residual(poisson.a, poisson.b, x), 1e-10 * 1.01);
+      return r;
+    };
+    auto single = one_device(cl, poisson.a);
+    const SolveResult want = tolerance_solve(*single);
+    auto several = make_distributed_operations(repeated("opencl", 3), poisson.a, Precision::f64, Params{});
+    const SolveResult got = tolerance_solve(*several);
+    EXPECT_TRUE(got.converged);
+    EXPECT_EQ(got.iterations % 5, 0);
+    EXPECT_NEAR(got.iterations, want.iterations, 5);
+  }
+  // diag(1, -1), b = (1, 1): r.Ar = 0 at the first step, found on the bands' devices.
+  CsrMatrix a;
+  a.rows = a.cols = 2;
+  a.row_ptr = {0, 1, 2};
+  a.col_idx = {0, 1};
+  a.values = {1.0, -1.0};
+  const Problem indefinite{"indefinite", a, {1.0, 1.0}};
+  auto several = make_distributed_operations(repeated("opencl", 2), a, Precision::f64, Params{});
+  ASSERT_TRUE(several->device_scalars());
+  auto solver = make_solver(Variant::form1);
+  several->allocate_vectors(solver->vectors());
+  several->upload(rhs_slot, indefinite.b);
+  try {
+    solve(*several, *solver, StopRule{10, 0}, std::sqrt(2.0));
+    ADD_FAILURE() << "an indefinite matrix's breakdown went unreported";
+  } catch (const VerificationError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("CG breakdown: r.Ar"));
+  }
+}
+
 // CUDA bands (each band's halo after its rows, the ranged read of its sent entries): two and three
 // bands on one GPU, and beside the host's OpenMP device.
 TEST(Distributed, CudaBandsEqualOneDevice) {

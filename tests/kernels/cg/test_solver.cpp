@@ -310,15 +310,17 @@ TEST_P(SolverTest, ExactlyZeroResidualStopsWithoutBreakdown) {
   }
 }
 
-// Counts the host's reads of the fused forms' scalars.
+// Counts the host's reads of the fused forms' scalars into `reads` (which outlives the operations).
 class CountingOperations final : public ForwardingOperations {
  public:
-  using ForwardingOperations::ForwardingOperations;
+  CountingOperations(std::unique_ptr<Operations> inner, int& reads) : ForwardingOperations(std::move(inner)), reads_(reads) {}
   Scalars get_scalars() override {
-    ++scalar_reads;
+    ++reads_;
     return ForwardingOperations::get_scalars();
   }
-  int scalar_reads = 0;
+
+ private:
+  int& reads_;
 };
 
 // The fused forms keep their scalars where the backend keeps them (on CUDA and OpenCL, device
@@ -330,11 +332,9 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
   const double tol = GetParam().precision == Precision::f64 ? 1e-8 : 1e-4;
   int iterations_k1 = 0;
   for (const int k : {1, 7}) {
-    CountingOperations* counting = nullptr;
+    int reads = 0;
     const SolveRun run = solve_and_verify(problem, StopRule{2000, tol, k}, [&](std::unique_ptr<Operations> ops, Solver&) {
-      auto c = std::make_unique<CountingOperations>(std::move(ops));
-      counting = c.get();
-      return c;
+      return std::make_unique<CountingOperations>(std::move(ops), reads);
     });
     EXPECT_TRUE(run.verdict.passed) << run.verdict.detail;
     ASSERT_EQ(run.result.residual_replacements, 0);  // else the counts below shift
@@ -347,17 +347,15 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
     EXPECT_EQ(n % k, 0) << n << " iterations, a check every " << k;
     EXPECT_GE(n, iterations_k1);
     EXPECT_LT(n, iterations_k1 + k);
-    EXPECT_LE(counting->scalar_reads, n / k + 3);
+    EXPECT_LE(reads, n / k + 3);
   }
   // A fixed count reads the scalars after the set-up and at the end only.
-  CountingOperations* counting = nullptr;
+  int reads = 0;
   solve_and_verify(problem, StopRule{60, 0}, [&](std::unique_ptr<Operations> ops, Solver&) {
-    auto c = std::make_unique<CountingOperations>(std::move(ops));
-    counting = c.get();
-    return c;
+    return std::make_unique<CountingOperations>(std::move(ops), reads);
   });
   if (make_solver(GetParam().variant)->needs_sync()) {
-    EXPECT_EQ(counting->scalar_reads, 2);
+    EXPECT_EQ(reads, 2);
   }
 }
 
