@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -357,9 +358,10 @@ class CudaOperations final : public Operations {
   }
 
   // Across devices (distributed.hpp): the band's parts summed on its device into kept_ (after the
-  // bands that copied the previous ones have done so); another CUDA band's kept sums copied device
-  // to device (a peer copy on this stream once that band's stream has made them), any other's
-  // through the host; the state advanced on the device from the gathered pairs.
+  // bands that read the previous ones have done so). Another CUDA band's kept sums are read where
+  // they are, by the advance kernel over the peer link (NVLink, PCIe), once that band's stream
+  // has made them; where the two devices have no peer access they are copied here first; another
+  // API's come through the host. The state is advanced on the device.
   void finish_reduction_here() override {
     if (parts_.empty()) throw Error(ExitCode::internal, "finish_reduction_here without a reduction begun");
     make_current();
@@ -396,7 +398,9 @@ class CudaOperations final : public Operations {
     if (index < 0 || static_cast<std::size_t>(index) >= max_bands)
       throw Error(ExitCode::internal, "gather_sums: slot " + std::to_string(index) + " of " + std::to_string(max_bands));
     T* slot = gathered_.data() + 2 * static_cast<std::size_t>(index);
+    const T* source = slot;  // where the advance kernel reads band `index`'s pair
     auto* peer = dynamic_cast<CudaOperations<T>*>(&from);
+    make_current();
     if (!peer) {  // another API's band: through the host
       const auto sums = from.kept_sums();
       make_current();
@@ -405,31 +409,47 @@ class CudaOperations final : public Operations {
       cuda::check(cudaMemcpyAsync(slot, host_state_.data(), 2 * sizeof(T), cudaMemcpyHostToDevice, stream_.get()),
                   "cudaMemcpyAsync", "(gathered sums)");
       stream_.synchronize();  // host_state_ may be reused at once
-      return;
+    } else {
+      if (peer != this) {
+        cuda::check(cudaStreamWaitEvent(stream_.get(), peer->kept_ready_.get(), 0), "cudaStreamWaitEvent");
+        peer->kept_readers_.push_back(&gathered_ready_);  // recorded after this band's advance
+      }
+      if (peer == this || peer->info_.index == info_.index || peers_.count(peer->info_.index) > 0) {
+        source = peer->kept_.data();
+      } else {
+        enqueue("gather_sums", [&] {
+          cuda::check(cudaMemcpyPeerAsync(slot, info_.index, peer->kept_.data(), peer->info_.index, 2 * sizeof(T),
+                                          stream_.get()),
+                      "cudaMemcpyPeerAsync", "(kept sums from " + peer->info_.label() + ")");
+        });
+      }
     }
-    make_current();
-    if (peer != this) cuda::check(cudaStreamWaitEvent(stream_.get(), peer->kept_ready_.get(), 0), "cudaStreamWaitEvent");
-    enqueue("gather_sums", [&] {
-      cuda::check(cudaMemcpyPeerAsync(slot, info_.index, peer->kept_.data(), peer->info_.index, 2 * sizeof(T),
-                                      stream_.get()),
-                  "cudaMemcpyPeerAsync", "(kept sums from " + peer->info_.label() + ")");
-    });
-    if (peer != this) {
-      gathered_ready_.record(stream_);
-      peer->kept_readers_.push_back(&gathered_ready_);
+    auto& table = kept_table_host_;
+    if (table.size() <= static_cast<std::size_t>(index)) table.resize(static_cast<std::size_t>(index) + 1, nullptr);
+    if (table[static_cast<std::size_t>(index)] != source) {
+      table[static_cast<std::size_t>(index)] = source;
+      kept_table_dirty_ = true;
     }
   }
 
   void advance_gathered(int count, int rule) override {
-    if (count < 1 || static_cast<std::size_t>(count) > max_bands)
+    if (count < 1 || static_cast<std::size_t>(count) > kept_table_host_.size())
       throw Error(ExitCode::internal, "advance_gathered: " + std::to_string(count) + " slots");
     make_current();
-    const T* pairs = gathered_.data();
+    if (kept_table_dirty_) {  // once: the bands' buffers stay where they are
+      stream_.synchronize();
+      cuda::check(cudaMemcpy(kept_table_.data(), kept_table_host_.data(), kept_table_host_.size() * sizeof(const T*),
+                             cudaMemcpyHostToDevice),
+                  "cudaMemcpy", "(the bands' kept sums' addresses)");
+      kept_table_dirty_ = false;
+    }
+    const T* const* table = kept_table_.data();
     T* state = state_.data();
     enqueue("advance_scalars", [&] {
       cuda::rtc_launch(kernels_.advance_gathered, "advance_gathered", 1, warp_size, 0, stream_.get(),
-                       static_cast<unsigned>(count), pairs, state, rule);
+                       static_cast<unsigned>(count), table, state, rule);
     });
+    gathered_ready_.record(stream_);
   }
 
   // Each sum over the parts' partials in part and block order, in double; the reduction ends.
@@ -718,9 +738,11 @@ class CudaOperations final : public Operations {
     const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
     if (e == cudaErrorPeerAccessAlreadyEnabled) {
       static_cast<void>(cudaGetLastError());  // (clears it) another band enabled it already
+      peers_.insert(peer);
       return;
     }
     cuda::check(e, "cudaDeviceEnablePeerAccess", "(" + info_.label() + " to device " + std::to_string(peer) + ")");
+    peers_.insert(peer);
   }
 
   // A kernel's launch: block size, blocks for the grid-stride kernels, runs of rows per block
@@ -778,9 +800,13 @@ class CudaOperations final : public Operations {
   // and the other bands' such events that the next kept sums wait for.
   static constexpr std::size_t max_bands = 256;
   cuda::DeviceBuffer<T> kept_{2};
-  cuda::DeviceBuffer<T> gathered_{2 * max_bands};
+  cuda::DeviceBuffer<T> gathered_{2 * max_bands};  // copies, where a band's pair cannot be read in place
+  cuda::DeviceBuffer<const T*> kept_table_{max_bands};  // where advance_gathered reads band k's pair
+  std::vector<const T*> kept_table_host_;
+  bool kept_table_dirty_ = false;
   cuda::Event kept_ready_, gathered_ready_;
   std::vector<const cuda::Event*> kept_readers_;
+  std::set<int> peers_;  // the devices this one has peer access to (enable_peer_access)
   // The reduction begun: its parts in partials_ (Operations::max_reduction_parts at most).
   struct Part {
     std::size_t offset = 0, blocks = 0, sums = 0;

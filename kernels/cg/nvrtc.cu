@@ -332,15 +332,17 @@ extern "C" __global__ void keep_sums(const real* __restrict__ p0, unsigned n0, c
   }
 }
 
-// The bands' kept sums gathered on this device (band k's at pairs[2 k], pairs[2 k + 1]), added in
-// band order, advance the state by `rule`: every band computes the same state.
-extern "C" __global__ void advance_gathered(unsigned count, const real* __restrict__ pairs, real* __restrict__ state,
-                                            int rule) {
+// The bands' kept sums (band k's pair at kept[k]: read from its device over the peer link, or a
+// copy of it on this one), added in band order, advance the state by `rule`: every band computes
+// the same state.
+extern "C" __global__ void advance_gathered(unsigned count, const real* const* __restrict__ kept,
+                                            real* __restrict__ state, int rule) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   real a = 0, b = 0;
   for (unsigned k = 0; k < count; ++k) {
-    a += pairs[2 * k];
-    b += pairs[2 * k + 1];
+    const volatile real* pair = kept[k];  // another device's memory: not through a stale cache line
+    a += pair[0];
+    b += pair[1];
   }
   cg_advance(state, rule, a, b);
 }
