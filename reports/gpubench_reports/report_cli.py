@@ -45,7 +45,7 @@ def make_parser():
                    help="points: a row per point; kernels: a row per kernel, a column per point; pairs: speedups "
                         "X -> Y per problem; scaling: CG across devices, a row per device count (time, speedup, "
                         "efficiency, the exchange); sweep: the WG/CU reduction per swept kernel; sweep-grid: "
-                        "GFLOP/s per swept configuration; lu-study: the LU study's table; strategies: % of the "
+                        "GFLOP/s per swept configuration; lu-study: the LU study's table; strategies: %% of the "
                         "optimum each search strategy reaches (gpubench sweep --replay ... --format json)")
     t.add_argument("--kernel", help="sweep-grid: only these kernels; strategies: only caches whose kernel names one")
     t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")

@@ -226,6 +226,14 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(code, 3)
         self.assertIn("valid: cg-multi-gpu, cg-thesis, fused-cg, gemm, lu, nas", err)
 
+    def test_every_commands_help_prints(self):
+        # argparse formats help with %: a literal "%" in a help text was a traceback.
+        for command in (["--help"], ["table", "--help"], ["figure", "--help"], ["study", "--help"]):
+            with self.subTest(command=command):
+                with self.assertRaises(SystemExit) as e:
+                    run_report(command)
+                self.assertEqual(e.exception.code, 0)
+
     def test_a_malformed_recipe_is_named(self):
         recipe = os.path.join(self.dir, "recipe.json")
         with open(recipe, "w") as f:
