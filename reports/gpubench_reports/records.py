@@ -1,11 +1,13 @@
 """Records files read into points: one per suite x problem x backend:device x variant x precision,
 with its repetitions (a failed point's error); every field checked against the published schema
 (schema.py); the selection and baselines of the command line."""
+import gzip
 import json
 import math
 import os
 import re
 import statistics
+import zlib
 
 from . import schema
 from .errors import ReportError
@@ -210,10 +212,14 @@ def baseline_of(point, points, spec):
 
 
 def read_json(path):
+    """A JSON file; one named *.gz through gzip (the project commits its records so)."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
+        with open(path, "rb") as f:
+            raw = f.read()
+        if path.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        return json.loads(raw)
+    except (OSError, ValueError, EOFError, zlib.error) as e:
         raise ReportError(f"{path}: {e}")
 
 

@@ -6,6 +6,7 @@ errors on synthetic records. Run by ctest; `test_report.py latex` is the LaTeX c
 
     GPUBENCH_UPDATE_EXPECTED=1 test_report.py   rewrites the expected files (then read the diff)
 """
+import gzip
 import json
 import os
 import shutil
@@ -225,6 +226,21 @@ class Synthetic(unittest.TestCase):
         code, _, err = run_report(["study", "no-such-study"])
         self.assertEqual(code, 3)
         self.assertIn("valid: cg-multi-gpu, cg-thesis, fused-cg, gemm, lu, nas", err)
+
+    def test_gzipped_records_read_as_the_plain_ones(self):
+        # The project commits its records gzipped (reports/data/*/*.json.gz).
+        synthetic(self.file, [1.0, 2.0, 3.0])
+        zipped = self.file + ".gz"
+        with open(self.file, "rb") as src, gzip.open(zipped, "wb") as dst:
+            dst.write(src.read())
+        plain, zipped_table = run_report(["table", self.file]), run_report(["table", zipped])
+        self.assertEqual(plain[0], 0, plain[2])
+        self.assertEqual(zipped_table, plain)
+        with open(zipped, "wb") as f:
+            f.write(b"\x1f\x8b not gzip")
+        code, _, err = run_report(["table", zipped])
+        self.assertEqual(code, 3)
+        self.assertIn(zipped, err)
 
     def test_every_commands_help_prints(self):
         # argparse formats help with %: a literal "%" in a help text was a traceback.
