@@ -127,9 +127,9 @@ class Operations {
   // SpMV sums end on its device and meet the other bands' there, so that every band advances the
   // same state and no iteration waits for the host. finish_reduction_here() ends the reduction
   // begun (the starts since the last finish) with its sums kept where the band keeps its scalars;
-  // kept_sums() reads them (waits). gather_sums(from, index) copies band `from`'s kept sums into
-  // this band's slot `index` (device to device where both are the same API's, ordered after
-  // `from`'s finish; else through the host); advance_gathered(count, rule) advances this band's
+  // kept_sums() reads them (waits). gather_sums(from, index) makes band `from`'s kept sums this
+  // band's slot `index`, ordered after `from`'s finish (CUDA: read in place over the peer link, or
+  // copied where there is none; across APIs through the host); advance_gathered(count, rule) advances this band's
   // scalars by `rule` with the sums of slots 0 .. count-1 added in slot order. By default all four
   // are the host's.
   virtual void finish_reduction_here() { kept_ = finish_reduction(); }
