@@ -348,8 +348,10 @@ void DistributedOperations::set_profiling(bool on) {
 
 std::vector<KernelProfile> DistributedOperations::take_profile() {
   std::vector<KernelProfile> all;
-  each([&](std::size_t, Operations& p) {
+  band_profiles_.assign(partition_.bands.size(), {});
+  each([&](std::size_t band, Operations& p) {
     for (KernelProfile& k : p.take_profile()) {
+      band_profiles_[band].push_back(k);
       auto it = std::find_if(all.begin(), all.end(), [&](const KernelProfile& x) { return x.kernel == k.kernel; });
       if (it == all.end()) {
         all.push_back(std::move(k));
@@ -361,6 +363,19 @@ std::vector<KernelProfile> DistributedOperations::take_profile() {
   });
   for (KernelProfile& k : host_profile_.take()) all.push_back(std::move(k));
   if (!ranks()) return all;
+  {  // every band's own rows, from the rank that runs it
+    std::ostringstream mine;
+    mine.precision(17);
+    for (std::size_t band = 0; band < band_profiles_.size(); ++band)
+      for (const auto& k : band_profiles_[band]) mine << band << ' ' << k.kernel << ' ' << k.calls << ' ' << k.seconds << '\n';
+    for (const std::string& text : comm_->all_gather(mine.str())) {
+      std::istringstream in(text);
+      std::size_t band = 0;
+      KernelProfile k;
+      while (in >> band >> k.kernel >> k.calls >> k.seconds)
+        if (band < band_profiles_.size() && !parts_[band]) band_profiles_[band].push_back(k);
+    }
+  }
   // Across ranks: each kernel's time on the slowest rank (they run side by side), in rank 0's order.
   std::ostringstream mine;
   mine.precision(17);

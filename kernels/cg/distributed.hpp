@@ -87,6 +87,9 @@ class DistributedOperations final : public Operations {
   const std::string& exchange_path() const { return exchange_path_; }
   // The share of the rows whose SpMV runs while the halo moves in the timed pass (0 for one band).
   double overlapped_fraction() const { return overlapped_fraction_; }
+  // Each band's kernels in the profile take_profile() last returned (whose rows are each kernel's
+  // slowest band's): band k's calls and seconds per kernel, the bands on other ranks included.
+  const std::vector<std::vector<KernelProfile>>& band_profiles() const { return band_profiles_; }
   // Band k's launch parameters of `kernel` (bands on different devices launch differently); nothing
   // for a band on another rank.
   void set_launch(int band, const std::string& kernel, const Params& launch);
@@ -125,6 +128,7 @@ class DistributedOperations final : public Operations {
   Clock::time_point timer_start_;
   bool profiling_ = false;
   ProfileRecorder host_profile_;
+  std::vector<std::vector<KernelProfile>> band_profiles_;  // take_profile()'s, per band
 };
 
 // One band per device: partitions `a` into devices.size() bands and makes band k's Operations

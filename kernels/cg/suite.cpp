@@ -120,6 +120,16 @@ class CgPoint final : public Point {
       const double calls = static_cast<double>(k.calls) / profiled_iterations_;
       rows.push_back({k.kernel, calls, k.seconds / profiled_iterations_, per_call.flops * calls, per_call.bytes * calls});
     }
+    // Across devices, each band's time per iteration of each kernel (the rows above: the slowest
+    // band's), for the records (band_kernels): where the bands differ.
+    band_kernels_ = nlohmann::json::object();
+    if (const auto* several = dynamic_cast<const DistributedOperations*>(ops_.get()))
+      for (const auto& band : several->band_profiles())
+        for (const KernelProfile& k : band) {
+          nlohmann::json& times = band_kernels_[k.kernel];
+          if (times.is_null()) times = nlohmann::json::array();
+          times.push_back(1e3 * k.seconds / profiled_iterations_);
+        }
     // The variant's own kernels first, in the order an iteration launches them.
     auto rank = [&](const KernelRow& r) {
       auto it = std::find_if(declared.begin(), declared.end(), [&](const KernelWork& w) { return w.kernel == r.kernel; });
@@ -225,7 +235,8 @@ class CgPoint final : public Point {
 
   // Across devices: how the halo moved ("exchange"), the share of the rows whose SpMV ran while
   // it moved in the timed pass ("exchange_overlap"; the vendor variant's library SpMV runs whole,
-  // after it), and for the fused forms where their sums met ("fused_sums").
+  // after it), for the fused forms where their sums met ("fused_sums"), and each band's time per
+  // iteration of each kernel in the profiled pass ("band_kernels").
   nlohmann::json exchange_fields() const {
     const auto* several = dynamic_cast<const DistributedOperations*>(ops_.get());
     if (!several || several->exchange_path().empty()) return nlohmann::json::object();
@@ -234,6 +245,7 @@ class CgPoint final : public Point {
     // Where the fused forms' sums meet: on the bands' devices, or on the host.
     if (variant_ == Variant::form1 || variant_ == Variant::form2)
       fields["fused_sums"] = several->device_scalars() ? "devices" : "host";
+    if (!band_kernels_.empty()) fields["band_kernels"] = band_kernels_;  // ms per iteration, band by band
     return fields;
   }
 
@@ -245,6 +257,7 @@ class CgPoint final : public Point {
   std::unique_ptr<Solver> solver_;
   std::unique_ptr<Operations> ops_;
   int profiled_iterations_ = 1;
+  nlohmann::json band_kernels_ = nlohmann::json::object();  // the profiled pass's, per band (exchange_fields)
 };
 
 std::string gigabytes(double bytes) {

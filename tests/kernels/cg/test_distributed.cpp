@@ -357,6 +357,18 @@ TEST(Distributed, TheExchangeMovesOnlyTheHaloAndIsProfiled) {
   ASSERT_NE(find("exchange"), profile.end());
   EXPECT_EQ(find("exchange")->calls, find("spmv")->calls);  // one exchange before each SpMV
   EXPECT_GT(find("exchange")->seconds, 0);
+  // Each band's own rows beside them: the whole's row of a kernel is its slowest band's.
+  const auto& bands = ops->band_profiles();
+  ASSERT_EQ(bands.size(), 2u);
+  double slowest = 0;
+  for (const auto& band : bands) {
+    const auto spmv = std::find_if(band.begin(), band.end(), [](const KernelProfile& k) { return k.kernel == "spmv"; });
+    ASSERT_NE(spmv, band.end());
+    EXPECT_EQ(spmv->calls, find("spmv")->calls);
+    EXPECT_GT(spmv->seconds, 0);
+    slowest = std::max(slowest, spmv->seconds);
+  }
+  EXPECT_EQ(slowest, find("spmv")->seconds);
 }
 
 // Each band's calls, in one log for all: what the SpMV across bands issues, in order.
