@@ -67,6 +67,9 @@ DistributedOperations::DistributedOperations(Partition partition, std::vector<st
     halo_[k].resize(static_cast<std::size_t>(b.halo_size()));
     for (const HaloLink& send : b.sends) sent_[k].emplace_back(send.entries.size());
   }
+  device_scalars_ = !ranks() && std::all_of(parts_.begin(), parts_.end(), [](const auto& p) {
+    return p && p->device_scalars();
+  });
   // In one process, device to device where every linked pair of bands can (CUDA peer copies),
   // else through the host.
   if (!ranks() && bands > 1) {
@@ -252,11 +255,6 @@ std::array<double, 2> DistributedOperations::reduce() {
   });
   if (ranks()) comm_->sum(sum);
   return sum;
-}
-
-bool DistributedOperations::device_scalars() const {
-  if (ranks() || parts_.empty()) return false;
-  return std::all_of(parts_.begin(), parts_.end(), [](const auto& p) { return p && p->device_scalars(); });
 }
 
 void DistributedOperations::set_scalars(const Scalars& s) {

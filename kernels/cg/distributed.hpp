@@ -59,7 +59,7 @@ class DistributedOperations final : public Operations {
   void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override;
   // The fused forms' scalars: on the bands' devices where every band here keeps them there (not
   // across ranks: MPI here moves host memory), else on the host (Operations' defaults).
-  bool device_scalars() const override;
+  bool device_scalars() const override { return device_scalars_; }
   void set_scalars(const Scalars& s) override;
   Scalars get_scalars() override;
   void spmv_dot2_advance(Slot r, Slot w, int rule) override;
@@ -129,6 +129,7 @@ class DistributedOperations final : public Operations {
   bool profiling_ = false;
   ProfileRecorder host_profile_;
   std::vector<std::vector<KernelProfile>> band_profiles_;  // take_profile()'s, per band
+  bool device_scalars_ = false;  // every band here keeps the fused forms' scalars on its device (constructor)
 };
 
 // One band per device: partitions `a` into devices.size() bands and makes band k's Operations

@@ -232,8 +232,8 @@ class OpenclOperations final : public Operations {
   }
 
   // Across devices (distributed.hpp): the band's parts summed on its device into kept_buf_; another
-  // band's kept sums come through the host (bands of OpenCL devices have their own contexts), this
-  // band's own read and written back; the state advanced on the device from the gathered pairs.
+  // band's kept sums (this one's too) come through the host (bands of OpenCL devices have their own
+  // contexts); the state advanced on the device from the gathered pairs.
   void finish_reduction_here() override {
     if (parts_.empty()) throw Error(ExitCode::internal, "finish_reduction_here without a reduction begun");
     std::array<cl_uint, max_reduction_parts> n{};
@@ -254,12 +254,6 @@ class OpenclOperations final : public Operations {
     if (index < 0 || static_cast<std::size_t>(index) >= max_bands)
       throw Error(ExitCode::internal, "gather_sums: slot " + std::to_string(index) + " of " + std::to_string(max_bands));
     const std::size_t offset = 2 * static_cast<std::size_t>(index) * sizeof(T);
-    if (&from == this) {
-      std::array<T, 2> kept{};
-      context_.read(kept_buf_, kept.data(), sizeof kept);
-      context_.write(gathered_buf_, kept.data(), sizeof kept, offset);
-      return;
-    }
     const auto sums = from.kept_sums();
     const std::array<T, 2> kept{static_cast<T>(sums[0]), static_cast<T>(sums[1])};
     context_.write(gathered_buf_, kept.data(), sizeof kept, offset);

@@ -359,7 +359,6 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
   }
 }
 
-
 INSTANTIATE_TEST_SUITE_P(AllBackends, SolverTest, testing::ValuesIn(cases()), case_name);
 
 // In exact arithmetic the three variants compute the same iterates: in f64 they must agree.
