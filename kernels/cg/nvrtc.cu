@@ -374,7 +374,11 @@ extern "C" __global__ void scale(unsigned n, real alpha, const real* __restrict_
 // with rho and gamma the arguments, or, where `state` is not null, the state's (recurrence.h).
 // The fused updates sweep the vectors from the end: the fused SpMV before them swept its r and w
 // from the start, so the last of those it touched are still in L2 when the update begins, and the
-// update's last writes (the start of r) are in L2 when the next SpMV begins.
+// update's last writes (the start of r) are in L2 when the next SpMV begins. The sweep starts at n
+// rounded up to whole groups of 32 entries (the entries past n idle), so that each warp's 32 reads
+// of a vector are one aligned group whatever n is: from n - 1 they straddle two groups unless 32
+// divides n (measured on the H100: three_term_update at 2.74 TB/s against 3.09 with the bands of
+// poisson2d:8192 on four GPUs, whose row counts the partition sets).
 extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, const real* __restrict__ state,
                                              const real* __restrict__ x, real* __restrict__ x_prev,
                                              const real* __restrict__ r, real* __restrict__ r_prev,
@@ -384,8 +388,10 @@ extern "C" __global__ void three_term_update(unsigned n, real rho, real gamma, c
     gamma = state[CG_B];
   }
   const real keep = real(1) - rho;
-  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
-    const unsigned i = n - 1 - k;  // backwards: see the comment above
+  const unsigned end = (n + 31u) / 32u * 32u;  // see the comment above
+  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < end; k += gridDim.x * blockDim.x) {
+    const unsigned i = end - 1 - k;  // backwards: see the comment above
+    if (i >= n) continue;
     const real ri = r[i];
     x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
     r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
@@ -401,8 +407,10 @@ extern "C" __global__ void cg_update(unsigned n, real alpha, real beta, const re
     alpha = state[CG_A];
     beta = state[CG_B];
   }
-  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
-    const unsigned i = n - 1 - k;  // backwards, as three_term_update
+  const unsigned end = (n + 31u) / 32u * 32u;  // aligned groups, as three_term_update
+  for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < end; k += gridDim.x * blockDim.x) {
+    const unsigned i = end - 1 - k;  // backwards, as three_term_update
+    if (i >= n) continue;
     const real pi = r[i] + beta * p[i];
     const real si = w[i] + beta * s[i];
     p[i] = pi;

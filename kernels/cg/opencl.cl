@@ -349,7 +349,10 @@ __kernel void scale(const uint n, const REAL alpha, __global const REAL* restric
 // with rho and gamma the arguments, or the state's (recurrence.h) where from_state is set.
 // The fused updates sweep the vectors from the end: the fused SpMV before them swept its r and w
 // from the start, so the last of those it touched are still in the cache when the update begins,
-// and the update's last writes (the start of r) are there when the next SpMV begins.
+// and the update's last writes (the start of r) are there when the next SpMV begins. The sweep
+// starts at n rounded up to whole groups of 32 entries (the entries past n idle), so that 32
+// neighbouring work-items (a warp on NVIDIA's devices) read one aligned group whatever n is, as
+// nvrtc.cu's do.
 __kernel void three_term_update(const uint n, REAL rho, REAL gamma, const uint from_state,
                                 __global const REAL* restrict state, __global const REAL* restrict x,
                                 __global REAL* restrict x_prev, __global const REAL* restrict r,
@@ -359,8 +362,10 @@ __kernel void three_term_update(const uint n, REAL rho, REAL gamma, const uint f
     gamma = state[CG_B];
   }
   const REAL keep = (REAL)1 - rho;
-  for (uint k = get_global_id(0); k < n; k += get_global_size(0)) {
-    const uint i = n - 1 - k;  // backwards: see the comment above
+  const uint end = (n + 31u) / 32u * 32u;  // see the comment above
+  for (uint k = get_global_id(0); k < end; k += get_global_size(0)) {
+    const uint i = end - 1 - k;  // backwards: see the comment above
+    if (i >= n) continue;
     const REAL ri = r[i];
     x_prev[i] = rho * (x[i] + gamma * ri) + keep * x_prev[i];
     r_prev[i] = rho * (ri - gamma * w[i]) + keep * r_prev[i];
@@ -376,8 +381,10 @@ __kernel void cg_update(const uint n, REAL alpha, REAL beta, const uint from_sta
     alpha = state[CG_A];
     beta = state[CG_B];
   }
-  for (uint k = get_global_id(0); k < n; k += get_global_size(0)) {
-    const uint i = n - 1 - k;  // backwards, as three_term_update
+  const uint end = (n + 31u) / 32u * 32u;  // aligned groups, as three_term_update
+  for (uint k = get_global_id(0); k < end; k += get_global_size(0)) {
+    const uint i = end - 1 - k;  // backwards, as three_term_update
+    if (i >= n) continue;
     const REAL pi = r[i] + beta * p[i];
     const REAL si = w[i] + beta * s[i];
     p[i] = pi;

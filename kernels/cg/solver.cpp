@@ -1,6 +1,7 @@
 #include "kernels/cg/solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -239,6 +240,7 @@ SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double 
   solver.sync(ops);
   if (per_kernel) ops.set_profiling(true);
   ops.start_timer();
+  const auto issue_start = std::chrono::steady_clock::now();
   if (solver.whole_solve()) result.iterations = solver.run_whole(ops, rule);
   const int every = solver.needs_sync() ? std::max(rule.check_every, 1) : 1;
   double true_sq = -1;  // the true residual's squared norm where the loop stopped on it
@@ -264,6 +266,7 @@ SolveResult solve(Operations& ops, Solver& solver, const StopRule& rule, double 
     solver.step(ops);
     ++result.iterations;
   }
+  result.issue_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - issue_start).count();
   result.seconds = result.iterations > 0 ? ops.stop_timer() : 0.0;
   if (per_kernel) ops.set_profiling(false);
   solver.sync(ops);  // a breakdown since the last look throws here

@@ -72,6 +72,11 @@ inline constexpr Slot rhs_slot = 0;
 struct SolveResult {
   int iterations = 0;
   double seconds = 0;             // device time of the iterations (set-up excluded)
+  // The host's time to issue them: from start_timer() to the call of stop_timer(), which waits.
+  // A launch waits where its queue is full, so well under `seconds` the host ran ahead of the
+  // devices (its calls are not what limits the solve); near it, either they limit or the host
+  // waited on full queues.
+  double issue_seconds = 0;
   // ||r|| / ||b|| at the end: the true residual's where the solve stopped on the tolerance (it
   // was computed to confirm the stop), else the solver's own.
   double relative_residual = 0;

@@ -204,6 +204,7 @@ class CgPoint final : public Point {
                 {"reference_residual", v.reference_residual},
                 {"converged", r.converged},
                 {"residual_replacements", r.residual_replacements},
+                {"issue_ms_per_iteration", 1e3 * r.issue_seconds / std::max(r.iterations, 1)},
                 {"summary", "residual " + sci(v.true_residual) + " (host ref " + sci(v.reference_residual) + ")" +
                                 (rule_.tolerance > 0 ? ", " + std::to_string(r.iterations) + " iterations" : "") +
                                 (r.residual_replacements > 0
