@@ -398,6 +398,16 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
            "something else used the device or the host then; the median stands, but more --repetitions, --warmup "
            "or --min-time would tell\n";
   if (above_roof) write_roof_footnote(report, out);
+  // A host BLAS whose kernels use a narrower instruction set than the host has (host_blas.hpp),
+  // flagged with the setting that chooses kernels for the host.
+  std::vector<std::string> weaker;
+  for (const auto& p : report.points)
+    for (const Outcome& o : p.repetitions)
+      if (const auto b = o.fields.find("host_blas"); b != o.fields.end() && b->contains("weaker_than_host")) {
+        const std::string text = p.id.where() + " " + p.id.variant + ": " + (*b)["weaker_than_host"].get<std::string>();
+        if (std::find(weaker.begin(), weaker.end(), text) == weaker.end()) weaker.push_back(text);
+      }
+  for (const std::string& w : weaker) out << "WARNING: " << w << "\n";
 }
 
 // Each device's ceilings, where and when they were measured, and warnings when they are not this

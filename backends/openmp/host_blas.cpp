@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 
 #ifdef GPUBENCH_HOST_CBLAS
 #include <cblas.h>
@@ -18,6 +22,7 @@
 
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
+#include "common/test_hooks.hpp"
 
 namespace gpubench::host_blas {
 
@@ -59,11 +64,107 @@ void size_threads_to_the_limit() {
 
 std::mutex loading;
 
+// A loaded library's file with the links resolved (Debian's alternatives: liblapack.so.3 is
+// OpenBLAS's or the reference LAPACK).
+std::string real_path(const char* file) {
+  std::error_code error;
+  const auto path = std::filesystem::canonical(file, error);
+  return error ? std::string(file) : path.string();
+}
+
+// x86 instruction sets, narrowest first, as the tables below name them.
+constexpr std::array<const char*, 6> isa_names = {"SSE2", "SSE3", "SSE4", "AVX", "AVX2", "AVX-512"};
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+int isa_level(const std::string& name) {
+  for (std::size_t i = 0; i < isa_names.size(); ++i)
+    if (lower(name) == lower(isa_names[i])) return static_cast<int>(i);
+  return -1;
+}
+
+// The instruction set of a library's kernels for `core` (OpenBLAS's core names, from its
+// dynamic.c; BLIS's configuration names); -1 where unknown (another architecture, a new name).
+int core_level(const std::string& library, const std::string& core) {
+  struct Core {
+    const char* name;
+    int level;
+  };
+  static constexpr Core openblas[] = {
+      {"katmai", 0},       {"coppermine", 0}, {"northwood", 0},  {"banias", 0},    {"athlon", 0},
+      {"opteron", 0},      {"prescott", 1},   {"opteron_sse3", 1}, {"nano", 1},    {"core2", 2},
+      {"penryn", 2},       {"dunnington", 2}, {"nehalem", 2},    {"atom", 2},      {"barcelona", 2},
+      {"bobcat", 2},       {"sandybridge", 3}, {"bulldozer", 3}, {"piledriver", 3}, {"steamroller", 3},
+      {"haswell", 4},      {"excavator", 4},  {"zen", 4},        {"skylakex", 5},  {"cooperlake", 5},
+      {"sapphirerapids", 5}};
+  static constexpr Core blis[] = {{"generic", 0}, {"penryn", 2},  {"sandybridge", 3}, {"bulldozer", 3},
+                                  {"piledriver", 3}, {"steamroller", 3}, {"excavator", 4}, {"haswell", 4},
+                                  {"zen", 4},      {"zen2", 4},    {"zen3", 4},        {"zen4", 5},
+                                  {"skx", 5},      {"knl", 5}};
+  const std::string name = lower(core);
+  if (library == "OpenBLAS")
+    for (const Core& c : openblas)
+      if (name == c.name) return c.level;
+  if (library == "BLIS")
+    for (const Core& c : blis)
+      if (name == c.name) return c.level;
+  return -1;
+}
+
+int host_level() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 5;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 4;
+  if (__builtin_cpu_supports("avx")) return 3;
+  if (__builtin_cpu_supports("sse4.1") || __builtin_cpu_supports("ssse3")) return 2;
+  if (__builtin_cpu_supports("sse3")) return 1;
+  return 0;
+#else
+  return -1;
+#endif
+}
+
+// The setting that chooses kernels for an instruction set: OpenBLAS's core, BLIS's configuration.
+std::string choose(const std::string& library, int level) {
+  static constexpr std::array<const char*, 6> openblas = {"Prescott", "Prescott", "Nehalem", "Sandybridge", "Haswell",
+                                                          "SkylakeX"};
+  static constexpr std::array<const char*, 6> blis = {"generic", "generic", "penryn", "sandybridge", "haswell", "skx"};
+  const auto i = static_cast<std::size_t>(level);
+  if (library == "OpenBLAS") return std::string("OPENBLAS_CORETYPE=") + openblas[i];
+  if (library == "BLIS") return std::string("BLIS_ARCH_TYPE=") + blis[i];
+  return {};
+}
+
+// OpenBLAS's own words on itself: `library` a dlopen handle (or RTLD_DEFAULT), `function` one of
+// its functions (for the file it was loaded from).
+[[maybe_unused]] BlasInfo openblas_info(void* library, void* function) {
+  BlasInfo info;
+  info.library = "OpenBLAS";
+  using Text = char*();
+  using Count = int();
+  if (auto* config = reinterpret_cast<Text*>(::dlsym(library, "openblas_get_config"))) {
+    info.config = config();
+    std::istringstream words(info.config);
+    std::string name;
+    words >> name >> info.version;  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."
+  }
+  if (auto* core = reinterpret_cast<Text*>(::dlsym(library, "openblas_get_corename"))) info.core = core();
+  if (auto* threads = reinterpret_cast<Count*>(::dlsym(library, "openblas_get_num_threads"))) info.threads = threads();
+  Dl_info where{};
+  if (function && ::dladdr(function, &where) && where.dli_fname) info.file = real_path(where.dli_fname);
+  classify(info);
+  return info;
+}
+
 #ifdef GPUBENCH_HOST_CBLAS
 struct Cblas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
-  std::string description;
+  BlasInfo info;
 };
 const Cblas& cblas() {
   static const Cblas c = [] {
@@ -73,27 +174,95 @@ const Cblas& cblas() {
     Cblas b;
     b.sgemm = symbol<std::remove_pointer_t<decltype(b.sgemm)>>(library, "cblas_sgemm", "OpenBLAS");
     b.dgemm = symbol<std::remove_pointer_t<decltype(b.dgemm)>>(library, "cblas_dgemm", "OpenBLAS");
-    b.description = "OpenBLAS";
-    using Text = char*();
-    using Count = int();
-    if (auto* config = reinterpret_cast<Text*>(::dlsym(library, "openblas_get_config"))) b.description = config();
-    if (auto* core = reinterpret_cast<Text*>(::dlsym(library, "openblas_get_corename")))
-      b.description += std::string(", core ") + core();
-    if (auto* threads = reinterpret_cast<Count*>(::dlsym(library, "openblas_get_num_threads")))
-      b.description += ", " + std::to_string(threads()) + " threads";
+    b.info = openblas_info(library, reinterpret_cast<void*>(b.dgemm));
     // Which kernel it runs, said with every run that calls it: a baseline is only as good as that.
-    std::cerr << "gpubench: the host BLAS: " << b.description << std::endl;
+    std::cerr << "gpubench: the host BLAS: " << b.info.description() << std::endl;
+    if (!b.info.weaker.empty()) std::cerr << "gpubench: warning: " << b.info.weaker << std::endl;
     return b;
   }();
   return c;
 }
 #endif
 
+// BLIS's CBLAS (the same signatures and enumerations as <cblas.h>, declared here: BLIS is loaded
+// at run time, with no header at build time).
+enum BlisOrder { blis_row_major = 101 };
+enum BlisTranspose { blis_no_trans = 111, blis_trans = 112 };
+struct Blis {
+  void (*sgemm)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int) =
+      nullptr;
+  void (*dgemm)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int) =
+      nullptr;
+  BlasInfo info;
+  std::string missing;  // why it cannot be used; empty: it can
+};
+
+const Blis& blis() {
+  static const Blis b = [] {
+    const std::lock_guard<std::mutex> lock(loading);
+    Blis f;
+    void* library = nullptr;
+    std::string errors;
+    for (const char* name : {"libblis.so.4", "libblis.so"}) {
+      if ((library = ::dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND))) break;
+      const char* e = ::dlerror();
+      errors += std::string(errors.empty() ? "" : "; ") + (e ? e : name);
+    }
+    if (!library) {
+      f.missing = "BLIS cannot be loaded: " + errors + " (Debian: libblis4-openmp)";
+      return f;
+    }
+    using Text = const char*();
+    using Arch = int();
+    using ArchName = const char*(int);
+    using SetThreads = void(long);
+    using Threads = long();
+    f.sgemm = reinterpret_cast<decltype(f.sgemm)>(::dlsym(library, "cblas_sgemm"));
+    f.dgemm = reinterpret_cast<decltype(f.dgemm)>(::dlsym(library, "cblas_dgemm"));
+    auto* init = reinterpret_cast<void (*)()>(::dlsym(library, "bli_init"));
+    auto* version = reinterpret_cast<Text*>(::dlsym(library, "bli_info_get_version_str"));
+    auto* arch = reinterpret_cast<Arch*>(::dlsym(library, "bli_arch_query_id"));
+    auto* arch_name = reinterpret_cast<ArchName*>(::dlsym(library, "bli_arch_string"));
+    auto* set_threads = reinterpret_cast<SetThreads*>(::dlsym(library, "bli_thread_set_num_threads"));
+    auto* threads = reinterpret_cast<Threads*>(::dlsym(library, "bli_thread_get_num_threads"));
+    if (!f.sgemm || !f.dgemm || !init || !version || !arch || !arch_name || !set_threads || !threads) {
+      f.missing = "the BLIS loaded has no CBLAS or no bli_* queries (a BLIS built without --enable-cblas?)";
+      f.sgemm = nullptr, f.dgemm = nullptr;
+      return f;
+    }
+    init();
+    if (!std::getenv("BLIS_NUM_THREADS")) {
+      long n = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+      if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && std::atol(omp) > 0) n = std::atol(omp);
+      set_threads(n);
+    }
+    f.info.library = "BLIS";
+    f.info.version = version();
+    f.info.core = arch_name(arch());
+    f.info.threads = static_cast<int>(threads());
+    f.info.config = "BLIS " + f.info.version + ", configuration " + f.info.core;
+    Dl_info where{};
+    if (::dladdr(reinterpret_cast<void*>(f.dgemm), &where) && where.dli_fname) f.info.file = real_path(where.dli_fname);
+    classify(f.info);
+    std::cerr << "gpubench: BLIS: " << f.info.description() << std::endl;
+    if (!f.info.weaker.empty()) std::cerr << "gpubench: warning: " << f.info.weaker << std::endl;
+    return f;
+  }();
+  return b;
+}
+
+const Blis& loaded_blis() {
+  const Blis& b = blis();
+  if (!b.missing.empty()) throw DeviceError(b.missing);
+  return b;
+}
+
 #ifdef GPUBENCH_HOST_LAPACKE
 struct Lapacke {
   decltype(&LAPACKE_sgetrf_work) sgetrf = nullptr;
   decltype(&LAPACKE_dgetrf_work) dgetrf = nullptr;
   decltype(&LAPACKE_dgecon) dgecon = nullptr;
+  BlasInfo info;  // what its getrf runs in
 };
 const Lapacke& lapacke() {
   static const Lapacke l = [] {
@@ -104,9 +273,19 @@ const Lapacke& lapacke() {
     f.sgetrf = symbol<std::remove_pointer_t<decltype(f.sgetrf)>>(library, "LAPACKE_sgetrf_work", "LAPACKE");
     f.dgetrf = symbol<std::remove_pointer_t<decltype(f.dgetrf)>>(library, "LAPACKE_dgetrf_work", "LAPACKE");
     f.dgecon = symbol<std::remove_pointer_t<decltype(f.dgecon)>>(library, "LAPACKE_dgecon", "LAPACKE");
-    Dl_info info{};
-    if (void* getrf = ::dlsym(RTLD_DEFAULT, "dgetrf_"); getrf && ::dladdr(getrf, &info) && info.dli_fname)
-      std::cerr << "gpubench: LAPACKE's dgetrf_ is " << info.dli_fname << std::endl;
+    // LAPACK's getrf_ and the BLAS it calls: OpenBLAS's where Debian's alternatives resolve
+    // liblapack.so.3 to it (its functions are then in the global namespace), else named by file.
+    void* getrf = ::dlsym(RTLD_DEFAULT, "dgetrf_");
+    if (::dlsym(RTLD_DEFAULT, "openblas_get_corename")) {
+      f.info = openblas_info(RTLD_DEFAULT, getrf);
+    } else {
+      Dl_info where{};
+      f.info.library = "LAPACK";
+      if (getrf && ::dladdr(getrf, &where) && where.dli_fname) f.info.file = real_path(where.dli_fname);
+      classify(f.info);
+    }
+    std::cerr << "gpubench: LAPACKE's getrf: " << f.info.description() << std::endl;
+    if (!f.info.weaker.empty()) std::cerr << "gpubench: warning: " << f.info.weaker << std::endl;
     return f;
   }();
   return l;
@@ -182,12 +361,69 @@ double gecon(int n, const double* lu, double a_one) {
 #endif
 }
 
-std::string blas_description() {
+const BlasInfo& blas_info() {
 #ifdef GPUBENCH_HOST_CBLAS
-  return cblas().description;
+  return cblas().info;
 #else
   not_built("OpenBLAS (CBLAS)");
 #endif
+}
+
+std::string blis_missing() { return blis().missing; }
+
+void blis_gemm(bool transpose_a, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc) {
+  loaded_blis().sgemm(blis_row_major, transpose_a ? blis_trans : blis_no_trans, blis_no_trans, m, n, k, alpha, a, lda,
+                      b, ldb, beta, c, ldc);
+}
+
+void blis_gemm(bool transpose_a, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+               double beta, double* c, int ldc) {
+  loaded_blis().dgemm(blis_row_major, transpose_a ? blis_trans : blis_no_trans, blis_no_trans, m, n, k, alpha, a, lda,
+                      b, ldb, beta, c, ldc);
+}
+
+const BlasInfo& blis_info() { return loaded_blis().info; }
+
+const BlasInfo& lapack_info() {
+#ifdef GPUBENCH_HOST_LAPACKE
+  return lapacke().info;
+#else
+  not_built("LAPACKE");
+#endif
+}
+
+void classify(BlasInfo& info, const std::string& host_isa) {
+  if (const char* planted = test_hook("GPUBENCH_BLAS_CORE")) {
+    info.core = planted;
+    info.planted = true;
+  }
+  const int core = core_level(info.library, info.core);
+  const int host = host_isa.empty() ? host_level() : isa_level(host_isa);
+  info.core_isa = core >= 0 ? isa_names[static_cast<std::size_t>(core)] : "";
+  info.host_isa = host >= 0 ? isa_names[static_cast<std::size_t>(host)] : "";
+  info.weaker.clear();
+  if (core >= 0 && host > core)
+    info.weaker = info.library + " runs its " + info.core + " kernels (" + info.core_isa + ") on a host with " +
+                  info.host_isa + ": a baseline narrower than the host; " + choose(info.library, host) +
+                  " chooses kernels for it";
+}
+
+std::string BlasInfo::description() const {
+  std::string text = library + (version.empty() ? "" : " " + version);
+  if (!core.empty()) text += ", core " + core + (planted ? " (planted by GPUBENCH_BLAS_CORE)" : "");
+  if (!core_isa.empty()) text += " (" + core_isa + ")";
+  if (threads > 0) text += ", " + std::to_string(threads) + " threads";
+  if (!file.empty()) text += ", " + file;
+  return text;
+}
+
+nlohmann::json BlasInfo::to_json() const {
+  nlohmann::json j = {{"library", library}, {"version", version}, {"core", core},   {"core_isa", core_isa},
+                      {"host_isa", host_isa}, {"threads", threads}, {"config", config}, {"file", file}};
+  if (planted) j["planted"] = true;
+  if (!weaker.empty()) j["weaker_than_host"] = weaker;
+  return j;
 }
 
 }  // namespace gpubench::host_blas

@@ -141,6 +141,8 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
       throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
     case Variant::serial:
     case Variant::vendor:
+    case Variant::blis:
+    case Variant::packed:
       break;
   }
   throw DeviceError("GEMM's own CUDA kernels have no variant " + to_string(v));

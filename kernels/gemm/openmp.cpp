@@ -39,29 +39,50 @@ class OpenmpOperations final : public Operations {
     c_ = c0_;
     const auto tile = params.find("tile");
     const auto start = std::chrono::steady_clock::now();
-    if (v == Variant::vendor) {
-      vendor(alpha, beta);
+    if (v == Variant::vendor || v == Variant::blis) {
+      vendor(v, alpha, beta);
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    host_gemm<T>(v == Variant::tiled ? HostLoop::tiled : HostLoop::naive, whole(shape_), tile == params.end() ? 32 : tile->second,
+    const HostLoop loop = v == Variant::tiled ? HostLoop::tiled : v == Variant::packed ? HostLoop::packed : HostLoop::naive;
+    const auto kc = params.find("kc");
+    host_gemm<T>(loop, whole(shape_), tile == params.end() ? 32 : tile->second,
                  v == Variant::serial ? 1 : 0, static_cast<T>(alpha), a_.data(), b_.data(), static_cast<T>(beta),
-                 c_.data());
+                 c_.data(), Packing{kc == params.end() ? 0 : static_cast<int>(kc->second), 0, 0});
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  // The records' library_mode of the vendor variant: the OpenBLAS that ran, its core and threads
-  // (Debian's picks its generic Prescott kernel on some hosts: a baseline is only as good as that).
-  std::string mode(Variant v) const override { return v == Variant::vendor ? host_blas::blas_description() : ""; }
+  // The records' library_mode and host_blas of the vendor and blis variants: the library that ran,
+  // its kernels and threads (Debian's OpenBLAS picks its generic Prescott kernels on some hosts: a
+  // baseline is only as good as that).
+  std::string mode(Variant v) const override {
+    const auto* info = library(v);
+    return info ? info->description() : "";
+  }
+  nlohmann::json host_blas(Variant v) const override {
+    const auto* info = library(v);
+    return info ? info->to_json() : nlohmann::json();
+  }
 
   std::vector<double> result() const override { return {c_.begin(), c_.end()}; }
 
  private:
-  // OpenBLAS's GEMM, row-major, A transposed for TN.
-  void vendor(double alpha, double beta) {
+  // The host BLAS `v` calls: OpenBLAS (vendor), BLIS (blis); nullptr for the own kernels.
+  static const ::gpubench::host_blas::BlasInfo* library(Variant v) {
+    if (v == Variant::vendor) return &::gpubench::host_blas::blas_info();
+    if (v == Variant::blis) return &::gpubench::host_blas::blis_info();
+    return nullptr;
+  }
+
+  // The library's GEMM (OpenBLAS for vendor, BLIS for blis), row-major, A transposed for TN.
+  void vendor(Variant v, double alpha, double beta) {
     const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k);
     const int lda = shape_.transpose_a ? m : k;
-    host_blas::gemm(shape_.transpose_a, m, n, k, static_cast<T>(alpha), a_.data(), lda, b_.data(), n,
-                    static_cast<T>(beta), c_.data(), n);
+    if (v == Variant::blis)
+      ::gpubench::host_blas::blis_gemm(shape_.transpose_a, m, n, k, static_cast<T>(alpha), a_.data(), lda, b_.data(),
+                                       n, static_cast<T>(beta), c_.data(), n);
+    else
+      ::gpubench::host_blas::gemm(shape_.transpose_a, m, n, k, static_cast<T>(alpha), a_.data(), lda, b_.data(), n,
+                                  static_cast<T>(beta), c_.data(), n);
   }
 
   Shape shape_;
@@ -81,5 +102,9 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
     gpubench::gemm::BackendTraits{
         gpubench::gemm::vendor_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::serial,
-         gpubench::gemm::Variant::vendor},
-        nullptr, "no BLAS library was found when configured (Debian libopenblas-dev)"});
+         gpubench::gemm::Variant::packed, gpubench::gemm::Variant::vendor, gpubench::gemm::Variant::blis},
+        // BLIS is looked for when a run asks for it (loaded at run time; no build-time trace).
+        [](gpubench::gemm::Variant v, gpubench::Precision) {
+          return v == gpubench::gemm::Variant::blis ? gpubench::host_blas::blis_missing() : std::string();
+        },
+        "no BLAS library was found when configured (Debian libopenblas-dev)"});

@@ -1,10 +1,17 @@
 #include "kernels/gemm/openmp_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GPUBENCH_GEMM_X86 1
+#endif
 
 namespace gpubench::gemm {
 
@@ -124,20 +131,192 @@ void tiled(const Block& s, int tile, int threads, T alpha, const T* a, const T* 
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The packed loop (HostLoop::packed): GotoBLAS's blocking. The micro-kernel adds alpha times an
+// MR x NR tile of A B over kc to C, its sums in vector registers across the kc loop: A's packed
+// strip gives MR elements per step (each broadcast), B's packed strip NR (whole vectors).
+// ap[l MR + r] is A(r, l) of the strip, bp[l NR + j] B(l, j); the tile's first `rows` x `cols`
+// (the matrix's edge) are written.
+template <typename T>
+using Micro = void (*)(std::int64_t kc, const T* ap, const T* bp, T alpha, T* c, std::int64_t ldc, int rows, int cols);
+
+template <typename T>
+struct MicroKernel {
+  int mr, nr;
+  Micro<T> run;
+};
+
+// The tile's sums `acc` (MR x NR, row-major) added to C, alpha times, within rows x cols.
+template <typename T>
+inline void add_edge(const T* acc, int nr, T alpha, T* c, std::int64_t ldc, int rows, int cols) {
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < cols; ++j) c[r * ldc + j] += alpha * acc[r * nr + j];
+}
+
+// Without vector extensions the compiler knows at build time: plain loops over a 4 x 8 tile.
+template <typename T>
+void micro_plain(std::int64_t kc, const T* ap, const T* bp, T alpha, T* c, std::int64_t ldc, int rows, int cols) {
+  constexpr int MR = 4, NR = 8;
+  T acc[MR * NR] = {};
+  for (std::int64_t l = 0; l < kc; ++l)
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NR; ++j) acc[r * NR + j] += ap[l * MR + r] * bp[l * NR + j];
+  add_edge(acc, NR, alpha, c, ldc, rows, cols);
+}
+
+#ifdef GPUBENCH_GEMM_X86
+// The vector ISAs' kernels: each compiled for its instruction set (the rest of the binary for
+// x86-64's baseline), chosen when first called. Two vectors of B per step; MR rows of A broadcast
+// against them: 8 x 2 accumulators with AVX-512 (32 registers), 6 x 2 with AVX2 (16). The FMAs are
+// written as such (ISO C++ mode contracts no a * b + c).
+#define GPUBENCH_MICRO_KERNEL(NAME, MR, V, T, LANES, ZERO, LOAD, STORE, SET1, FMA)                               \
+  void NAME(std::int64_t kc, const T* __restrict ap, const T* __restrict bp, T alpha, T* c, std::int64_t ldc,     \
+            int rows, int cols) {                                                                                  \
+    constexpr int NR = 2 * (LANES);                                                                               \
+    V acc[MR][2];                                                                                                 \
+    _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = ZERO();                        \
+    for (std::int64_t l = 0; l < kc; ++l) {                                                                       \
+      const V b0 = LOAD(bp + l * NR), b1 = LOAD(bp + l * NR + (LANES));                                          \
+      _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) {                                                     \
+        const V ar = SET1(ap[l * MR + r]);                                                                        \
+        acc[r][0] = FMA(ar, b0, acc[r][0]);                                                                       \
+        acc[r][1] = FMA(ar, b1, acc[r][1]);                                                                       \
+      }                                                                                                           \
+    }                                                                                                             \
+    const V va = SET1(alpha);                                                                                     \
+    if (rows == MR && cols == NR) {                                                                               \
+      _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) {                                                     \
+        STORE(c + r * ldc, FMA(va, acc[r][0], LOAD(c + r * ldc)));                                                \
+        STORE(c + r * ldc + (LANES), FMA(va, acc[r][1], LOAD(c + r * ldc + (LANES))));                            \
+      }                                                                                                           \
+      return;                                                                                                     \
+    }                                                                                                             \
+    alignas(64) T sums[MR * NR];                                                                                  \
+    for (int r = 0; r < MR; ++r) {                                                                                \
+      STORE(sums + r * NR, acc[r][0]);                                                                            \
+      STORE(sums + r * NR + (LANES), acc[r][1]);                                                                  \
+    }                                                                                                             \
+    add_edge(sums, NR, alpha, c, ldc, rows, cols);                                                                \
+  }
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+GPUBENCH_MICRO_KERNEL(micro_avx512_f64, 8, __m512d, double, 8, _mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd,
+                      _mm512_set1_pd, _mm512_fmadd_pd)
+GPUBENCH_MICRO_KERNEL(micro_avx512_f32, 8, __m512, float, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+                      _mm512_set1_ps, _mm512_fmadd_ps)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+GPUBENCH_MICRO_KERNEL(micro_avx2_f64, 6, __m256d, double, 4, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+                      _mm256_set1_pd, _mm256_fmadd_pd)
+GPUBENCH_MICRO_KERNEL(micro_avx2_f32, 6, __m256, float, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+                      _mm256_set1_ps, _mm256_fmadd_ps)
+#pragma GCC pop_options
+#undef GPUBENCH_MICRO_KERNEL
+#endif
+
+template <typename T>
+MicroKernel<T> micro_kernel() {
+#ifdef GPUBENCH_GEMM_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
+    if constexpr (std::is_same_v<T, double>) return {8, 16, micro_avx512_f64};
+    else return {8, 32, micro_avx512_f32};
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if constexpr (std::is_same_v<T, double>) return {6, 8, micro_avx2_f64};
+    else return {6, 16, micro_avx2_f32};
+  }
+#endif
+  return {4, 8, micro_plain<T>};
+}
+
+std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
+
+// C = beta C once, then alpha A B added block by block: for each nc-column panel of B and each
+// kc-deep slice, the threads pack B's slice into NR-column strips together, then each packs its
+// mc-row blocks of A into MR-row strips and runs the micro-kernel over them, B's strip (kc x NR)
+// kept in L1 across A's strips, A's block (mc x kc) in L2. The padding of the last strips is zero.
+template <typename T>
+void packed(const Block& s, int threads, T alpha, const T* a, const T* b, T beta, T* c, const Packing& pk) {
+  static const MicroKernel<T> mk = micro_kernel<T>();
+  const std::int64_t mr = mk.mr, nr = mk.nr;
+  if (beta != T(1)) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j) c[i * s.ldc + j] = beta == T(0) ? T(0) : beta * c[i * s.ldc + j];
+  }
+  if (s.k == 0 || alpha == T(0) || s.m == 0 || s.n == 0) return;
+  const std::int64_t kc = pk.kc > 0 ? pk.kc : 512;
+  const std::int64_t nc = round_up(pk.nc > 0 ? pk.nc : 4096, nr);
+  // A's blocks shared evenly by the threads: at most 384 rows each, as many per thread.
+  const std::int64_t blocks = pk.mc > 0 ? (s.m + pk.mc - 1) / pk.mc
+                                        : threads * ((s.m + threads * std::int64_t{384} - 1) / (threads * std::int64_t{384}));
+  const std::int64_t mc = round_up((s.m + blocks - 1) / blocks, mr);
+  std::vector<T> bpack(static_cast<std::size_t>(round_up(std::min(nc, round_up(s.n, nr)), nr) * kc));
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<T> apack(static_cast<std::size_t>(mc * kc));
+    for (std::int64_t jc = 0; jc < s.n; jc += nc) {
+      const std::int64_t nb = std::min(nc, s.n - jc), strips = (nb + nr - 1) / nr;
+      for (std::int64_t pc = 0; pc < s.k; pc += kc) {
+        const std::int64_t kb = std::min(kc, s.k - pc);
+#pragma omp for schedule(static)
+        for (std::int64_t st = 0; st < strips; ++st) {
+          T* out = bpack.data() + st * kb * nr;
+          const std::int64_t j0 = jc + st * nr, cols = std::min(nr, s.n - j0);
+          for (std::int64_t l = 0; l < kb; ++l) {
+            const T* row = b + (pc + l) * s.ldb + j0;
+            std::int64_t j = 0;
+            for (; j < cols; ++j) out[l * nr + j] = row[j];
+            for (; j < nr; ++j) out[l * nr + j] = T(0);
+          }
+        }  // the threads wait here for the whole slice
+#pragma omp for schedule(static)
+        for (std::int64_t ic = 0; ic < s.m; ic += mc) {
+          const std::int64_t mb = std::min(mc, s.m - ic), astrips = (mb + mr - 1) / mr;
+          for (std::int64_t st = 0; st < astrips; ++st) {
+            T* out = apack.data() + st * kb * mr;
+            const std::int64_t i0 = ic + st * mr, rows = std::min(mr, s.m - i0);
+            for (std::int64_t l = 0; l < kb; ++l) {
+              std::int64_t r = 0;
+              for (; r < rows; ++r) out[l * mr + r] = a[a_index(s, i0 + r, pc + l)];
+              for (; r < mr; ++r) out[l * mr + r] = T(0);
+            }
+          }
+          for (std::int64_t jr = 0; jr < strips; ++jr) {
+            const std::int64_t j0 = jc + jr * nr;
+            const int cols = static_cast<int>(std::min(nr, s.n - j0));
+            for (std::int64_t ir = 0; ir < astrips; ++ir) {
+              const std::int64_t i0 = ic + ir * mr;
+              mk.run(kb, apack.data() + ir * kb * mr, bpack.data() + jr * kb * nr, alpha, c + i0 * s.ldc + j0, s.ldc,
+                     static_cast<int>(std::min(mr, s.m - i0)), cols);
+            }
+          }
+        }  // and here, before the next slice overwrites B's
+      }
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
-void host_gemm(HostLoop loop, const Block& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c) {
+void host_gemm(HostLoop loop, const Block& s, int tile, int threads, T alpha, const T* a, const T* b, T beta, T* c,
+               const Packing& packing) {
   const int team = threads > 0 ? threads : omp_get_max_threads();
   a += s.aoff;
   b += s.boff;
   c += s.coff;
   if (loop == HostLoop::naive) naive(s, team, alpha, a, b, beta, c);
+  else if (loop == HostLoop::packed) packed(s, team, alpha, a, b, beta, c, packing);
   else tiled(s, std::max(tile, 1), team, alpha, a, b, beta, c);
 }
 
-template void host_gemm<float>(HostLoop, const Block&, int, int, float, const float*, const float*, float, float*);
+template void host_gemm<float>(HostLoop, const Block&, int, int, float, const float*, const float*, float, float*,
+                               const Packing&);
 template void host_gemm<double>(HostLoop, const Block&, int, int, double, const double*, const double*, double,
-                                double*);
+                                double*, const Packing&);
 
 }  // namespace gpubench::gemm

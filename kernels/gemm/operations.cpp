@@ -11,7 +11,9 @@ const VariantTable<Variant>& variant_table() {
                                             {Variant::tuned, "tuned"},
                                             {Variant::tensor, "tensor"},
                                             {Variant::serial, "serial"},
-                                            {Variant::vendor, "vendor"}}};
+                                            {Variant::vendor, "vendor"},
+                                            {Variant::blis, "blis"},
+                                            {Variant::packed, "packed"}}};
   return table;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
@@ -23,7 +25,7 @@ namespace gpubench::gemm {
 // (the tunable "tile"); tuned: register-blocked (tuned.hpp, tuned_body.h; tunables bm bn bk tm tn
 // vw); tensor: f64 on CUDA's FP64 tensor cores (mma.sync); serial: the naive loop on one host
 // thread (the study's serial column); vendor: the backend's BLAS (OpenBLAS, CLBlast, cuBLAS).
-enum class Variant { naive, tiled, tuned, tensor, serial, vendor };
+enum class Variant { naive, tiled, tuned, tensor, serial, vendor, blis, packed };
 const VariantTable<Variant>& variant_table();
 inline const std::string& to_string(Variant v) { return variant_table().name(v); }
 inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
@@ -43,6 +45,9 @@ class Operations {
   virtual std::vector<double> result() const = 0;  // C after the last call
   // What the records should know of how `v` ran, beyond its parameters (cuBLAS's math mode).
   virtual std::string mode(Variant) const { return {}; }
+  // The host BLAS that `v` called and the kernels it chose (host_blas::BlasInfo), for the records'
+  // "host_blas"; null where `v` calls none.
+  virtual nlohmann::json host_blas(Variant) const { return nullptr; }
   // Builds the kernels `v` needs for each of `configs` ahead of their runs, in parallel where the
   // API can (NVRTC); one that fails is left to its run to report. Default: nothing (built on use).
   virtual void build(Variant, const std::vector<Params>&) {}
@@ -70,7 +75,7 @@ inline const BackendTraits* backend_traits(const std::string& backend) { return 
 // configuration (OpenCL's compiler, NVRTC), so the space is the same on every backend.
 TunableSpace tuned_space(const DeviceInfo& device, Precision p);
 
-// The parameters of GEMM's own kernel `v` (tiled, tuned) for `shape` on `device`, as a GEMM run
+// The parameters of GEMM's own kernel `v` (tiled, tuned, packed) for `shape` on `device`, as a GEMM run
 // would choose them: the tuning database's entry for its size bucket (or the nearest), else the
 // heuristic; none for a kernel without tunables. For suites that call GEMM's kernels (LU's
 // trailing update).

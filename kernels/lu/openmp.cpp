@@ -1,7 +1,8 @@
 // LU on the host (openmp): the blocked LU's steps with OpenMP threads, the updates through GEMM's
-// own host kernel (kernels/gemm/openmp_kernels.hpp: the cache-tiled loop) on blocks of the
-// column-major matrix; LAPACK's getrf through LAPACKE (Debian liblapacke-dev), which resolves
-// to OpenBLAS's (libopenblas-dev) as the vendor variant. One queue: no look-ahead here; the
+// own host kernels (kernels/gemm/openmp_kernels.hpp: the packed loop, or the study's cache-tiled
+// loop, the tunable "update") on blocks of the column-major matrix; LAPACK's getrf through
+// LAPACKE (Debian liblapacke-dev), which resolves to OpenBLAS's (libopenblas-dev) as the vendor
+// variant. One queue: no look-ahead here; the
 // study's forms are OpenCL's and CUDA's. Time: the host clock.
 #include <algorithm>
 #include <chrono>
@@ -142,18 +143,22 @@ class HostOperations final : public Operations {
             std::int64_t k1) override {
     if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
     const auto tile = config_.gemm_params.find("tile");
-    gemm::host_gemm<T>(gemm::HostLoop::tiled, trailing_update(n_, r0, r1, c0, c1, k0, k1),
+    const auto loop = config_.gemm_variant == "packed" ? gemm::HostLoop::packed : gemm::HostLoop::tiled;
+    const auto kc = config_.gemm_params.find("kc");
+    gemm::host_gemm<T>(loop, trailing_update(n_, r0, r1, c0, c1, k0, k1),
                        tile == config_.gemm_params.end() ? 32 : tile->second, 0, T(-1), a_.data(), a_.data(), T(1),
-                       a_.data());
+                       a_.data(), gemm::Packing{kc == config_.gemm_params.end() ? 0 : static_cast<int>(kc->second), 0, 0});
   }
 
   void vendor() override {
     std::vector<int> ipiv(static_cast<std::size_t>(n_));
-    const int info = host_blas::getrf(static_cast<int>(n_), a_.data(), ipiv.data());
+    const int info = ::gpubench::host_blas::getrf(static_cast<int>(n_), a_.data(), ipiv.data());
     if (info < 0) throw DeviceError("LAPACKE getrf: argument " + std::to_string(-info) + " was wrong");
     ipiv_.assign(ipiv.begin(), ipiv.end());
     one_based_ = true;
   }
+
+  nlohmann::json host_blas() const override { return ::gpubench::host_blas::lapack_info().to_json(); }
 
   StudyRun study(Variant v, StepTimes*, double) override {
     throw DeviceError("the study's form " + to_string(v) + " is an OpenCL and CUDA form: not on openmp");
@@ -171,7 +176,7 @@ class HostOperations final : public Operations {
 
 // The library the vendor variant calls: LAPACKE's getrf, which calls LAPACK's dgetrf_ (Debian's
 // alternatives point it at OpenBLAS's), loaded when first called (host_blas.hpp).
-std::string vendor_library() { return host_blas::lapacke_built() ? "LAPACKE dgetrf/sgetrf" : ""; }
+std::string vendor_library() { return ::gpubench::host_blas::lapacke_built() ? "LAPACKE dgetrf/sgetrf" : ""; }
 
 }  // namespace
 
@@ -186,6 +191,6 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
     gpubench::lu::BackendTraits{gpubench::lu::vendor_library(),
                                 {gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
                                 true,
-                                [](gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
+                                [](gpubench::Precision) { return std::vector<std::string>{"packed", "tiled"}; },
                                 false,
                                 "LAPACKE was not found when configured (Debian liblapacke-dev)"});

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
@@ -111,6 +113,9 @@ class Operations {
 
   // The library's getrf on the working matrix, timed from start() to stop() by the caller.
   virtual void vendor() = 0;
+  // The host BLAS beneath vendor()'s getrf and the kernels it chose (host_blas::BlasInfo), for
+  // the records' "host_blas"; null where the library is not a host BLAS.
+  virtual nlohmann::json host_blas() const { return nullptr; }
 
   // The study's forms (study.hpp) on the host's copy of the matrix: host seconds, including
   // buffer creation and transfers; `times` (when given) gets per-step rows. The form stops after

@@ -173,6 +173,8 @@ class LuPoint final : public Point {
     else
       o.fields["hpl_scaled_residual"] = v.residual;
     if (v.rcond >= 0) o.fields["rcond"] = v.rcond;
+    if (variant_ == Variant::vendor)
+      if (nlohmann::json blas = ops_->host_blas(); !blas.is_null()) o.fields["host_blas"] = std::move(blas);
     if (!v.warning.empty()) {
       o.fields["warning"] = v.warning;
       o.fields["summary"] = "WARNING: " + v.warning;

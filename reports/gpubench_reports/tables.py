@@ -72,6 +72,9 @@ def points_table(points, args):
     header += ["GFLOP/s", "% roof", "% theor"]
     if args.baseline:
         header += [f"speedup ({args.baseline} -> row)", f"{args.reduction_name} %"]
+    best_blas = best_host_blas(points)
+    if best_blas:
+        header += ["% of best host BLAS"]
     header += ["verified"]
     t = Table(header, ["l", "l"] + ["r"] * (len(header) - 3) + ["l"])
     for p in points:
@@ -90,6 +93,9 @@ def points_table(points, args):
             b = baseline_of(p, args.everything, args.baseline)
             bs = b.seconds() if b else None
             row += [f"{bs / s:.2f}x", f"{100 * (bs - s) / bs:.1f} %"] if bs else ["-", "-"]
+        if best_blas:
+            best = best_blas.get((p.suite, p.problem, p.precision, p.device))
+            row.append(f"{100 * best[0] / s:.1f} % of {best[1]}" if best and p.backend == "openmp" else "-")
         row.append("yes")
         t.rows.append(row)
     t.notes.append("ms/iter: the median of each point's repetitions"
@@ -102,7 +108,39 @@ def points_table(points, args):
         if p.first("summary") and p.suite in ("ep", "ft"):
             t.notes.append(f"{p.label}, NAS's result block of its first repetition: {p.first('summary')}; "
                            f"{p.first('verification', '')}")
+    if best_blas:
+        t.notes.append("% of best host BLAS: the fastest host BLAS point (OpenBLAS, BLIS: the records' host_blas) on "
+                       "the row's suite, problem, precision and host, over the row's time; a host ratio is only as "
+                       "honest as the best library measured.")
+    t.notes += host_blas_warnings(points)
     return t
+
+
+def best_host_blas(points):
+    """(suite, problem, precision, device: the CPU) -> (seconds, library) of the fastest point that ran a
+    host BLAS."""
+    best = {}
+    for p in points:
+        blas = p.first("host_blas")
+        s = p.seconds()
+        if not isinstance(blas, dict) or not blas.get("library") or s is None:
+            continue
+        key = (p.suite, p.problem, p.precision, p.device)
+        name = f"{blas['library']} {blas.get('core', '')}".strip()
+        if key not in best or s < best[key][0]:
+            best[key] = (s, name)
+    return best
+
+
+def host_blas_warnings(points):
+    """A line per point whose host BLAS ran kernels narrower than the host's instruction set (the
+    records' host_blas.weaker_than_host): a baseline below the host, and the setting that fixes it."""
+    lines = []
+    for p in points:
+        blas = p.first("host_blas") or {}
+        if isinstance(blas, dict) and blas.get("weaker_than_host"):
+            lines.append(f"WARNING: {p.label}: {blas['weaker_than_host']}")
+    return lines
 
 
 KERNEL_VALUES = {"ms": ("ms_per_iteration", "ms per iteration"), "gflops": ("gflops", "GFLOP/s"),

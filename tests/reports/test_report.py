@@ -128,6 +128,48 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(records.size_of("npb:C"), records.NPB_CLASSES.index("C"))
         self.assertEqual(records.size_of("B"), records.NPB_CLASSES.index("B"))
 
+    def test_a_host_blas_narrower_than_the_host_is_flagged_under_the_table(self):
+        # Issue 36 item 3: a vendor baseline whose kernels use less than the host has says so.
+        synthetic(self.file, [1.0, 2.0], variant="vendor")
+        with open(self.file) as f:
+            data = json.load(f)
+        weaker = ("OpenBLAS runs its Prescott kernels (SSE3) on a host with AVX-512: a baseline narrower than the "
+                  "host; OPENBLAS_CORETYPE=SkylakeX chooses kernels for it")
+        for b in data["benchmarks"]:
+            b["host_blas"] = {"library": "OpenBLAS", "core": "Prescott", "weaker_than_host": weaker}
+        with open(self.file, "w") as f:
+            json.dump(data, f)
+        code, text, err = run_report(["table", self.file])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(text.count("WARNING: "), 1, text)
+        self.assertIn("vendor", text.split("WARNING: ")[1])
+        self.assertIn(weaker, text)
+        synthetic(self.file, [1.0, 2.0], variant="vendor")  # no host_blas, or one that runs the host's kernels
+        code, text, err = run_report(["table", self.file])
+        self.assertNotIn("WARNING", text)
+        self.assertNotIn("% of best host BLAS", text)
+
+    def test_host_rows_are_stated_against_the_best_host_blas_measured(self):
+        # Issue 36 item 3: two host BLAS (OpenBLAS 2 ms, BLIS 1 ms) and an own kernel (4 ms).
+        files = []
+        for variant, ms, library in (("vendor", 2.0, "OpenBLAS"), ("blis", 1.0, "BLIS"), ("blocked", 4.0, None)):
+            path = os.path.join(self.dir, variant + ".json")
+            synthetic(path, [ms, ms], variant=variant)
+            with open(path) as f:
+                data = json.load(f)
+            if library:
+                for b in data["benchmarks"]:
+                    b["host_blas"] = {"library": library, "core": "skx" if library == "BLIS" else "SkylakeX"}
+            with open(path, "w") as f:
+                json.dump(data, f)
+            files.append(path)
+        code, text, err = run_report(["table"] + files)
+        self.assertEqual(code, 0, err)
+        rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| lu/")}
+        self.assertIn("| 25.0 % of BLIS skx |", rows["lu/64/openmp:0/blocked/f64"])
+        self.assertIn("| 50.0 % of BLIS skx |", rows["lu/64/openmp:0/vendor/f64"])
+        self.assertIn("| 100.0 % of BLIS skx |", rows["lu/64/openmp:0/blis/f64"])
+
     def test_a_baseline_that_is_not_there_is_an_error_and_a_file_named_twice_is_read_once(self):
         # Issue 32 item 5.
         synthetic(self.file, [1.0, 2.0, 3.0])

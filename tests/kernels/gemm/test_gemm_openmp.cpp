@@ -56,7 +56,7 @@ TEST_P(HostGemm, Verifies) {
 
 INSTANTIATE_TEST_SUITE_P(
     StudyTilesAndShapes, HostGemm,
-    testing::Combine(testing::Values(HostLoop::naive, HostLoop::tiled), testing::Values(8, 16, 32),
+    testing::Combine(testing::Values(HostLoop::naive, HostLoop::tiled, HostLoop::packed), testing::Values(8, 16, 32),
                      testing::Values(Precision::f32, Precision::f64),
                      testing::Values("1", "33", "67x45x91", "67x45x91:TN", "128x5x200:TN")));
 
