@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -248,23 +249,24 @@ void packed(const Block& s, int threads, T alpha, const T* a, const T* b, T beta
       for (std::int64_t j = 0; j < s.n; ++j) c[i * s.ldc + j] = beta == T(0) ? T(0) : beta * c[i * s.ldc + j];
   }
   if (s.k == 0 || alpha == T(0) || s.m == 0 || s.n == 0) return;
-  const std::int64_t kc = pk.kc > 0 ? pk.kc : 512;
+  const std::int64_t kc = std::min<std::int64_t>(pk.kc > 0 ? pk.kc : 512, s.k);
   const std::int64_t nc = round_up(pk.nc > 0 ? pk.nc : 4096, nr);
   // A's blocks shared evenly by the threads: at most 384 rows each, as many per thread.
   const std::int64_t blocks = pk.mc > 0 ? (s.m + pk.mc - 1) / pk.mc
                                         : threads * ((s.m + threads * std::int64_t{384} - 1) / (threads * std::int64_t{384}));
   const std::int64_t mc = round_up((s.m + blocks - 1) / blocks, mr);
-  std::vector<T> bpack(static_cast<std::size_t>(round_up(std::min(nc, round_up(s.n, nr)), nr) * kc));
+  // Not value-initialised: every element is packed before it is read (the padding with zeros).
+  const std::unique_ptr<T[]> bpack(new T[static_cast<std::size_t>(std::min(nc, round_up(s.n, nr)) * kc)]);
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<T> apack(static_cast<std::size_t>(mc * kc));
+    const std::unique_ptr<T[]> apack(new T[static_cast<std::size_t>(mc * kc)]);
     for (std::int64_t jc = 0; jc < s.n; jc += nc) {
       const std::int64_t nb = std::min(nc, s.n - jc), strips = (nb + nr - 1) / nr;
       for (std::int64_t pc = 0; pc < s.k; pc += kc) {
         const std::int64_t kb = std::min(kc, s.k - pc);
 #pragma omp for schedule(static)
         for (std::int64_t st = 0; st < strips; ++st) {
-          T* out = bpack.data() + st * kb * nr;
+          T* out = bpack.get() + st * kb * nr;
           const std::int64_t j0 = jc + st * nr, cols = std::min(nr, s.n - j0);
           for (std::int64_t l = 0; l < kb; ++l) {
             const T* row = b + (pc + l) * s.ldb + j0;
@@ -277,7 +279,7 @@ void packed(const Block& s, int threads, T alpha, const T* a, const T* b, T beta
         for (std::int64_t ic = 0; ic < s.m; ic += mc) {
           const std::int64_t mb = std::min(mc, s.m - ic), astrips = (mb + mr - 1) / mr;
           for (std::int64_t st = 0; st < astrips; ++st) {
-            T* out = apack.data() + st * kb * mr;
+            T* out = apack.get() + st * kb * mr;
             const std::int64_t i0 = ic + st * mr, rows = std::min(mr, s.m - i0);
             for (std::int64_t l = 0; l < kb; ++l) {
               std::int64_t r = 0;
@@ -290,7 +292,7 @@ void packed(const Block& s, int threads, T alpha, const T* a, const T* b, T beta
             const int cols = static_cast<int>(std::min(nr, s.n - j0));
             for (std::int64_t ir = 0; ir < astrips; ++ir) {
               const std::int64_t i0 = ic + ir * mr;
-              mk.run(kb, apack.data() + ir * kb * mr, bpack.data() + jr * kb * nr, alpha, c + i0 * s.ldc + j0, s.ldc,
+              mk.run(kb, apack.get() + ir * kb * mr, bpack.get() + jr * kb * nr, alpha, c + i0 * s.ldc + j0, s.ldc,
                      static_cast<int>(std::min(mr, s.m - i0)), cols);
             }
           }

@@ -125,7 +125,20 @@ class HostOperations final : public Operations {
       }
   }
 
+  // L X = B, L the unit lower triangle of the w x w block at (j, j), B rows j .. j + w of columns
+  // c0 .. c1, solved in place: in halves down to 32 rows, the lower half's rows updated from the
+  // upper half's solution through GEMM's host kernel (most of the FLOPs, as in the trailing update).
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
+    if (c0 >= c1 || w <= 0) return;
+    if (w <= 32) return solve(j, w, c0, c1);
+    const std::int64_t upper = w / 2;
+    trsm(j, upper, c0, c1);
+    gemm(j + upper, j + w, c0, c1, j, j + upper);
+    trsm(j + upper, w - upper, c0, c1);
+  }
+
+  // The same by substitution, column by column.
+  void solve(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) {
     T* a = a_.data();
     const std::int64_t n = n_;
 #pragma omp parallel for schedule(static)
