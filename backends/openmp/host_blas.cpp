@@ -21,6 +21,7 @@
 #endif
 
 #include "common/errors.hpp"
+#include "common/host_isa.hpp"
 #include "common/host_memory.hpp"
 #include "common/test_hooks.hpp"
 
@@ -72,22 +73,21 @@ std::string real_path(const char* file) {
   return error ? std::string(file) : path.string();
 }
 
-// x86 instruction sets, narrowest first, as the tables below name them.
-constexpr std::array<const char*, 6> isa_names = {"SSE2", "SSE3", "SSE4", "AVX", "AVX2", "AVX-512"};
-
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;
 }
 
+// HostIsa's levels (common/host_isa.hpp) by name; -1 for none.
 int isa_level(const std::string& name) {
-  for (std::size_t i = 0; i < isa_names.size(); ++i)
-    if (lower(name) == lower(isa_names[i])) return static_cast<int>(i);
+  for (std::size_t i = 0; i < host_isa_names.size(); ++i)
+    if (lower(name) == lower(host_isa_names[i])) return static_cast<int>(i);
   return -1;
 }
 
 // The instruction set of a library's kernels for `core` (OpenBLAS's core names, from its
-// dynamic.c; BLIS's configuration names); -1 where unknown (another architecture, a new name).
+// dynamic.c; BLIS's configuration names), as HostIsa's level; -1 where unknown (another
+// architecture, a new name).
 int core_level(const std::string& library, const std::string& core) {
   struct Core {
     const char* name;
@@ -112,20 +112,6 @@ int core_level(const std::string& library, const std::string& core) {
     for (const Core& c : blis)
       if (name == c.name) return c.level;
   return -1;
-}
-
-int host_level() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return 5;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 4;
-  if (__builtin_cpu_supports("avx")) return 3;
-  if (__builtin_cpu_supports("sse4.1") || __builtin_cpu_supports("ssse3")) return 2;
-  if (__builtin_cpu_supports("sse3")) return 1;
-  return 0;
-#else
-  return -1;
-#endif
 }
 
 // The setting that chooses kernels for an instruction set: OpenBLAS's core, BLIS's configuration.
@@ -399,9 +385,9 @@ void classify(BlasInfo& info, const std::string& host_isa) {
     info.planted = true;
   }
   const int core = core_level(info.library, info.core);
-  const int host = host_isa.empty() ? host_level() : isa_level(host_isa);
-  info.core_isa = core >= 0 ? isa_names[static_cast<std::size_t>(core)] : "";
-  info.host_isa = host >= 0 ? isa_names[static_cast<std::size_t>(host)] : "";
+  const int host = host_isa.empty() ? static_cast<int>(::gpubench::host_isa()) : isa_level(host_isa);
+  info.core_isa = core >= 0 ? host_isa_names[static_cast<std::size_t>(core)] : "";
+  info.host_isa = host >= 0 ? host_isa_names[static_cast<std::size_t>(host)] : "";
   info.weaker.clear();
   if (core >= 0 && host > core)
     info.weaker = info.library + " runs its " + info.core + " kernels (" + info.core_isa + ") on a host with " +

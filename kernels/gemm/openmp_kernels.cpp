@@ -9,6 +9,8 @@
 
 #include <omp.h>
 
+#include "common/host_isa.hpp"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define GPUBENCH_GEMM_X86 1
@@ -220,12 +222,12 @@ GPUBENCH_MICRO_KERNEL(micro_avx2_f32, 6, __m256, float, 8, _mm256_setzero_ps, _m
 template <typename T>
 MicroKernel<T> micro_kernel() {
 #ifdef GPUBENCH_GEMM_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
+  const HostIsa isa = host_isa();
+  if (isa >= HostIsa::avx512) {
     if constexpr (std::is_same_v<T, double>) return {8, 16, micro_avx512_f64};
     else return {8, 32, micro_avx512_f32};
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  if (isa >= HostIsa::avx2) {
     if constexpr (std::is_same_v<T, double>) return {6, 8, micro_avx2_f64};
     else return {6, 16, micro_avx2_f32};
   }
