@@ -85,45 +85,78 @@ void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b
   cuda::rtc_launch_argv(c.kernel, c.name, c.grid, c.block, 0, stream, args);
 }
 
-// The -D defines of the tensor kernels (kernels/gemm/tensor.h).
-const cuda::Defines& tensor_defines() {
-  static const cuda::Defines defines = {{"real", "double"}, {"GEMM_KERNEL", "4"}};
+// The tensor kernels' configuration (kernels/gemm/tensor_shape.h) in `params`, the first
+// configuration where it has none (a caller that does not tune: tests), and the split of K.
+gemm_tc::Shape tensor_shape(const Params& params) {
+  if (params.empty()) return gemm_tc::preferred;
+  return {params.at("bm"), params.at("bn"), params.at("bk"),     params.at("stages"),
+          params.at("wm"), params.at("wn"), params.at("unroll"), params.at("minb")};
+}
+int tensor_splits(const Params& params) {
+  const auto it = params.find("splitk");
+  return it == params.end() ? 1 : it->second;
+}
+
+// The -D defines of the tensor kernels (kernels/gemm/tensor.h) in configuration `params`: its
+// shape (splitk is the launch's, gridDim.z).
+cuda::Defines tensor_defines(const Params& params) {
+  const gemm_tc::Shape s = tensor_shape(params);
+  cuda::Defines defines = {{"real", "double"}, {"GEMM_KERNEL", "4"}};
+  for (auto [name, value] : {std::pair{"BM", s.bm}, {"BN", s.bn}, {"BK", s.bk}, {"STAGES", s.stages}, {"WM", s.wm},
+                             {"WN", s.wn}, {"UNROLL", s.unroll}, {"MINB", s.minb}})
+    defines.push_back({name, std::to_string(value)});
   return defines;
 }
 
-// The tensor kernels on the current device (nn: A as stored, tn: A transposed), checked against
-// the device, built and given their shared memory once per device: a launch only finds them.
+// The tensor kernels of one configuration on the current device (nn: A as stored, tn: A
+// transposed; scale: C = beta C before a split K), checked against the device, built and given
+// their shared memory once per device and configuration: a launch only finds them.
 struct TensorKernels {
-  cudaKernel_t nn = nullptr, tn = nullptr;
+  cudaKernel_t nn = nullptr, tn = nullptr, scale = nullptr;
 };
-const TensorKernels& tensor_kernels() {
+const TensorKernels& tensor_kernels(const Params& params) {
   int device = 0;
   cuda::check(cudaGetDevice(&device), "cudaGetDevice");
   static std::mutex mutex;
-  static std::map<int, TensorKernels> ready;
+  static std::map<std::pair<int, std::string>, TensorKernels> ready;
+  const cuda::Defines defines = tensor_defines(params);
+  std::string key;
+  for (const auto& [name, value] : defines) key += name + "=" + value + " ";
   const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = ready.find(device); it != ready.end()) return it->second;
+  if (const auto it = ready.find({device, key}); it != ready.end()) return it->second;
   int major = 0, minor = 0;
   cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
   cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
   if (major < 9)
     throw DeviceError("tensor: FP64 mma.sync m16n8k16 needs compute capability 9.0 or later; device " +
                       std::to_string(device) + " has " + std::to_string(major) + "." + std::to_string(minor));
+  const gemm_tc::Shape shape = tensor_shape(params);
+  if (!gemm_tc::legal(shape) || shape.shared_bytes() > gemm_tc::max_shared)
+    throw DeviceError("tensor: " + format_params(params) + " is not a configuration of the tensor kernel");
   TensorKernels k;
-  for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}}) {
-    *kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, tensor_defines(), name);
-    cuda::rtc_set_max_shared(*kernel, gemm_tc::shared_bytes, name);
+  for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}, {&k.scale, "gemm_tensor_scale"}}) {
+    *kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, defines, name);
+    if (kernel != &k.scale) cuda::rtc_set_max_shared(*kernel, static_cast<std::size_t>(shape.shared_bytes()), name);
   }
-  return ready[device] = k;
+  return ready[{device, key}] = k;
 }
 
-void tensor(cudaStream_t stream, const Block& b, double alpha, const double* A, const double* B, double beta,
-            double* C) {
-  const TensorKernels& k = tensor_kernels();
+void tensor(cudaStream_t stream, const Params& params, const Block& b, double alpha, const double* A, const double* B,
+            double beta, double* C) {
+  const TensorKernels& k = tensor_kernels(params);
+  const gemm_tc::Shape shape = tensor_shape(params);
+  const int splits = tensor_splits(params);
+  if (splits > 1) {  // the blocks add their shares of K into C: beta C first
+    const dim3 block(32, 8), grid(blocks(b.n, 32), blocks(b.m, 8));
+    cuda::rtc_launch(k.scale, "gemm_tensor_scale", grid, block, 0, stream, int(b.m), int(b.n), beta, C + b.coff,
+                     int(b.ldc));
+  }
   const char* name = b.transpose_a ? "gemm_tensor_tn" : "gemm_tensor_nn";
-  const dim3 grid(blocks(b.n, gemm_tc::bn), blocks(b.m, gemm_tc::bm)), block(gemm_tc::threads);
-  cuda::rtc_launch(b.transpose_a ? k.tn : k.nn, name, grid, block, gemm_tc::shared_bytes, stream, int(b.m), int(b.n),
-                   int(b.k), alpha, A + b.aoff, int(b.lda), B + b.boff, int(b.ldb), beta, C + b.coff, int(b.ldc));
+  const dim3 grid(blocks(b.n, shape.bn), blocks(b.m, shape.bm), static_cast<unsigned>(splits));
+  const dim3 block(static_cast<unsigned>(shape.threads()));
+  cuda::rtc_launch(b.transpose_a ? k.tn : k.nn, name, grid, block, static_cast<std::size_t>(shape.shared_bytes()),
+                   stream, int(b.m), int(b.n), int(b.k), alpha, A + b.aoff, int(b.lda), B + b.boff, int(b.ldb), beta,
+                   C + b.coff, int(b.ldc));
 }
 
 }  // namespace
@@ -137,7 +170,7 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
     case Variant::tuned:
       return launch<T>(stream, v, params, b, alpha, A, B, beta, C);
     case Variant::tensor:
-      if constexpr (std::is_same_v<T, double>) return tensor(stream, b, alpha, A, B, beta, C);
+      if constexpr (std::is_same_v<T, double>) return tensor(stream, params, b, alpha, A, B, beta, C);
       throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
     case Variant::serial:
     case Variant::vendor:
@@ -150,8 +183,7 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
 template <typename T>
 void cuda_gemm_build(Variant v, const Params& params) {
   if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned) compiled<T>(v, params, Block{});
-  if (v == Variant::tensor && std::is_same_v<T, double>)
-    for (const char* name : {"gemm_tensor_nn", "gemm_tensor_tn"}) cuda::rtc_kernel("gemm/nvrtc.cu", name, tensor_defines(), name);
+  if (v == Variant::tensor && std::is_same_v<T, double>) tensor_kernels(params);
 }
 template void cuda_gemm_build<float>(Variant, const Params&);
 template void cuda_gemm_build<double>(Variant, const Params&);
@@ -206,9 +238,13 @@ class CudaOperations final : public Operations {
   }
 
   void build(Variant v, const std::vector<Params>& configs) override {
-    if (v != Variant::naive && v != Variant::tiled && v != Variant::tuned) return;
     std::vector<cuda::Defines> each;
-    for (const Params& p : configs) each.push_back(defines_of<T>(v, p));
+    if (v == Variant::tensor && std::is_same_v<T, double>)
+      for (const Params& p : configs) each.push_back(tensor_defines(p));
+    else if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned)
+      for (const Params& p : configs) each.push_back(defines_of<T>(v, p));
+    else
+      return;
     cuda::rtc_build_all("gemm/nvrtc.cu", each, "GEMM " + to_string(v) + (std::is_same_v<T, float> ? " f32" : " f64"));
   }
 

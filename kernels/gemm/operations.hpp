@@ -17,6 +17,7 @@
 #include "bench/suite_kit.hpp"
 #include "common/precision.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "kernels/gemm/tensor_shape.h"
 #include "kernels/gemm/tuned.hpp"
 
 namespace gpubench::gemm {
@@ -75,7 +76,12 @@ inline const BackendTraits* backend_traits(const std::string& backend) { return 
 // configuration (OpenCL's compiler, NVRTC), so the space is the same on every backend.
 TunableSpace tuned_space(const DeviceInfo& device, Precision p);
 
-// The parameters of GEMM's own kernel `v` (tiled, tuned, packed) for `shape` on `device`, as a GEMM run
+// The FP64 tensor-core kernel's space (tensor_shape.h): block tile bm x bn of wm x wn warps, slice
+// bk, pipeline stages, unroll (16-deep steps unrolled together), splitk (K's shares, added into C
+// with atomics); the same on every device of compute capability 9.0 (its 227 KiB of shared memory).
+TunableSpace tensor_space();
+
+// The parameters of GEMM's own kernel `v` (tiled, tuned, tensor, packed) for `shape` on `device`, as a GEMM run
 // would choose them: the tuning database's entry for its size bucket (or the nearest), else the
 // heuristic; none for a kernel without tunables. For suites that call GEMM's kernels (LU's
 // trailing update).

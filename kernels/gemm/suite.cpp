@@ -40,6 +40,41 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
   return space;
 }
 
+gemm_tc::Shape tensor_shape_of(const Params& q) {
+  return {q.at("bm"), q.at("bn"), q.at("bk"), q.at("stages"), q.at("wm"), q.at("wn"), q.at("unroll"), q.at("minb")};
+}
+
+TunableSpace tensor_space() {
+  TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
+                      Tunable::list("bk", {16, 32, 64}), Tunable::list("stages", {2, 3, 4, 5, 6}),
+                      Tunable::list("wm", {1, 2, 4}), Tunable::list("wn", {1, 2, 4}), Tunable::list("unroll", {1, 2, 4}),
+                      Tunable::list("minb", {1, 2, 3, 4}), Tunable::list("splitk", {1, 2, 4, 8})},
+                     {}};
+  space.constraints.push_back({"whole m16n8 tiles per warp: 16 wm divides bm, 8 wn divides bn",
+                               [](const Params& q) { return q.at("bm") % (16 * q.at("wm")) == 0 && q.at("bn") % (8 * q.at("wn")) == 0; }});
+  space.constraints.push_back({"2 to 16 warps", [](const Params& q) { return q.at("wm") * q.at("wn") >= 2; }});
+  space.constraints.push_back({"every thread copies as many pairs of A's and B's slices",
+                               [](const Params& q) { return gemm_tc::legal(tensor_shape_of(q)); }});
+  space.constraints.push_back({"unroll divides bk / 16", [](const Params& q) { return (q.at("bk") / 16) % q.at("unroll") == 0; }});
+  space.constraints.push_back({"at most 16 m16n8 tiles (64 accumulators) a thread, and 16 x 256 over the block",
+                               [](const Params& q) {
+                                 const gemm_tc::Shape t = tensor_shape_of(q);
+                                 return t.tiles() <= 16 && t.tiles() * t.threads() <= 16 * 256;
+                               }});
+  space.constraints.push_back({"stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(gemm_tc::max_shared) +
+                                   " bytes of shared memory (compute capability 9.0)",
+                               [](const Params& q) { return tensor_shape_of(q).shared_bytes() <= gemm_tc::max_shared; }});
+  space.constraints.push_back({"minb blocks fit an SM: their shared memory (and 1 KiB each) <= " +
+                                   std::to_string(gemm_tc::sm_shared) + " bytes, their threads <= 2048, and minb 1 "
+                                   "where the registers allow no more than one",
+                               [](const Params& q) {
+                                 const gemm_tc::Shape t = tensor_shape_of(q);
+                                 return t.minb * (t.shared_bytes() + 1024) <= gemm_tc::sm_shared &&
+                                        t.minb * t.threads() <= 2048 && (t.minb == 1 || t.tiles() * t.threads() * t.minb <= 16 * 256);
+                               }});
+  return space;
+}
+
 namespace {
 
 // Not 1 and 0, so that a kernel that drops alpha or beta fails verification.
@@ -54,6 +89,24 @@ Params tile_heuristic() { return {{"tile", 32}}; }
 TunableSpace packed_space() { return {{Tunable::list("kc", {128, 192, 256, 384, 512})}, {}}; }
 Params packed_heuristic() { return {{"kc", 512}}; }
 
+
+Params params_of(const gemm_tc::Shape& t, int splitk) {
+  return {{"bm", t.bm}, {"bn", t.bn}, {"bk", t.bk}, {"stages", t.stages}, {"wm", t.wm},
+          {"wn", t.wn}, {"unroll", t.unroll}, {"minb", t.minb}, {"splitk", splitk}};
+}
+
+// The first tensor kernel's 128 x 128 blocks where C has enough of them to give every SM one;
+// else 64 x 64 blocks of 4 warps, and K split in up to 8 shares (of two slices or more) until
+// every SM has a block.
+Params tensor_heuristic(const Shape& s, const DeviceInfo& device) {
+  const auto blocks = [&](int b) { return ((s.m + b - 1) / b) * ((s.n + b - 1) / b); };
+  const std::int64_t sms = std::max(1, device.compute_units);
+  if (blocks(128) >= sms) return params_of(gemm_tc::preferred, 1);
+  const gemm_tc::Shape small{64, 64, 32, 3, 2, 2, 1, 1};
+  int splitk = 1;
+  while (splitk < 8 && blocks(64) * splitk < sms && s.k >= 2 * 2 * splitk * small.bk) splitk *= 2;
+  return params_of(small, splitk);
+}
 
 Params params_of(const TunedConfig& c) {
   return {{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}};
@@ -84,6 +137,7 @@ struct Tuning {
 };
 Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision p) {
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
+  if (v == Variant::tensor) return {tensor_space(), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};
   TunableSpace space = tuned_space(device, p);
   Params heuristic = tuned_heuristic(s, p, space);
@@ -91,7 +145,9 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
 }
 
 // GEMM's own kernels with parameters (the sweeper's).
-bool tunable(Variant v) { return v == Variant::tiled || v == Variant::tuned || v == Variant::packed; }
+bool tunable(Variant v) {
+  return v == Variant::tiled || v == Variant::tuned || v == Variant::tensor || v == Variant::packed;
+}
 
 bool runs(const std::string& backend, Variant v) {
   const BackendTraits& traits = *backend_traits(backend);
@@ -185,7 +241,7 @@ class GemmPoint final : public Point {
   std::unique_ptr<Operations> ops_;
 };
 
-// A tunable kernel (tiled, tuned, packed) for the sweeper. The kernels of one device and precision share
+// A tunable kernel (tiled, tuned, tensor, packed) for the sweeper. The kernels of one device and precision share
 // the inputs and the device's copies of them (`ops`, uploaded once).
 class VariantKernel final : public TunableKernel {
  public:
@@ -277,12 +333,13 @@ class GemmSuite final : public Suite {
     if (kernel == "tiled") return tile_space();
     if (kernel == "packed") return packed_space();
     if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
+    if (kernel == "tensor") return tensor_space();
     return std::nullopt;
   }
 
   std::vector<SweepTarget> sweep_targets(const RunOptions& options, const std::string& kernel) override {
-    if (!kernel.empty() && kernel != "tiled" && kernel != "tuned" && kernel != "packed")
-      throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled, tuned, packed)");
+    if (!kernel.empty() && kernel != "tiled" && kernel != "tuned" && kernel != "tensor" && kernel != "packed")
+      throw UsageError("unknown GEMM kernel '" + kernel + "' (tunable: tiled, tuned, tensor, packed)");
     check_sweep_options(options);
     const Shape shape = parse_shape(problem_of(options));
     for (Precision p : options.precisions)
@@ -290,6 +347,7 @@ class GemmSuite final : public Suite {
     std::vector<std::string> skipped;
     std::vector<SweepTarget> targets;
     for (const DeviceInfo& device : devices(options, skipped)) {
+      const BackendTraits& traits = *backend_traits(device.backend);
       for (Precision p : options.precisions) {
         SweepTarget target;
         target.device = device;
@@ -297,12 +355,19 @@ class GemmSuite final : public Suite {
         target.precision = p;
         std::shared_ptr<const Inputs> inputs;
         std::shared_ptr<Operations> ops;
-        for (Variant v : {Variant::tiled, Variant::tuned, Variant::packed}) {
+        for (Variant v : {Variant::tiled, Variant::tuned, Variant::tensor, Variant::packed}) {
           if (!kernel.empty() && kernel != to_string(v)) continue;
           if (!runs(device.backend, v)) {
-            if (kernel.empty() && v == Variant::packed) continue;  // the host's: not missed elsewhere
+            // the host's and CUDA's own: not missed elsewhere
+            if (kernel.empty() && (v == Variant::packed || v == Variant::tensor)) continue;
             target.untunable.push_back(to_string(v) + ": not a GEMM variant of " + device.backend);
             continue;
+          }
+          if (traits.refuses) {
+            if (const std::string why = traits.refuses(v, p); !why.empty()) {
+              target.untunable.push_back(to_string(v) + " " + to_string(p) + ": " + why);
+              continue;
+            }
           }
           if (!ops) {
             inputs = std::make_shared<const Inputs>(shape, p);

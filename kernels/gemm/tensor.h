@@ -1,15 +1,23 @@
 // GEMM's FP64 tensor-core kernel (variant tensor), CUDA only: built by NVRTC from
-// kernels/gemm/nvrtc.cu with GEMM_KERNEL=4 (the build inlines this file there).
-// A 128 x 128 block of C per block of 256 threads (8 warps, 2 x 4, a 64 x 32 tile each: 4 x 4
-// tiles of Hopper's mma.sync.m16n8k16 f64, 64 accumulators a thread). (The m8n8k4 shape of
-// Ampere runs at about half of Hopper's FP64 tensor rate: 23 TFLOP/s at N = 8192 on the H100.)
-// Slices of 32 along K go through shared memory in a 3-stage cp.async pipeline (8-byte copies,
-// zero-filled beyond the matrix, so any M, N, K and alignment run). A is kept as it is stored
-// (NN: [m][k]; TN: [k][m]) and B as [k][n], rows padded by 4 doubles so that the fragment loads
-// of each half-warp hit 32 distinct banks.
+// kernels/gemm/nvrtc.cu with GEMM_KERNEL=4 and the configuration's -D BM BN BK STAGES WM WN UNROLL MINB
+// (tensor_shape.h; the build inlines this file there).
+// A BM x BN block of C per block of WM x WN warps, each warp a (BM/WM) x (BN/WN) tile of Hopper's
+// mma.sync.m16n8k16 f64 (the m8n8k4 shape of Ampere runs at about half of Hopper's FP64 tensor
+// rate). Slices of BK along K go through shared memory in a STAGES-deep cp.async pipeline
+// (16-byte copies where aligned, else 8-byte ones, zero-filled beyond the matrix, so any M, N, K
+// and alignment run). A is kept as it is stored (NN: [m][k]; TN: [k][m]) and B as [k][n], rows
+// padded by 4 doubles so that the fragment loads of each half-warp hit 32 distinct banks.
+// Split K (the launch's gridDim.z > 1, for shapes with too few blocks of C to fill the GPU): the
+// z-th block of a column takes the z-th share of K and adds alpha times its product into C with
+// atomics, C having been scaled by beta first (gemm_tensor_scale).
 // Fragments of m16n8k16 (g = lane / 4, t = lane % 4): a[u] = A(g + 8 (u % 2), t + 4 (u / 2)),
 // b[u] = B(t + 4 u, g), c[e] = C(g + 8 (e / 2), 2 t + e % 2).
 
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(WM) || !defined(WN) || !defined(UNROLL) || !defined(MINB)
+#error "the tensor kernel is built with -D BM BN BK STAGES WM WN UNROLL MINB (kernels/gemm/cuda.cu: tensor_defines)"
+#endif
+constexpr gemm_tc::Shape tc{BM, BN, BK, STAGES, WM, WN, UNROLL, MINB};
+static_assert(gemm_tc::legal(tc), "not a configuration of the tensor kernel (tensor_shape.h: legal)");
 
 __device__ __forceinline__ void cp_async8(double* shared, const double* global, bool valid) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -52,117 +60,136 @@ template <bool TA>
 __device__ __forceinline__ void gemm_tensor(int M, int N, int K, double alpha, const double* __restrict__ A, int lda,
                                             const double* __restrict__ B, int ldb, double beta, double* __restrict__ C,
                                             int ldc) {
+  constexpr int MI = tc.warp_m() / 16, NJ = tc.warp_n() / 8, threads = tc.threads();
+  constexpr int kk_unroll = UNROLL;  // #pragma unroll takes no macro
+  constexpr int ld_mk = tc.ld_mk(), ld_km = tc.ld_km(), ld_kn = tc.ld_kn();
   extern __shared__ double shared[];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, t = lane % 4;
-  const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
+  const int wm = (warp / WN) * tc.warp_m(), wn = (warp % WN) * tc.warp_n();
   // Blocks in bands of 8 block rows, column by column within a band, so that the blocks running
   // at once share A's and B's slices in L2.
   const int id = blockIdx.y * gridDim.x + blockIdx.x, band = 8 * gridDim.x, first = (id / band) * 8;
   const int rows_here = min(static_cast<int>(gridDim.y) - first, 8);
-  const int row0 = (first + (id % band) % rows_here) * gemm_tc::bm, col0 = ((id % band) / rows_here) * gemm_tc::bn;
+  const int row0 = (first + (id % band) % rows_here) * BM, col0 = ((id % band) / rows_here) * BN;
+  // This block's share of K: whole slices, the last share shorter (or empty).
+  const int splits = gridDim.z;
+  const int share = ((K + splits - 1) / splits + BK - 1) / BK * BK;
+  const int k_begin = min(K, static_cast<int>(blockIdx.z) * share), k_end = min(K, k_begin + share);
   double* as_base = shared;
-  double* bs_base = shared + gemm_tc::stages * gemm_tc::a_stage;
+  double* bs_base = shared + STAGES * tc.a_stage();
 
   // Pairs of doubles along each stored row: A's (NN: along K; TN: along M) and B's (along N).
   auto load = [&](int stage, int k0) {
-    double* as = as_base + stage * gemm_tc::a_stage;
-    double* bs = bs_base + stage * gemm_tc::b_stage;
+    double* as = as_base + stage * tc.a_stage();
+    double* bs = bs_base + stage * tc.b_stage();
 #pragma unroll 4
-    for (int i = 0; i < gemm_tc::bm * gemm_tc::bk / (2 * gemm_tc::threads); ++i) {
-      const int idx = tid + i * gemm_tc::threads;
+    for (int i = 0; i < BM * BK / (2 * threads); ++i) {
+      const int idx = tid + i * threads;
       if constexpr (TA) {  // stored K x M
-        const int l = idx / (gemm_tc::bm / 2), r = 2 * (idx % (gemm_tc::bm / 2)), gl = k0 + l, gr = row0 + r;
+        const int l = idx / (BM / 2), r = 2 * (idx % (BM / 2)), gl = k0 + l, gr = row0 + r;
         const double* src = A + static_cast<long>(gl) * lda + gr;
-        cp_async16_or_8(as + l * gemm_tc::ld_km + r, src, A, gl < K && gr < M, gl < K && gr + 1 < M);
+        cp_async16_or_8(as + l * ld_km + r, src, A, gl < k_end && gr < M, gl < k_end && gr + 1 < M);
       } else {
-        const int r = idx / (gemm_tc::bk / 2), l = 2 * (idx % (gemm_tc::bk / 2)), gl = k0 + l, gr = row0 + r;
+        const int r = idx / (BK / 2), l = 2 * (idx % (BK / 2)), gl = k0 + l, gr = row0 + r;
         const double* src = A + static_cast<long>(gr) * lda + gl;
-        cp_async16_or_8(as + r * gemm_tc::ld_mk + l, src, A, gr < M && gl < K, gr < M && gl + 1 < K);
+        cp_async16_or_8(as + r * ld_mk + l, src, A, gr < M && gl < k_end, gr < M && gl + 1 < k_end);
       }
     }
 #pragma unroll 4
-    for (int i = 0; i < gemm_tc::bk * gemm_tc::bn / (2 * gemm_tc::threads); ++i) {
-      const int idx = tid + i * gemm_tc::threads;
-      const int l = idx / (gemm_tc::bn / 2), c = 2 * (idx % (gemm_tc::bn / 2)), gl = k0 + l, gc = col0 + c;
+    for (int i = 0; i < BK * BN / (2 * threads); ++i) {
+      const int idx = tid + i * threads;
+      const int l = idx / (BN / 2), c = 2 * (idx % (BN / 2)), gl = k0 + l, gc = col0 + c;
       const double* src = B + static_cast<long>(gl) * ldb + gc;
-      cp_async16_or_8(bs + l * gemm_tc::ld_kn + c, src, B, gl < K && gc < N, gl < K && gc + 1 < N);
+      cp_async16_or_8(bs + l * ld_kn + c, src, B, gl < k_end && gc < N, gl < k_end && gc + 1 < N);
     }
   };
 
-  double acc[4][4][4];
+  double acc[MI][NJ][4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < NJ; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0;
 
-  const int steps = (K + gemm_tc::bk - 1) / gemm_tc::bk;
+  const int steps = (k_end - k_begin + BK - 1) / BK;
 #pragma unroll
-  for (int s = 0; s < gemm_tc::stages - 1; ++s) {
-    if (s < steps) load(s, s * gemm_tc::bk);
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < steps) load(s, k_begin + s * BK);
     cp_async_commit();
   }
   for (int s = 0; s < steps; ++s) {
-    cp_async_wait<gemm_tc::stages - 2>();
+    cp_async_wait<STAGES - 2>();
     __syncthreads();
     // The stage computed one step ago is free (every thread passed this step's barrier).
-    const int next = s + gemm_tc::stages - 1;
-    if (next < steps) load(next % gemm_tc::stages, next * gemm_tc::bk);
+    const int next = s + STAGES - 1;
+    if (next < steps) load(next % STAGES, k_begin + next * BK);
     cp_async_commit();
-    const int stage = s % gemm_tc::stages;
-    const double* as = as_base + stage * gemm_tc::a_stage;
-    const double* bs = bs_base + stage * gemm_tc::b_stage;
-#pragma unroll 1
-    for (int kk = 0; kk < gemm_tc::bk; kk += 16) {
-      double b[4][4];
+    const int stage = s % STAGES;
+    const double* as = as_base + stage * tc.a_stage();
+    const double* bs = bs_base + stage * tc.b_stage();
+#pragma unroll kk_unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+      double b[NJ][4];
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
-        for (int u = 0; u < 4; ++u) b[j][u] = bs[(kk + t + 4 * u) * gemm_tc::ld_kn + wn + j * 8 + g];
+        for (int u = 0; u < 4; ++u) b[j][u] = bs[(kk + t + 4 * u) * ld_kn + wn + j * 8 + g];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
+      for (int i = 0; i < MI; ++i) {
         double a[8];
 #pragma unroll
         for (int u = 0; u < 8; ++u) {
           const int r = wm + i * 16 + g + 8 * (u % 2), l = kk + t + 4 * (u / 2);
-          a[u] = TA ? as[l * gemm_tc::ld_km + r] : as[r * gemm_tc::ld_mk + l];
+          a[u] = TA ? as[l * ld_km + r] : as[r * ld_mk + l];
         }
 #pragma unroll
-        for (int j = 0; j < 4; ++j) dmma16(acc[i][j], a, b[j]);
+        for (int j = 0; j < NJ; ++j) dmma16(acc[i][j], a, b[j]);
       }
     }
   }
   cp_async_wait<0>();
 
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = row0 + wm + i * 16 + g + 8 * h;
       if (r >= M) continue;
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int c = col0 + wn + j * 8 + 2 * t + e;
           if (c < N) {
             double& out = C[static_cast<long>(r) * ldc + c];
-            out = alpha * acc[i][j][2 * h + e] + beta * out;
+            if (splits > 1)
+              atomicAdd(&out, alpha * acc[i][j][2 * h + e]);
+            else
+              out = alpha * acc[i][j][2 * h + e] + beta * out;
           }
         }
     }
 }
 
 // C = alpha A B + beta C, A stored M x K (nn) or K x M (tn, A transposed).
-extern "C" __global__ void __launch_bounds__(gemm_tc::threads)
+extern "C" __global__ void __launch_bounds__(WM * WN * 32, MINB)
 gemm_tensor_nn(int M, int N, int K, double alpha, const double* __restrict__ A, int lda, const double* __restrict__ B,
                int ldb, double beta, double* __restrict__ C, int ldc) {
   gemm_tensor<false>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-extern "C" __global__ void __launch_bounds__(gemm_tc::threads)
+extern "C" __global__ void __launch_bounds__(WM * WN * 32, MINB)
 gemm_tensor_tn(int M, int N, int K, double alpha, const double* __restrict__ A, int lda, const double* __restrict__ B,
                int ldb, double beta, double* __restrict__ C, int ldc) {
   gemm_tensor<true>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+// C = beta C before a split-K product adds into it (beta 0 writes zeros, as BLAS does: C's NaNs
+// are not kept). A 2-D grid over C's rows and columns.
+extern "C" __global__ void gemm_tensor_scale(int M, int N, double beta, double* __restrict__ C, int ldc) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < M && c < N) {
+    double& out = C[static_cast<long>(r) * ldc + c];
+    out = beta == 0 ? 0.0 : beta * out;
+  }
 }

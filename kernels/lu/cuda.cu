@@ -35,6 +35,7 @@ struct Lu {
 #include "kernels/lu/device.h"
 };
 constexpr int group = LU_GROUP;
+constexpr std::int64_t leaf_min_slab = 64;
 static_assert(LU_LEAF_MAX == leaf_max, "kernels/lu/device.h and operations.hpp agree on the widest leaf");
 
 // The kernels of kernels/lu/nvrtc.cu for elements of T on the current device, built by NVRTC on
@@ -168,9 +169,8 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     const int n = static_cast<int>(n_), q = current_;
     const cudaStream_t s = stream_[q].get();
     if (leaf_fits(n_ - j, w)) {
-      // Slabs of at least 64 rows, on at most one block per SM (all resident at once).
       const std::int64_t rows = n_ - j;
-      int slab = static_cast<int>(std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_));
+      int slab = static_cast<int>(leaf_slab(rows, w));
       const int groups = static_cast<int>((rows + slab - 1) / slab);
       const std::size_t bytes = static_cast<std::size_t>(slab) * static_cast<std::size_t>(w) * sizeof(T);
       T* pa = a_.data();
@@ -313,8 +313,13 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   // Whether the cooperative leaf holds `rows` x w in shared memory on leaf_groups_ blocks.
   bool leaf_fits(std::int64_t rows, std::int64_t w) const {
     if (leaf_groups_ == 0) return false;
-    const std::int64_t slab = std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
-    return static_cast<std::size_t>(slab * w) * sizeof(T) <= leaf_bytes_;
+    return static_cast<std::size_t>(leaf_slab(rows, w) * w) * sizeof(T) <= leaf_bytes_;
+  }
+  // The leaf's rows per block: at least leaf_min_slab where the shared memory holds them (fewer
+  // blocks meet faster at each column's grid sync), at most one block per SM (all resident at once).
+  std::int64_t leaf_slab(std::int64_t rows, std::int64_t w) const {
+    const std::int64_t fit = static_cast<std::int64_t>(leaf_bytes_ / (sizeof(T) * static_cast<std::size_t>(std::max<std::int64_t>(w, 1))));
+    return std::max({std::min<std::int64_t>(leaf_min_slab, fit), std::int64_t{64}, (rows + leaf_groups_ - 1) / leaf_groups_});
   }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));

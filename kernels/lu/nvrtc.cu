@@ -76,21 +76,55 @@ extern "C" __global__ void copy_block(const real* src, int ld, real* a, int n, i
   lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
 }
 
+// The largest |value| of a block and its row (the smaller row on ties, as LAPACK's idamax), for
+// the leaf: within each warp by shuffles, then across the warps through `value` and `row` (one
+// entry per warp); every thread gets the result. One barrier: callers separate two calls by
+// another (the leaf's grid_sync and its column step's barriers do).
+__device__ __forceinline__ void block_max(real* value, int* row, int tid, real v, int r, real* best, int* best_row) {
+  for (int o = 16; o > 0; o >>= 1) {  // a butterfly: every lane ends with its warp's result
+    const real ov = __shfl_xor_sync(0xffffffffu, v, o);
+    const int orow = __shfl_xor_sync(0xffffffffu, r, o);
+    if (ov > v || (ov == v && orow < r)) {
+      v = ov;
+      r = orow;
+    }
+  }
+  if (tid % 32 == 0) {
+    value[tid / 32] = v;
+    row[tid / 32] = r;
+  }
+  __syncthreads();
+  v = value[0];
+  r = row[0];
+  for (int w = 1; w < LU_GROUP / 32; ++w) {
+    const real ov = value[w];
+    const int orow = row[w];
+    if (ov > v || (ov == v && orow < r)) {
+      v = ov;
+      r = orow;
+    }
+  }
+  *best = v;
+  *best_row = r;
+}
+
 // The panel's leaf, columns [j, j + w) over rows [j, n), in one cooperative launch: each block
 // holds `slab` consecutive rows in shared memory (column-major, ld slab) from the first column to
 // the last, and the blocks meet once per column (grid_sync) instead of once per launch. Per
 // column c: each block's candidate (the largest |A(r, c)|, r >= c, the smaller row on ties, as
 // LAPACK's idamax) with its row's values, and row c's values from the block that holds it, go to
 // the partials of c's parity; after the sync every block takes the pivot p from them, the
-// holders of rows c and p swap those rows, and every block eliminates its rows below c. A zero
-// column keeps its row and is left as it is (as LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's.
+// holders of rows c and p swap those rows, and every block eliminates its rows below c: each row
+// by `split` threads (as many as the block has for its rows), the multiplier and then its share
+// of the row's columns right of c. A zero column keeps its row and is left as it is (as
+// LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's. Five barriers and one grid sync per column.
 extern "C" __global__ void __launch_bounds__(LU_GROUP)
 leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prows, real* rowc, int* ipiv,
      unsigned* barrier) {
   extern __shared__ __align__(16) unsigned char shared[];
   real* s = reinterpret_cast<real*>(shared);
-  __shared__ real value[LU_GROUP];
-  __shared__ int row[LU_GROUP];
+  __shared__ real value[LU_GROUP / 32];
+  __shared__ int row[LU_GROUP / 32];
   __shared__ real u[LU_LEAF_MAX];
   __shared__ int winner;
   const int tid = threadIdx.x, b = blockIdx.x, groups = gridDim.x;
@@ -114,7 +148,7 @@ leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prow
     }
     real g;
     int p;
-    lu_group_max(value, row, tid, best, best_row, &g, &p);
+    block_max(value, row, tid, best, best_row, &g, &p);
     if (tid == 0) {
       cv[b] = g;
       cr[b] = p;
@@ -124,7 +158,7 @@ leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prow
     if (c >= r0 && c < r0 + rows)
       for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
     grid_sync(barrier);
-    lu_group_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
+    block_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
     const bool swap = g > 0 && p != c && p < n;
     if (swap && tid < groups && cr[tid] == p) winner = tid;
     __syncthreads();
@@ -139,15 +173,26 @@ leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prow
     __syncthreads();
     const real pivot = u[k];
     const int first = max(0, c + 1 - r0), below = rows - first;
-    if (pivot != (real)0)
-      for (int i = first + tid; i < rows; i += LU_GROUP) s[i + k * slab] /= pivot;
-    __syncthreads();
-    if (pivot != (real)0 && below > 0)
-      for (int e = tid; e < below * (w - k - 1); e += LU_GROUP) {
-        const int i = first + e % below, t = k + 1 + e / below;
-        s[i + t * slab] -= s[i + k * slab] * u[t];
+    // `split` threads per row where the rows are fewer than the threads: thread tid takes row
+    // first + tid % per_pass and the columns k + 1 + part, + split, ...
+    const int split = below > 0 ? max(1, min(LU_GROUP / below, w - k - 1)) : 1, per_pass = LU_GROUP / split;
+    const int part = tid / per_pass;
+    real kept = 0;
+    int kept_row = -1;
+    if (pivot != (real)0 && part < split)
+      for (int i = first + tid % per_pass; i < rows; i += per_pass) {
+        const real m = s[i + k * slab] / pivot;
+        for (int t = k + 1 + part; t < w; t += split) s[i + t * slab] -= m * u[t];
+        if (split == 1)
+          s[i + k * slab] = m;
+        else if (part == 0) {  // one pass (per_pass >= below): written once every part has read it
+          kept = m;
+          kept_row = i;
+        }
       }
     __syncthreads();
+    if (kept_row >= 0) s[kept_row + k * slab] = kept;
   }
+  __syncthreads();
   for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
 }

@@ -4,6 +4,7 @@
 // time), against the host reference with random inputs and bit for bit with small integers.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -41,6 +42,17 @@ std::vector<double> as_held(std::vector<double> v, Precision p) {
 // The parameter sets a variant is checked with.
 std::vector<Params> params_of(Variant v, Precision p) {
   if (v == Variant::tiled) return {{{"tile", 8}}, {{"tile", 16}}, {{"tile", 32}}};
+  if (v == Variant::tensor) {  // the first kernel's shape, small blocks, deep slices, unrolled, and K split
+    std::vector<Params> sets = {{}};
+    for (const auto& [bm, bn, bk, stages, wm, wn, unroll, minb, splitk] :
+         std::vector<std::array<int, 9>>{{128, 128, 32, 3, 2, 4, 1, 1, 1}, {64, 64, 16, 4, 2, 2, 1, 2, 1},
+                                         {64, 64, 16, 3, 2, 2, 1, 3, 1}, {64, 32, 64, 2, 2, 1, 4, 1, 1},
+                                         {128, 64, 32, 3, 4, 2, 2, 1, 3}, {32, 128, 16, 6, 1, 4, 1, 1, 8}})
+      sets.push_back({{"bm", bm}, {"bn", bn}, {"bk", bk}, {"stages", stages}, {"wm", wm}, {"wn", wn},
+                      {"unroll", unroll}, {"minb", minb}, {"splitk", splitk}});
+    for (const Params& q : sets) EXPECT_TRUE(q.empty() || tensor_space().legal(q) || q.at("splitk") == 3) << format_params(q);
+    return sets;
+  }
   if (v != Variant::tuned) return {{}};
   std::vector<Params> sets;
   // Shapes of every kind (square and not, each per-item tile, each vector width), where legal for p.

@@ -75,5 +75,42 @@ TEST(GemmNvrtc, ASpreadOfTheTunedSpaceCompiles) {
   }
 }
 
+// The tensor kernel's space (kernels/gemm/tensor_shape.h): a spread of its legal configurations
+// compiles for Hopper without spilling registers' worth of work to memory being refused (NVRTC
+// builds them all), one the kernel cannot take is refused by its static_assert, and the
+// heuristic's choices lie in the space.
+TEST(GemmNvrtc, ASpreadOfTheTensorSpaceCompilesAndItsHeuristicIsLegal) {
+  const TunableSpace space = tensor_space();
+  const auto legal = space.enumerate();
+  ASSERT_GT(legal.size(), 200u) << legal.size();
+  const std::string source = cuda::rtc_source("gemm/nvrtc.cu");
+  auto defines = [](const Params& p) {
+    cuda::Defines d = {{"real", "double"}, {"GEMM_KERNEL", "4"}};
+    for (const char* name : {"bm", "bn", "bk", "stages", "wm", "wn", "unroll", "minb"}) {
+      std::string macro = name;
+      for (char& c : macro) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      d.push_back({macro, std::to_string(p.at(name))});
+    }
+    return d;
+  };
+  for (std::size_t i = 3; i < legal.size(); i += legal.size() / 6)
+    EXPECT_NO_THROW(cuda::rtc_compile(source, defines(legal[i]), 90, "tensor " + format_params(legal[i])));
+  // 16 wm must divide bm: 24-row warps have no whole m16 tiles.
+  EXPECT_THROW(cuda::rtc_compile(source,
+                                 defines({{"bm", 96}, {"bn", 64}, {"bk", 16}, {"stages", 2}, {"wm", 4}, {"wn", 2}, {"unroll", 1}, {"minb", 1}}),
+                                 90, "tensor bm=96"),
+               DeviceError);
+  DeviceInfo h100;
+  h100.compute_units = 132;
+  for (const char* problem : {"8192", "4097x129x1023", "64x8x4096", "1x1x1", "16384x16384x256"}) {
+    const Params h = own_launch(nullptr, h100, Variant::tensor, parse_shape(problem), Precision::f64).params;
+    EXPECT_TRUE(space.legal(h)) << problem << ": " << format_params(h);
+  }
+  // Thin C: split K until the SMs have a block each.
+  EXPECT_EQ(own_launch(nullptr, h100, Variant::tensor, parse_shape("4097x129x1023"), Precision::f64).params.at("splitk"), 1);
+  EXPECT_EQ(own_launch(nullptr, h100, Variant::tensor, parse_shape("256x256x8192"), Precision::f64).params.at("splitk"), 8);
+  EXPECT_EQ(own_launch(nullptr, h100, Variant::tensor, parse_shape("8192"), Precision::f64).params.at("bm"), 128);
+}
+
 }  // namespace
 }  // namespace gpubench::gemm
