@@ -227,12 +227,14 @@ ChainsVariant<T> best_variant() {
 #endif
 }
 
-// All items, `items` x `lanes` outputs, over the threads.
+// All items, `items` x `lanes` outputs, over the threads, handed out one at a time: a thread that
+// runs slower (sharing its core, or its vCPU preempted) takes fewer, so the region ends when the
+// CPU's work is done, not when its slowest thread is.
 template <typename T>
 void run_chains(const ChainsVariant<T>& variant, T* out, std::size_t items, std::uint32_t iterations) {
   const T a = static_cast<T>(ceilings::fma_a);
   const T one_minus_a = static_cast<T>(ceilings::fma_one_minus_a);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t item = 0; item < items; ++item)
     variant.item(out + item * lanes<T>, item * lanes<T>, iterations, a, one_minus_a);
 }
@@ -242,14 +244,18 @@ double measure_flops(const DeviceInfo& device, std::ostream& log) {
   constexpr bool is_double = std::is_same_v<T, double>;
   const char* name = is_double ? "f64" : "f32";
   const ChainsVariant<T> variant = best_variant<T>();
-  const std::size_t items = static_cast<std::size_t>(std::max(omp_get_max_threads(), 1)) * 32;
+  const std::size_t items = static_cast<std::size_t>(std::max(omp_get_max_threads(), 1)) * 256;
   const std::size_t work_items = items * lanes<T>;
   std::vector<T> out(work_items);
 
   auto launch = [&](std::uint32_t iterations) {
     return seconds_of([&] { run_chains<T>(variant, out.data(), items, iterations); });
   };
-  const std::uint32_t iterations = ceilings::calibrate_iterations(launch);
+  // Launches of 0.1 s (not a GPU's 8 ms): a host's threads start and meet in tens of microseconds,
+  // and a short region loses a larger share to one late thread. On the GPU machine's 16-vCPU Xeon
+  // the probe at 8 ms with 32 items a thread read 661 GFLOP/s f64 (2026-11-23), below OpenBLAS's
+  // DGEMM then (689); this one's trials read 834-1016 there (2026-11-27; OpenBLAS: 543).
+  const std::uint32_t iterations = ceilings::calibrate_iterations(launch, 0.1);
   double gflops = 0;
   for (int r = 0; r < 5; ++r) {
     const double seconds = launch(iterations);

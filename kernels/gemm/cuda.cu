@@ -136,7 +136,14 @@ const TensorKernels& tensor_kernels(const Params& params) {
   TensorKernels k;
   for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}, {&k.scale, "gemm_tensor_scale"}}) {
     *kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, defines, name);
-    if (kernel != &k.scale) cuda::rtc_set_max_shared(*kernel, static_cast<std::size_t>(shape.shared_bytes()), name);
+    if (kernel == &k.scale) continue;
+    cuda::rtc_set_max_shared(*kernel, static_cast<std::size_t>(shape.shared_bytes()), name);
+    // All of the SM's unified memory as shared memory where the blocks need it: with the
+    // driver's default split, Nsight Compute's shared-memory block limit for 64 x 64 blocks of
+    // 57 KB was 2 an SM, with this 4, so that minb (the registers' limit) is what decides.
+    cuda::check(cudaKernelSetAttributeForDevice(*kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                cudaSharedmemCarveoutMaxShared, device),
+                "cudaKernelSetAttributeForDevice", std::string("(") + name + ": shared memory carveout)");
   }
   return ready[{device, key}] = k;
 }

@@ -77,8 +77,9 @@ inline const BackendTraits* backend_traits(const std::string& backend) { return 
 TunableSpace tuned_space(const DeviceInfo& device, Precision p);
 
 // The FP64 tensor-core kernel's space (tensor_shape.h): block tile bm x bn of wm x wn warps, slice
-// bk, pipeline stages, unroll (16-deep steps unrolled together), splitk (K's shares, added into C
-// with atomics); the same on every device of compute capability 9.0 (its 227 KiB of shared memory).
+// bk, pipeline stages, unroll (16-deep steps unrolled together), minb (blocks an SM holds: caps
+// registers), splitk (K's shares, added into C with atomics); the same on every device of
+// compute capability 9.0 (its 227 KiB of shared memory).
 TunableSpace tensor_space();
 
 // The parameters of GEMM's own kernel `v` (tiled, tuned, tensor, packed) for `shape` on `device`, as a GEMM run

@@ -41,7 +41,8 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
 }
 
 gemm_tc::Shape tensor_shape_of(const Params& q) {
-  return {q.at("bm"), q.at("bn"), q.at("bk"), q.at("stages"), q.at("wm"), q.at("wn"), q.at("unroll"), q.at("minb")};
+  return {q.at("bm"), q.at("bn"), q.at("bk"),     q.at("stages"), q.at("wm"),
+          q.at("wn"), q.at("unroll"), q.at("minb")};
 }
 
 TunableSpace tensor_space() {

@@ -36,6 +36,11 @@ __device__ __forceinline__ void cp_async16_or_8(double* shared, const double* gl
     cp_async8(shared + 1, second ? global + 1 : base, second);
   }
 }
+// One 16-byte copy, both addresses 16-byte aligned and inside the matrix (the whole-block path).
+__device__ __forceinline__ void cp_async16(double* shared, const double* global) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait() {
@@ -105,6 +110,65 @@ __device__ __forceinline__ void gemm_tensor(int M, int N, int K, double alpha, c
     }
   };
 
+  // Blocks wholly inside C, with A's and B's rows 16-byte aligned, copy every slice but a last
+  // partial one as 16-byte pairs without bounds or alignment tests: the copies' addresses are
+  // the loop's invariants plus the slice's offset, and most of the integer work per slice goes.
+  const bool whole = row0 + BM <= M && col0 + BN <= N && lda % 2 == 0 && ldb % 2 == 0 &&
+                     (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
+                     (reinterpret_cast<unsigned long long>(B) & 15) == 0 && (__cvta_generic_to_shared(shared) & 15) == 0;
+  auto load_whole = [&](int stage, int k0) {
+    double* as = as_base + stage * tc.a_stage();
+    double* bs = bs_base + stage * tc.b_stage();
+    constexpr int pa = BM * BK / (2 * threads), pb = BK * BN / (2 * threads);
+    // Where the threads cover whole stored rows per pass, a thread's copies lie one stride apart:
+    // one pointer and a constant step each (fewer registers than an address per copy).
+    if constexpr (!TA && threads % (BK / 2) == 0) {
+      constexpr int step = threads / (BK / 2);  // A's rows per pass
+      const int r = tid / (BK / 2), l = 2 * (tid % (BK / 2));
+      const double* src = A + static_cast<long>(row0 + r) * lda + k0 + l;
+#pragma unroll
+      for (int i = 0; i < pa; ++i, src += static_cast<long>(step) * lda) cp_async16(as + (r + i * step) * ld_mk + l, src);
+    } else if constexpr (TA && threads % (BM / 2) == 0) {
+      constexpr int step = threads / (BM / 2);  // A's stored rows (K) per pass
+      const int l = tid / (BM / 2), r = 2 * (tid % (BM / 2));
+      const double* src = A + static_cast<long>(k0 + l) * lda + row0 + r;
+#pragma unroll
+      for (int i = 0; i < pa; ++i, src += static_cast<long>(step) * lda) cp_async16(as + (l + i * step) * ld_km + r, src);
+    } else {
+#pragma unroll
+      for (int i = 0; i < pa; ++i) {
+        const int idx = tid + i * threads;
+        if constexpr (TA) {
+          const int l = idx / (BM / 2), r = 2 * (idx % (BM / 2));
+          cp_async16(as + l * ld_km + r, A + static_cast<long>(k0 + l) * lda + row0 + r);
+        } else {
+          const int r = idx / (BK / 2), l = 2 * (idx % (BK / 2));
+          cp_async16(as + r * ld_mk + l, A + static_cast<long>(row0 + r) * lda + k0 + l);
+        }
+      }
+    }
+    if constexpr (threads % (BN / 2) == 0) {
+      constexpr int step = threads / (BN / 2);  // B's rows per pass
+      const int l = tid / (BN / 2), c = 2 * (tid % (BN / 2));
+      const double* src = B + static_cast<long>(k0 + l) * ldb + col0 + c;
+#pragma unroll
+      for (int i = 0; i < pb; ++i, src += static_cast<long>(step) * ldb) cp_async16(bs + (l + i * step) * ld_kn + c, src);
+    } else {
+#pragma unroll
+      for (int i = 0; i < pb; ++i) {
+        const int idx = tid + i * threads;
+        const int l = idx / (BN / 2), c = 2 * (idx % (BN / 2));
+        cp_async16(bs + l * ld_kn + c, B + static_cast<long>(k0 + l) * ldb + col0 + c);
+      }
+    }
+  };
+  auto load_slice = [&](int stage, int k0) {
+    if (whole && k0 + BK <= k_end)
+      load_whole(stage, k0);
+    else
+      load(stage, k0);
+  };
+
   double acc[MI][NJ][4];
 #pragma unroll
   for (int i = 0; i < MI; ++i)
@@ -116,37 +180,40 @@ __device__ __forceinline__ void gemm_tensor(int M, int N, int K, double alpha, c
   const int steps = (k_end - k_begin + BK - 1) / BK;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < steps) load(s, k_begin + s * BK);
+    if (s < steps) load_slice(s, k_begin + s * BK);
     cp_async_commit();
   }
+  // A warp's fragments of one 16-deep step of a stage: A's MI m16 x k16 tiles, B's NJ k16 x n8.
+  auto fragments = [&](double (&fa)[MI][8], double (&fb)[NJ][4], int stage, int kk) {
+    const double* as = as_base + stage * tc.a_stage();
+    const double* bs = bs_base + stage * tc.b_stage();
+#pragma unroll
+    for (int j = 0; j < NJ; ++j)
+#pragma unroll
+      for (int u = 0; u < 4; ++u) fb[j][u] = bs[(kk + t + 4 * u) * ld_kn + wn + j * 8 + g];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        const int r = wm + i * 16 + g + 8 * (u % 2), l = kk + t + 4 * (u / 2);
+        fa[i][u] = TA ? as[l * ld_km + r] : as[r * ld_mk + l];
+      }
+  };
   for (int s = 0; s < steps; ++s) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     // The stage computed one step ago is free (every thread passed this step's barrier).
     const int next = s + STAGES - 1;
-    if (next < steps) load(next % STAGES, k_begin + next * BK);
+    if (next < steps) load_slice(next % STAGES, k_begin + next * BK);
     cp_async_commit();
-    const int stage = s % STAGES;
-    const double* as = as_base + stage * tc.a_stage();
-    const double* bs = bs_base + stage * tc.b_stage();
 #pragma unroll kk_unroll
     for (int kk = 0; kk < BK; kk += 16) {
-      double b[NJ][4];
+      double fa[MI][8], fb[NJ][4];
+      fragments(fa, fb, s % STAGES, kk);
 #pragma unroll
-      for (int j = 0; j < NJ; ++j)
+      for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int u = 0; u < 4; ++u) b[j][u] = bs[(kk + t + 4 * u) * ld_kn + wn + j * 8 + g];
-#pragma unroll
-      for (int i = 0; i < MI; ++i) {
-        double a[8];
-#pragma unroll
-        for (int u = 0; u < 8; ++u) {
-          const int r = wm + i * 16 + g + 8 * (u % 2), l = kk + t + 4 * (u / 2);
-          a[u] = TA ? as[l * ld_km + r] : as[r * ld_mk + l];
-        }
-#pragma unroll
-        for (int j = 0; j < NJ; ++j) dmma16(acc[i][j], a, b[j]);
-      }
+        for (int j = 0; j < NJ; ++j) dmma16(acc[i][j], fa[i], fb[j]);
     }
   }
   cp_async_wait<0>();

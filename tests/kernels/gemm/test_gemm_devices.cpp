@@ -47,7 +47,8 @@ std::vector<Params> params_of(Variant v, Precision p) {
     for (const auto& [bm, bn, bk, stages, wm, wn, unroll, minb, splitk] :
          std::vector<std::array<int, 9>>{{128, 128, 32, 3, 2, 4, 1, 1, 1}, {64, 64, 16, 4, 2, 2, 1, 2, 1},
                                          {64, 64, 16, 3, 2, 2, 1, 3, 1}, {64, 32, 64, 2, 2, 1, 4, 1, 1},
-                                         {128, 64, 32, 3, 4, 2, 2, 1, 3}, {32, 128, 16, 6, 1, 4, 1, 1, 8}})
+                                         {128, 64, 32, 3, 4, 2, 2, 1, 3}, {32, 128, 16, 6, 1, 4, 1, 1, 8},
+                                         {64, 64, 32, 2, 2, 2, 1, 2, 1}})
       sets.push_back({{"bm", bm}, {"bn", bn}, {"bk", bk}, {"stages", stages}, {"wm", wm}, {"wn", wn},
                       {"unroll", unroll}, {"minb", minb}, {"splitk", splitk}});
     for (const Params& q : sets) EXPECT_TRUE(q.empty() || tensor_space().legal(q) || q.at("splitk") == 3) << format_params(q);
