@@ -35,7 +35,6 @@ struct Lu {
 #include "kernels/lu/device.h"
 };
 constexpr int group = LU_GROUP;
-constexpr std::int64_t leaf_min_slab = 64;
 static_assert(LU_LEAF_MAX == leaf_max, "kernels/lu/device.h and operations.hpp agree on the widest leaf");
 
 // The kernels of kernels/lu/nvrtc.cu for elements of T on the current device, built by NVRTC on
@@ -170,7 +169,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     const cudaStream_t s = stream_[q].get();
     if (leaf_fits(n_ - j, w)) {
       const std::int64_t rows = n_ - j;
-      int slab = static_cast<int>(leaf_slab(rows, w));
+      int slab = static_cast<int>(leaf_slab(rows));
       const int groups = static_cast<int>((rows + slab - 1) / slab);
       const std::size_t bytes = static_cast<std::size_t>(slab) * static_cast<std::size_t>(w) * sizeof(T);
       T* pa = a_.data();
@@ -313,13 +312,13 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   // Whether the cooperative leaf holds `rows` x w in shared memory on leaf_groups_ blocks.
   bool leaf_fits(std::int64_t rows, std::int64_t w) const {
     if (leaf_groups_ == 0) return false;
-    return static_cast<std::size_t>(leaf_slab(rows, w) * w) * sizeof(T) <= leaf_bytes_;
+    return static_cast<std::size_t>(leaf_slab(rows) * w) * sizeof(T) <= leaf_bytes_;
   }
-  // The leaf's rows per block: at least leaf_min_slab where the shared memory holds them (fewer
-  // blocks meet faster at each column's grid sync), at most one block per SM (all resident at once).
-  std::int64_t leaf_slab(std::int64_t rows, std::int64_t w) const {
-    const std::int64_t fit = static_cast<std::int64_t>(leaf_bytes_ / (sizeof(T) * static_cast<std::size_t>(std::max<std::int64_t>(w, 1))));
-    return std::max({std::min<std::int64_t>(leaf_min_slab, fit), std::int64_t{64}, (rows + leaf_groups_ - 1) / leaf_groups_});
+  // The leaf's rows per block: at least 64, on at most one block per SM (all resident at once).
+  // (At least 256, fewer blocks at each column's grid sync, ran LU 4096 in 23.3 ms against 20.7
+  // on the H100: reports/data/h100-2026-11-27-issue36/leaf-*.)
+  std::int64_t leaf_slab(std::int64_t rows) const {
+    return std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
   }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));

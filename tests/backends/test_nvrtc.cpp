@@ -31,7 +31,8 @@ std::vector<SuiteSource> suite_sources() {
        {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
         {{"real", "double"}, {"GEMM_KERNEL", "2"}, {"TILE", "16"}},
         {{"real", "double"}, {"GEMM_KERNEL", "3"}, {"BM", "64"}, {"BN", "64"}, {"BK", "8"}, {"TM", "4"}, {"TN", "4"}, {"VW", "2"}},
-        {{"real", "double"}, {"GEMM_KERNEL", "4"}}}},
+        {{"real", "double"}, {"GEMM_KERNEL", "4"}, {"BM", "128"}, {"BN", "128"}, {"BK", "32"}, {"STAGES", "3"},
+         {"WM", "2"}, {"WN", "4"}, {"UNROLL", "1"}, {"MINB", "1"}}}},
   };
 }
 

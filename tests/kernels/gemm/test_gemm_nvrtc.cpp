@@ -76,9 +76,8 @@ TEST(GemmNvrtc, ASpreadOfTheTunedSpaceCompiles) {
 }
 
 // The tensor kernel's space (kernels/gemm/tensor_shape.h): a spread of its legal configurations
-// compiles for Hopper without spilling registers' worth of work to memory being refused (NVRTC
-// builds them all), one the kernel cannot take is refused by its static_assert, and the
-// heuristic's choices lie in the space.
+// compiles for Hopper (NVRTC, no device; a sweep on a GPU builds the rest), one the kernel cannot
+// take is refused by its static_assert, and the heuristic's choices lie in the space.
 TEST(GemmNvrtc, ASpreadOfTheTensorSpaceCompilesAndItsHeuristicIsLegal) {
   const TunableSpace space = tensor_space();
   const auto legal = space.enumerate();
