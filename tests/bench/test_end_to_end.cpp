@@ -546,6 +546,25 @@ TEST(EndToEnd, TuningShowRefusesTheEntriesARunRefuses) {
   std::filesystem::remove_all(db);
 }
 
+// The committed database (the source tree's tuning-db/, which every run reads beneath its own)
+// holds nothing a run refuses: an entry or a default with a parameter its kernel no longer takes
+// (or a value outside its values) would fail every run of that kernel on that device.
+TEST(EndToEnd, TheCommittedTuningDatabaseHoldsNothingARunRefuses) {
+  const std::string db = temp_path("committed-show-db");
+  std::filesystem::remove_all(db);
+  const std::string committed = gpubench::test::source_dir() + "/tuning-db";
+  ASSERT_TRUE(std::filesystem::is_directory(committed)) << committed;
+  const Result show = gpubench("tuning show --tuning-db " + db, "GPUBENCH_COMMITTED_TUNING_DB=" + committed);
+  std::string errors;  // the lines that say what a run refuses, not the whole database
+  std::istringstream lines(show.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("error:") != std::string::npos || line.find("gpubench:") != std::string::npos) errors += line + "\n";
+  EXPECT_EQ(show.exit_code, 0) << errors;
+  EXPECT_EQ(errors, "");
+  EXPECT_THAT(show.output, HasSubstr("gemm/tensor/f64"));  // the committed layer was read
+  std::filesystem::remove_all(db);
+}
+
 TEST(EndToEnd, AnUnwritableOutIsRefusedBeforeTheRun) {
   const std::string run = "--backend openmp --variant classic --problem poisson2d:8 --iterations 5 --repetitions 1 ";
   const std::string missing = temp_path("no-such-dir") + "/r.json";
