@@ -126,9 +126,11 @@ Params tuned_heuristic(const Shape& s, Precision p, const TunableSpace& space) {
   return legal.front();
 }
 
-// Where the tuning database keeps a kernel's configuration: per kernel, precision and size bucket.
+// Where the tuning database keeps a kernel's configuration: per kernel, precision, size bucket
+// and layout. A transposed (TN) is a shape class of its own ("tensor:TN"): its slices load
+// along other strides, so its best configuration may differ.
 TuningKey key_of(Variant v, const Shape& s, Precision p) {
-  return TuningKey::of_sizes("gemm", to_string(v), p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+  return TuningKey::of_sizes("gemm", to_string(v) + (s.transpose_a ? ":TN" : ""), p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
 }
 
 // A tunable variant's space and heuristic on `device`.
@@ -143,6 +145,23 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
   TunableSpace space = tuned_space(device, p);
   Params heuristic = tuned_heuristic(s, p, space);
   return {std::move(space), std::move(heuristic)};
+}
+
+// A run's configuration of `v` on `s`: the tuning database's for the shape class (choose_launch_params);
+// a TN shape with no entry of its class takes the NN entry of its sizes (said in the detail)
+// before the heuristic, until a sweep on TN stores its own.
+LaunchChoice launch_of(const TuningDb* db, const DeviceInfo& device, Variant v, const Shape& s, Precision p,
+                       const Tuning& t) {
+  LaunchChoice c = choose_launch_params(db, device, key_of(v, s, p), t.heuristic, t.space);
+  if (!s.transpose_a || !db || c.choice.source == TuningSource::exact || c.choice.source == TuningSource::nearest_size)
+    return c;
+  Shape nn = s;
+  nn.transpose_a = false;
+  LaunchChoice from_nn = choose_launch_params(db, device, key_of(v, nn, p), t.heuristic, t.space);
+  if (from_nn.choice.source != TuningSource::exact && from_nn.choice.source != TuningSource::nearest_size) return c;
+  from_nn.choice.source = TuningSource::nearest_size;
+  from_nn.choice.detail += " (no TN entry: the NN one)";
+  return from_nn;
 }
 
 // GEMM's own kernels with parameters (the sweeper's).
@@ -312,7 +331,7 @@ class GemmSuite final : public Suite {
           if (tunable(v)) {
             const Tuning t = tuning_of(v, device, shape, p);
             const LaunchChoice chosen =
-                choose_launch_params(options.tuning.get(), device, key_of(v, shape, p), t.heuristic, t.space);
+                launch_of(options.tuning.get(), device, v, shape, p, t);
             params = chosen.params;
             id.params["launch"]["gemm_" + to_string(v)] = launch_json(chosen);
           }
@@ -330,7 +349,9 @@ class GemmSuite final : public Suite {
     return plan;
   }
 
-  std::optional<TunableSpace> parameters_of(const std::string& kernel) const override {
+  std::optional<TunableSpace> parameters_of(const std::string& key_kernel) const override {
+    // The database's kernel names: the variant, ":TN" for A transposed (key_of).
+    const std::string kernel = key_kernel.ends_with(":TN") ? key_kernel.substr(0, key_kernel.size() - 3) : key_kernel;
     if (kernel == "tiled") return tile_space();
     if (kernel == "packed") return packed_space();
     if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
@@ -397,7 +418,7 @@ GPUBENCH_REGISTER_SUITE(GemmSuite);
 LaunchChoice own_launch(const TuningDb* db, const DeviceInfo& device, Variant v, const Shape& shape, Precision p) {
   if (!tunable(v)) return {};
   const Tuning t = tuning_of(v, device, shape, p);
-  return choose_launch_params(db, device, key_of(v, shape, p), t.heuristic, t.space);
+  return launch_of(db, device, v, shape, p, t);
 }
 
 }  // namespace gpubench::gemm

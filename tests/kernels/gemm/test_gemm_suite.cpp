@@ -134,6 +134,41 @@ TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryTheNextRunUses) {
   std::filesystem::remove_all(db);
 }
 
+// A transposed A is a shape class of its own in the tuning database (gemm/tiled:TN): a sweep on
+// TN stores it, an NN run does not take it, and a TN run with only NN entries takes the NN one of
+// its sizes, saying so, until TN has its own.
+TEST(GemmSuite, TransposedAIsAShapeClassOfItsOwnInTheTuningDatabase) {
+  const std::string db = temp("tn-db"), out = temp("tn-run.json");
+  std::filesystem::remove_all(db);
+  const auto launch = [&](const std::string& problem) {
+    const test::Result run = test::gpubench("--suite gemm --backend openmp --variant tiled --precision f64 --repetitions 1 "
+                                            "--problem " + problem + " --tuning-db " + db + " --format json --out " + out);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    nlohmann::json records;
+    std::ifstream(out) >> records;
+    return records["benchmarks"][0]["params"]["launch"]["gemm_tiled"];
+  };
+  const auto sweep = [&](const std::string& problem) {
+    const test::Result r = test::gpubench("sweep --suite gemm --backend openmp --kernel tiled --precision f64 --problem " +
+                                          problem + " --tuning-db " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  };
+  sweep("48x40x24:TN");
+  const test::Result show = test::gpubench("tuning show --tuning-db " + db);
+  EXPECT_THAT(show.output, HasSubstr("gemm/tiled:TN/f64"));
+  EXPECT_THAT(show.output, testing::Not(HasSubstr("error:")));
+  EXPECT_EQ(launch("48x40x24:TN")["from"], "tuned");
+  EXPECT_EQ(launch("48x40x24")["from"], "heuristic");  // NN is not TN's class
+  std::filesystem::remove_all(db);
+  sweep("48x40x24");
+  const nlohmann::json tn = launch("48x40x24:TN");
+  EXPECT_EQ(tn["from"], "tuned (nearest size)");
+  EXPECT_THAT(tn["detail"].get<std::string>(), HasSubstr("no TN entry: the NN one"));
+  EXPECT_EQ(launch("48x40x24")["from"], "tuned");
+  std::filesystem::remove_all(db);
+  std::filesystem::remove(out);
+}
+
 // A size the host cannot hold is refused before anything is allocated (the hook stands in for
 // MemAvailable: 1 GB; 20000 x 20000 in f64 needs about 26 GB).
 TEST(GemmSuite, AProblemTooLargeForTheHostIsRefusedBeforeAllocating) {
