@@ -2,6 +2,7 @@
 // at run time by NVRTC for the configuration asked for (kernels/gemm/nvrtc.cu); the FP64
 // tensor-core kernel (variant tensor, kernels/gemm/tensor.h, NVRTC too); cuBLAS as the
 // vendor variant. Device time: CUDA events around the one call.
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -88,9 +89,7 @@ void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b
 // The tensor kernels' configuration (kernels/gemm/tensor_shape.h) in `params`, the first
 // configuration where it has none (a caller that does not tune: tests), and the split of K.
 gemm_tc::Shape tensor_shape(const Params& params) {
-  if (params.empty()) return gemm_tc::preferred;
-  return {params.at("bm"), params.at("bn"), params.at("bk"),     params.at("stages"),
-          params.at("wm"), params.at("wn"), params.at("unroll"), params.at("minb")};
+  return params.empty() ? gemm_tc::preferred : tensor_config(params);
 }
 int tensor_splits(const Params& params) {
   const auto it = params.find("splitk");
@@ -118,19 +117,21 @@ const TensorKernels& tensor_kernels(const Params& params) {
   int device = 0;
   cuda::check(cudaGetDevice(&device), "cudaGetDevice");
   static std::mutex mutex;
-  static std::map<std::pair<int, std::string>, TensorKernels> ready;
-  const cuda::Defines defines = tensor_defines(params);
-  std::string key;
-  for (const auto& [name, value] : defines) key += name + "=" + value + " ";
+  // Found on every launch (LU's updates call it hundreds of times a factorisation): keyed by the
+  // device and the configuration's numbers; the defines are made on a build only.
+  static std::map<std::array<int, 9>, TensorKernels> ready;
+  const gemm_tc::Shape shape = tensor_shape(params);
+  const std::array<int, 9> key = {device,   shape.bm, shape.bn,     shape.bk,  shape.stages,
+                                  shape.wm, shape.wn, shape.unroll, shape.minb};
   const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = ready.find({device, key}); it != ready.end()) return it->second;
+  if (const auto it = ready.find(key); it != ready.end()) return it->second;
+  const cuda::Defines defines = tensor_defines(params);
   int major = 0, minor = 0;
   cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
   cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
   if (major < 9)
     throw DeviceError("tensor: FP64 mma.sync m16n8k16 needs compute capability 9.0 or later; device " +
                       std::to_string(device) + " has " + std::to_string(major) + "." + std::to_string(minor));
-  const gemm_tc::Shape shape = tensor_shape(params);
   if (!gemm_tc::legal(shape) || shape.shared_bytes() > gemm_tc::max_shared)
     throw DeviceError("tensor: " + format_params(params) + " is not a configuration of the tensor kernel");
   TensorKernels k;
@@ -145,7 +146,7 @@ const TensorKernels& tensor_kernels(const Params& params) {
                                                 cudaSharedmemCarveoutMaxShared, device),
                 "cudaKernelSetAttributeForDevice", std::string("(") + name + ": shared memory carveout)");
   }
-  return ready[{device, key}] = k;
+  return ready[key] = k;
 }
 
 void tensor(cudaStream_t stream, const Params& params, const Block& b, double alpha, const double* A, const double* B,

@@ -21,6 +21,10 @@ TunedConfig tuned_config(const Params& p) {
   return {p.at("bm"), p.at("bn"), p.at("bk"), p.at("tm"), p.at("tn"), p.at("vw")};
 }
 
+gemm_tc::Shape tensor_config(const Params& p) {
+  return {p.at("bm"), p.at("bn"), p.at("bk"), p.at("stages"), p.at("wm"), p.at("wn"), p.at("unroll"), p.at("minb")};
+}
+
 OperationsRegistry& operations_registry() {
   static OperationsRegistry registry;
   return registry;

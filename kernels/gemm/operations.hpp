@@ -32,6 +32,9 @@ inline const std::string& to_string(Variant v) { return variant_table().name(v);
 inline Variant parse_variant(const std::string& name) { return variant_table().parse(name); }  // UsageError
 // The tuned kernel's configuration from its parameters (bm bn bk tm tn vw).
 TunedConfig tuned_config(const Params& params);
+// The tensor kernel's configuration from its parameters (bm bn bk stages wm wn unroll minb;
+// splitk is its launch's).
+gemm_tc::Shape tensor_config(const Params& params);
 
 class Operations {
  public:

@@ -40,11 +40,6 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
   return space;
 }
 
-gemm_tc::Shape tensor_shape_of(const Params& q) {
-  return {q.at("bm"), q.at("bn"), q.at("bk"),     q.at("stages"), q.at("wm"),
-          q.at("wn"), q.at("unroll"), q.at("minb")};
-}
-
 TunableSpace tensor_space() {
   TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
                       Tunable::list("bk", {16, 32, 64}), Tunable::list("stages", {2, 3, 4, 5, 6}),
@@ -55,21 +50,21 @@ TunableSpace tensor_space() {
                                [](const Params& q) { return q.at("bm") % (16 * q.at("wm")) == 0 && q.at("bn") % (8 * q.at("wn")) == 0; }});
   space.constraints.push_back({"2 to 16 warps", [](const Params& q) { return q.at("wm") * q.at("wn") >= 2; }});
   space.constraints.push_back({"every thread copies as many pairs of A's and B's slices",
-                               [](const Params& q) { return gemm_tc::legal(tensor_shape_of(q)); }});
+                               [](const Params& q) { return gemm_tc::legal(tensor_config(q)); }});
   space.constraints.push_back({"unroll divides bk / 16", [](const Params& q) { return (q.at("bk") / 16) % q.at("unroll") == 0; }});
   space.constraints.push_back({"at most 16 m16n8 tiles (64 accumulators) a thread, and 16 x 256 over the block",
                                [](const Params& q) {
-                                 const gemm_tc::Shape t = tensor_shape_of(q);
+                                 const gemm_tc::Shape t = tensor_config(q);
                                  return t.tiles() <= 16 && t.tiles() * t.threads() <= 16 * 256;
                                }});
   space.constraints.push_back({"stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(gemm_tc::max_shared) +
                                    " bytes of shared memory (compute capability 9.0)",
-                               [](const Params& q) { return tensor_shape_of(q).shared_bytes() <= gemm_tc::max_shared; }});
+                               [](const Params& q) { return tensor_config(q).shared_bytes() <= gemm_tc::max_shared; }});
   space.constraints.push_back({"minb blocks fit an SM: their shared memory (and 1 KiB each) <= " +
                                    std::to_string(gemm_tc::sm_shared) + " bytes, their threads <= 2048, and minb 1 "
                                    "where the registers allow no more than one",
                                [](const Params& q) {
-                                 const gemm_tc::Shape t = tensor_shape_of(q);
+                                 const gemm_tc::Shape t = tensor_config(q);
                                  return t.minb * (t.shared_bytes() + 1024) <= gemm_tc::sm_shared &&
                                         t.minb * t.threads() <= 2048 && (t.minb == 1 || t.tiles() * t.threads() * t.minb <= 16 * 256);
                                }});

@@ -47,6 +47,30 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
+// A whole slice of `Pairs` 16-byte pairs, `PerRow` to each stored row, from the matrix `m`
+// (leading dimension ld) at stored row `row` and column `col` to `dst` (leading dimension ld_s),
+// every address aligned and inside the matrix.
+// Where the threads cover whole rows per pass, a thread's copies lie one stride apart: one
+// pointer and a constant step (fewer registers than an address per copy).
+template <int Pairs, int PerRow>
+__device__ __forceinline__ void copy_whole(double* dst, int ld_s, const double* m, int ld, int row, int col, int tid) {
+  constexpr int threads = tc.threads();
+  if constexpr (threads % PerRow == 0) {
+    constexpr int step = threads / PerRow;  // rows per pass
+    const int r = tid / PerRow, c = 2 * (tid % PerRow);
+    const double* src = m + static_cast<long>(row + r) * ld + col + c;
+#pragma unroll
+    for (int i = 0; i < Pairs / threads; ++i, src += static_cast<long>(step) * ld)
+      cp_async16(dst + (r + i * step) * ld_s + c, src);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Pairs / threads; ++i) {
+      const int idx = tid + i * threads, r = idx / PerRow, c = 2 * (idx % PerRow);
+      cp_async16(dst + r * ld_s + c, m + static_cast<long>(row + r) * ld + col + c);
+    }
+  }
+}
+
 __device__ __forceinline__ void dmma16(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   (void)d, (void)a, (void)b;
@@ -119,48 +143,11 @@ __device__ __forceinline__ void gemm_tensor(int M, int N, int K, double alpha, c
   auto load_whole = [&](int stage, int k0) {
     double* as = as_base + stage * tc.a_stage();
     double* bs = bs_base + stage * tc.b_stage();
-    constexpr int pa = BM * BK / (2 * threads), pb = BK * BN / (2 * threads);
-    // Where the threads cover whole stored rows per pass, a thread's copies lie one stride apart:
-    // one pointer and a constant step each (fewer registers than an address per copy).
-    if constexpr (!TA && threads % (BK / 2) == 0) {
-      constexpr int step = threads / (BK / 2);  // A's rows per pass
-      const int r = tid / (BK / 2), l = 2 * (tid % (BK / 2));
-      const double* src = A + static_cast<long>(row0 + r) * lda + k0 + l;
-#pragma unroll
-      for (int i = 0; i < pa; ++i, src += static_cast<long>(step) * lda) cp_async16(as + (r + i * step) * ld_mk + l, src);
-    } else if constexpr (TA && threads % (BM / 2) == 0) {
-      constexpr int step = threads / (BM / 2);  // A's stored rows (K) per pass
-      const int l = tid / (BM / 2), r = 2 * (tid % (BM / 2));
-      const double* src = A + static_cast<long>(k0 + l) * lda + row0 + r;
-#pragma unroll
-      for (int i = 0; i < pa; ++i, src += static_cast<long>(step) * lda) cp_async16(as + (l + i * step) * ld_km + r, src);
-    } else {
-#pragma unroll
-      for (int i = 0; i < pa; ++i) {
-        const int idx = tid + i * threads;
-        if constexpr (TA) {
-          const int l = idx / (BM / 2), r = 2 * (idx % (BM / 2));
-          cp_async16(as + l * ld_km + r, A + static_cast<long>(k0 + l) * lda + row0 + r);
-        } else {
-          const int r = idx / (BK / 2), l = 2 * (idx % (BK / 2));
-          cp_async16(as + r * ld_mk + l, A + static_cast<long>(row0 + r) * lda + k0 + l);
-        }
-      }
-    }
-    if constexpr (threads % (BN / 2) == 0) {
-      constexpr int step = threads / (BN / 2);  // B's rows per pass
-      const int l = tid / (BN / 2), c = 2 * (tid % (BN / 2));
-      const double* src = B + static_cast<long>(k0 + l) * ldb + col0 + c;
-#pragma unroll
-      for (int i = 0; i < pb; ++i, src += static_cast<long>(step) * ldb) cp_async16(bs + (l + i * step) * ld_kn + c, src);
-    } else {
-#pragma unroll
-      for (int i = 0; i < pb; ++i) {
-        const int idx = tid + i * threads;
-        const int l = idx / (BN / 2), c = 2 * (idx % (BN / 2));
-        cp_async16(bs + l * ld_kn + c, B + static_cast<long>(k0 + l) * ldb + col0 + c);
-      }
-    }
+    if constexpr (TA)  // stored K x M
+      copy_whole<BM * BK / 2, BM / 2>(as, ld_km, A, lda, k0, row0, tid);
+    else
+      copy_whole<BM * BK / 2, BK / 2>(as, ld_mk, A, lda, row0, k0, tid);
+    copy_whole<BK * BN / 2, BN / 2>(bs, ld_kn, B, ldb, k0, col0, tid);
   };
   auto load_slice = [&](int stage, int k0) {
     if (whole && k0 + BK <= k_end)
