@@ -78,6 +78,7 @@ struct Raw {
   std::map<std::string, std::vector<std::string>> values;  // "--backend" -> what followed each time
   std::vector<std::string> params;                         // sweep --param, repeatable
   std::vector<std::string> replay;                         // sweep --replay, repeatable
+  std::vector<std::string> specs;                          // --spec, repeatable
   bool list_devices = false, breakdown = false, exhaustive = false, remeasure = false, version = false;
 
   std::optional<std::string> one(const std::string& option) const {
@@ -129,6 +130,12 @@ void output_options(CLI::App* app, Raw& raw, const std::string& formats) {
 void problem_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--suite", "NAME", "suite to run (" + join(suite_names()) + "; default cg)");
   text(app, raw, "--problem", "SPEC", "the suite's problem (below; default: the suite's own)");
+  app->add_option("--spec", raw.specs,
+                  "a kernel of your own, declared in a spec file (kernels/spec/README.md; repeatable: specs side by "
+                  "side, each a variant); runs the spec suite, and --problem NAME=VALUE,.. sets its sizes")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   text(app, raw, "--precision", "P", "f32, f64 or all (default f64)");
   text(app, raw, "--tuning", "on|off",
        "take each kernel's launch parameters from the tuning database (default on; off: the built-in heuristic); "
@@ -375,6 +382,14 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   o.remeasure = raw.remeasure;
   if (raw.exhaustive) o.sweep.strategy = "exhaustive";
   if (const auto v = raw.one("--suite")) o.run.suite = *v;
+  if (!raw.specs.empty()) {
+    if (raw.one("--suite") && *raw.one("--suite") != "spec")
+      throw UsageError("--spec runs your kernel (the spec suite): not with --suite " + *raw.one("--suite"));
+    o.run.suite = "spec";
+    for (const auto& s : raw.specs)
+      if (s.empty()) throw UsageError("--spec is empty: give the spec file");
+    o.run.specs = raw.specs;
+  }
   if (const auto v = raw.one("--device")) {
     if (o.command == Command::tuning_show) o.device_filter = *v;
     else if (*v == "all") o.run.all_devices = true;

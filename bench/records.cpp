@@ -477,7 +477,8 @@ void write_kernels(const PointResult& p, std::ostream& out) {
     const bool overhead = k.kernel == "overhead";
     const bool has_work = !overhead && s > 0;
     const bool memory = has_work && memory_applies(k.flops_per_iteration, k.bytes_per_iteration);
-    const bool placed = memory && k.flops_per_iteration > 0 && p.ceilings.has_value();
+    // Work without FLOPs (a copy, a transpose) sits against the bandwidth alone: % roof, no FLOP columns.
+    const bool placed = memory && p.ceilings.has_value(), flops = k.flops_per_iteration > 0;
     const RooflinePlace r = placed ? p.roofline(k) : RooflinePlace{};
     const std::string na = overhead ? "" : "-";
     kernels.add({k.kernel, overhead ? "" : fixed(k.calls_per_iteration, 2), fixed(s * 1e3, 4),
@@ -485,7 +486,7 @@ void write_kernels(const PointResult& p, std::ostream& out) {
                  has_work && k.flops_per_iteration > 0 ? fixed(k.flops_per_iteration / s / 1e9, 2) : na,
                  memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
                  memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
-                 placed ? compact(r.theoretical_gflops, 1) : na, placed ? fixed(r.theoretical_pct, 1) : na,
+                 placed && flops ? compact(r.theoretical_gflops, 1) : na, placed && flops ? fixed(r.theoretical_pct, 1) : na,
                  placed ? roof_cell(r.roofline_pct, marked) : na, launch_cell(launch, k)});
   }
   kernels.print(out, "  ");

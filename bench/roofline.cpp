@@ -36,6 +36,11 @@ RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& 
   const double peak = c.peak_gflops(p);
   r.attainable_gflops = peak > 0 ? std::min(peak, r.theoretical_gflops) : r.theoretical_gflops;
   const double measured = flops / seconds / 1e9;
+  // Work that declares bytes and no FLOPs (a copy, a transpose) sits under the bandwidth roof alone.
+  if (flops == 0 && c.bandwidth_gbps() > 0) {
+    r.roofline_pct = r.theoretical_pct = 100 * (bytes / seconds / 1e9) / c.bandwidth_gbps();
+    return r;
+  }
   if (r.attainable_gflops > 0) r.roofline_pct = 100 * measured / r.attainable_gflops;
   if (r.theoretical_gflops > 0) r.theoretical_pct = 100 * measured / r.theoretical_gflops;
   return r;

@@ -29,7 +29,8 @@ struct RooflinePlace {
 // FLOP/B and bandwidth-bound figures are "-", not 3.42e+08.
 bool memory_applies(double flops, double bytes);
 
-// `flops` and `bytes` of work done in `seconds`; zeros when nothing is known.
+// `flops` and `bytes` of work done in `seconds`; zeros when nothing is known. Work with bytes and
+// no FLOPs (a copy, a transpose) is placed against the bandwidth alone: roofline_pct = GB/s / bandwidth.
 RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p);
 
 // The device's ceilings: from the database, or measured (and stored, when `db` is given) when

@@ -37,6 +37,7 @@ struct RunOptions {
   // The ranks when started by mpirun (bench/mpi.hpp); null in one process.
   std::shared_ptr<Comm> comm;
   std::string problem;                // empty: the suite's default
+  std::vector<std::string> specs;     // --spec FILE..: users' kernel specs (the spec suite)
   std::vector<Precision> precisions;
   std::vector<std::string> variants;  // empty: all of the suite's
   std::string filter;                 // --filter REGEX: only the points whose name matches (empty: all)

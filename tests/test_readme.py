@@ -3,7 +3,7 @@
 
 Every command line of the README's indented blocks that starts with `gpubench` runs here, from a
 folder that stands for the checkout's root (the README's examples are written from there: its
-tests/ and reports/ are linked in, and what a command writes stays in the folder), with
+tests/, reports/ and examples/ are linked in, and what a command writes stays in the folder), with
 build/release/bin first on PATH. A command that needs what a CPU machine has not (CUDA, several
 GPUs, mpirun) or more than CI's minutes (NAS class C, the 4096^2 Poisson grid) is left out with
 its reason; the rest must exit 0 (1 where a point fails on purpose: none do), and print no
@@ -55,7 +55,7 @@ class Readme(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = tempfile.mkdtemp(prefix="gpubench-readme-")
-        for name in ("tests", "reports"):
+        for name in ("tests", "reports", "examples"):
             os.symlink(os.path.join(SOURCE, name), os.path.join(cls.root, name))
         cls.env = dict(os.environ, PATH=os.path.dirname(BINARY) + os.pathsep + os.environ.get("PATH", ""),
                        GPUBENCH_TUNING_DB=os.path.join(cls.root, "tuning-db"), OMP_NUM_THREADS="2")
@@ -93,7 +93,7 @@ class Readme(unittest.TestCase):
         row = next(line for line in text.splitlines() if line.startswith("| `--suite` |"))
         suites = subprocess.run([BINARY, "--help"], capture_output=True, text=True).stdout
         named = re.search(r"--suite[^\n]*", suites).group(0)
-        for suite in ("cg", "ep", "ft", "gemm", "lu"):
+        for suite in ("cg", "ep", "ft", "gemm", "lu", "spec"):
             self.assertIn(suite, named)
             self.assertIn(f"`{suite}`", row, f"the options table's --suite row lacks {suite}")
         recipes = sorted(f[:-5] for f in os.listdir(os.path.join(SOURCE, "reports", "recipes")) if f.endswith(".json"))

@@ -172,23 +172,13 @@ void said_compiled(const std::string& what, int arch, double seconds) {
   std::cerr << "gpubench: compiled " << what << " for sm_" << arch << " with NVRTC: " << line << std::endl;
 }
 
-}  // namespace
+std::map<std::string, cudaKernel_t> known;  // guarded by `mutex`
 
-cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what) {
-  // A kernel this process has: found by what was asked, on this device, without the key's work
-  // (attribute queries, hashing the source): callers launch through here, between their timer's events.
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  std::string asked = std::string(path) + "|" + name + "|" + std::to_string(device);
-  for (const auto& [n, v] : defines) asked += "|" + n + "=" + v;
-  static std::map<std::string, cudaKernel_t> known;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = known.find(asked); it != known.end()) return it->second;
-  }
+// The kernel `name` of `source` (from `path`), built or loaded; `asked` is what finds it again.
+cudaKernel_t kernel_of(const std::string& asked, std::string_view path, const std::string& source, const std::string& name,
+                       const Defines& defines, const std::string& what) {
   const std::string described = describe(what, defines);  // a miss only: messages name the configuration
   const Target target = current_target(described);
-  const std::string source = rtc_source(path);
   const std::string key = key_of(path, source, defines, target);
 
   const std::lock_guard<std::mutex> lock(mutex);
@@ -222,6 +212,39 @@ cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const De
   check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel", "(" + name + " of " + described + ")");
   known[asked] = kernel;
   return kernel;
+}
+
+// What was asked for, on this device: the key of the process's own table.
+std::string asked_of(std::string_view path, const std::string& name, const Defines& defines) {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  std::string asked = std::string(path) + "|" + name + "|" + std::to_string(device);
+  for (const auto& [n, v] : defines) asked += "|" + n + "=" + v;
+  return asked;
+}
+
+}  // namespace
+
+cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what) {
+  // A kernel this process has: found by what was asked, on this device, without the key's work
+  // (attribute queries, hashing the source): callers launch through here, between their timer's events.
+  const std::string asked = asked_of(path, name, defines);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = known.find(asked); it != known.end()) return it->second;
+  }
+  return kernel_of(asked, path, rtc_source(path), name, defines, what);
+}
+
+cudaKernel_t rtc_kernel_of_source(const std::string& origin, const std::string& source, const std::string& name,
+                                  const Defines& defines, const std::string& what) {
+  // The text is part of what was asked: one origin may hold other texts in one process (a test's files).
+  const std::string asked = asked_of(origin + "#" + hash_of(source), name, defines);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = known.find(asked); it != known.end()) return it->second;
+  }
+  return kernel_of(asked, origin, source, name, defines, what);
 }
 
 int rtc_max_threads(cudaKernel_t kernel, const std::string& name) {

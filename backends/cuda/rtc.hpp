@@ -31,6 +31,11 @@ using Defines = std::vector<std::pair<std::string, std::string>>;  // -DNAME=VAL
 // DeviceError naming `what`, with NVRTC's log.
 cudaKernel_t rtc_kernel(std::string_view path, const std::string& name, const Defines& defines, const std::string& what);
 
+// The same for a source that is not embedded (a user's kernel spec): `origin` (its file) names it
+// in the disk cache's key and in messages, with a hash of the text.
+cudaKernel_t rtc_kernel_of_source(const std::string& origin, const std::string& source, const std::string& name,
+                                  const Defines& defines, const std::string& what);
+
 // Builds each of `defines` (as rtc_kernel would, for the current device) into the disk cache, on
 // the host's threads, so that the rtc_kernel calls after it only load. One that does not compile
 // is left out (its rtc_kernel call reports it). Nothing is built without a disk cache.

@@ -76,6 +76,15 @@ def load_set(path):
                 break
     if problem:
         raise TrackError(f"{path}: not a tracked set: {problem}")
+    # A user's kernel spec (--spec FILE) is named relative to the set's own folder, wherever track runs.
+    folder = os.path.dirname(os.path.abspath(path))
+    for entry in tracked["runs"]:
+        args = entry["args"]
+        for i, a in enumerate(args):
+            if a == "--spec" and i + 1 < len(args) and not os.path.isabs(args[i + 1]):
+                args[i + 1] = os.path.normpath(os.path.join(folder, args[i + 1]))
+            elif a.startswith("--spec=") and not os.path.isabs(a[len("--spec="):]):
+                args[i] = "--spec=" + os.path.normpath(os.path.join(folder, a[len("--spec="):]))
     return tracked
 
 

@@ -17,6 +17,9 @@ namespace {
 struct SuiteSource {
   const char* path;
   std::vector<Defines> builds;  // every configuration but the tunable ones
+  // What follows the file when it is compiled: a user's body after spec/portable.cu, the macros
+  // users' portable kernels are written with (kernels/spec/README.md), which declares no kernel itself.
+  std::string after = {};
 };
 
 std::vector<SuiteSource> suite_sources() {
@@ -26,6 +29,10 @@ std::vector<SuiteSource> suite_sources() {
       {"ft/nvrtc.cu",
        {{{"SUM_BLOCK", "256"}},
         {{"SUM_BLOCK", "256"}, {"RADIX", "4"}}, {{"SUM_BLOCK", "256"}, {"RADIX", "8"}}, {{"SUM_BLOCK", "256"}, {"RADIX", "16"}}}},
+      {"spec/portable.cu", {{{"real", "float"}}, {{"real", "double"}}},
+       "extern \"C\" __global__ void body(GB_GLOBAL real* GB_RESTRICT out) {\n  GB_LOCAL real s[32];\n"
+       "  s[GB_LOCAL_ID(0)] = GB_GROUP_ID(1) + GB_LOCAL_SIZE(2) + GB_NUM_GROUPS(0);\n  GB_BARRIER();\n"
+       "  out[GB_GLOBAL_ID(0)] = s[31 - GB_LOCAL_ID(0)];\n}\n"},
       {"lu/nvrtc.cu", {{{"real", "float"}, {"LU_GROUP", "256"}}, {{"real", "double"}, {"LU_GROUP", "256"}}}},
       {"gemm/nvrtc.cu",
        {{{"real", "float"}, {"GEMM_KERNEL", "1"}},
@@ -48,7 +55,7 @@ std::set<std::string> declared_kernels(const std::string& source) {
 
 TEST(Nvrtc, EverySuiteKernelCompilesForHopperWithoutADevice) {
   for (const SuiteSource& s : suite_sources()) {
-    const std::string source = rtc_source(s.path);
+    const std::string source = rtc_source(s.path) + s.after;
     const std::set<std::string> declared = declared_kernels(source);
     EXPECT_FALSE(declared.empty()) << s.path;
     std::set<std::string> built;

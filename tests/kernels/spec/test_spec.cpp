@@ -1,0 +1,295 @@
+// Users' kernel specs (issue 37): the expressions, the examples run, sweep and verify on OpenCL
+// (PoCL without a GPU), a planted wrong kernel and a planted overrun fail their points by name,
+// and each mistake a user will make gets its message and exit code.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "kernels/spec/expression.hpp"
+#include "kernels/spec/spec.hpp"
+#include "tests/test_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpubench::test::gpubench;
+using gpubench::test::Result;
+using testing::HasSubstr;
+using namespace gpubench::spec;
+
+// ---- expressions ----
+
+TEST(SpecExpression, IntegersAreExactAndWhatPassesTwoToThe53IsRefused) {
+  const IntVars v{{"n", 4096}, {"m", 2048}, {"tile", 32}};
+  EXPECT_EQ(eval_int("n * m", v), 8388608);
+  EXPECT_EQ(eval_int("n / tile * 3 + n % 5", v), 128 * 3 + 1);
+  EXPECT_EQ(eval_int("ceil_div(n + 1, tile)", v), 129);
+  EXPECT_EQ(eval_int("round_up(n + 1, tile)", v), 4128);
+  EXPECT_EQ(eval_int("n % tile == 0 && tile * tile <= 1024 || 0", v), 1);
+  EXPECT_EQ(eval_int("n > m ? n - m : m - n", v), 2048);
+  EXPECT_EQ(eval_int("2^53", v), std::int64_t{1} << 53);
+  // 2^53 + 1 is not a double: refused, not rounded to 2^53.
+  EXPECT_THROW(eval_int("2^53 + 1", v), ExpressionError);
+  // A step past 2^53 that a later division would bring back is refused too.
+  try {
+    eval_int("n * n * n * n * n / (n * n)", v);
+    FAIL() << "n^5 passes 2^53";
+  } catch (const ExpressionError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("passes 2^53"));
+  }
+  // And past 2^63, where int64 itself overflows.
+  EXPECT_THROW(eval_int("n * n * n * n * n * n", v), ExpressionError);
+  try {
+    eval_int("n * q", v);
+    FAIL();
+  } catch (const ExpressionError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("names `q`"));
+    EXPECT_THAT(e.what(), HasSubstr("known: m, n, tile"));
+  }
+  EXPECT_THROW(eval_int("n *", v), ExpressionError);
+  EXPECT_THROW(eval_int("n / (m - 2048)", v), ExpressionError);
+  EXPECT_THROW(eval_int("1.5 * n", v), ExpressionError);
+  EXPECT_DOUBLE_EQ(eval_real("2.5 * n", {{"n", 4}}), 10.0);
+}
+
+TEST(SpecCompare, NamesTheElementsOffAndHowFar) {
+  const float want[4] = {1, 2, 3, 4}, got[4] = {1, 2.5f, 3, 4.000001f};
+  EXPECT_EQ(compare("out", Elem::f32, gpubench::Precision::f32, want, want, 4, 0, 0), "");
+  const std::string s = compare("out", Elem::f32, gpubench::Precision::f32, got, want, 4, 0, 1e-6);
+  EXPECT_THAT(s, HasSubstr("buffer `out`: 1 of 4 elements off"));
+  EXPECT_THAT(s, HasSubstr("the first at [1]: 2.5 against 2"));
+}
+
+TEST(SpecGuard, SaysHowFarPastTheEndAKernelWrote) {
+  std::vector<unsigned char> zone(guard_elements * 4, canary);
+  EXPECT_EQ(guard_damage("out", zone.data(), zone.size(), 4), "");
+  zone[2 * 4 + 1] = 0;  // the third element past the end
+  EXPECT_EQ(guard_damage("out", zone.data(), zone.size(), 4), "wrote past the end of buffer `out` by 3 elements");
+}
+
+TEST(SpecHash, IsSha256) {
+  EXPECT_EQ(sha256(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+// ---- the command line, on OpenCL ----
+
+bool has_opencl() { return gpubench("--list-devices --backend opencl").output.find("opencl:\n  [0]") != std::string::npos; }
+
+std::string examples() { return gpubench::test::source_dir() + "/examples"; }
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("gpubench_spec_" + std::to_string(getpid()) + "_" +
+                                               std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+TEST(SpecExamples, RunVerifyAndSweepWithRandomAndAnnealingOnOpencl) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  const TempDir db;
+  const std::vector<std::pair<std::string, std::string>> small = {
+      {"transpose/transpose.json", "n=64,m=128"}, {"reduction/reduction.json", "n=65536"}, {"jacobi2d/jacobi2d.json", "n=64,m=64"}};
+  for (const auto& [spec, problem] : small) {
+    const std::string file = examples() + "/" + spec;
+    Result r = gpubench("--spec " + file + " --backend opencl --problem " + problem + " --precision all --repetitions 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, testing::Not(HasSubstr("FAILED"))) << spec;
+    EXPECT_EQ(std::regex_search(r.output, std::regex(R"(f32 .* yes)")), true) << r.output;
+    EXPECT_EQ(std::regex_search(r.output, std::regex(R"(f64 .* yes)")), true) << r.output;
+    for (const char* strategy : {"random", "annealing"}) {
+      r = gpubench("sweep --spec " + file + " --backend opencl --problem " + problem +
+                   " --precision f32 --max-evals 4 --strategy " + strategy + " --tuning-db " + db.path.string());
+      EXPECT_EQ(r.exit_code, 0) << spec << " " << strategy << "\n" << r.output;
+      EXPECT_THAT(r.output, HasSubstr("strategy " + std::string(strategy))) << r.output;
+    }
+    // The next run reads what the sweep stored, keyed by the spec's name and the sizes' buckets.
+    r = gpubench("--spec " + file + " --backend opencl --problem " + problem +
+                 " --precision f32 --repetitions 2 --format json --out " + (db.path / "run.json").string() +
+                 " --tuning-db " + db.path.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(db.path / "run.json");
+    const auto records = nlohmann::json::parse(in);
+    const auto& b = records["benchmarks"][0];
+    const std::string name = b["spec"].get<std::string>();
+    EXPECT_EQ(b["params"]["launch"][name]["from"], "tuned") << b.dump();
+    EXPECT_THAT(b["params"]["launch"][name]["detail"].get<std::string>(), HasSubstr("spec/" + name + "/f32"));
+    EXPECT_EQ(b["spec_sha256"].get<std::string>().size(), 64u);
+    EXPECT_GT(b["gbps"].get<double>(), 0);
+  }
+}
+
+// A scaling kernel and a spec over it, with what each test changes.
+constexpr const char* scale_cl = R"(__kernel void scale(__global real* out, __global const real* in, int n) {
+  const int i = get_global_id(0);
+  if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);
+}
+__kernel void scale_reference(__global real* out, __global const real* in, int n) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = (real)2 * in[i];
+}
+)";
+
+nlohmann::json scale_spec() {
+  return nlohmann::json::parse(R"({
+    "schema": "gpubench-kernel-spec", "version": 1, "name": "scale",
+    "sources": {"opencl": "scale.cl"},
+    "sizes": {"n": 1024},
+    "buffers": {"out": {"type": "real", "length": "n", "output": true},
+                "in": {"type": "real", "length": "n", "init": {"ramp": [0, 1]}}},
+    "tunables": {"group": [32, 64]},
+    "constraints": ["n % group == 0"],
+    "steps": [{"kernel": "scale", "args": ["out", "in", {"int": "n"}], "global": ["n"], "local": ["group"]}],
+    "work": {"flops": "n", "bytes": "2 * n * real_bytes"},
+    "verify": {"reference": {"steps": [{"kernel": "scale_reference", "args": ["out", "in", {"int": "n"}],
+                                        "global": ["n"], "local": ["32"]}]},
+               "tolerance": {"abs": 0, "rel": 0}}
+  })");
+}
+
+struct Scale {
+  TempDir dir;
+  std::string spec;
+  explicit Scale(const nlohmann::json& s, const std::string& source = scale_cl) {
+    dir.file("scale.cl", source);
+    spec = dir.file("scale.json", s.dump(2));
+  }
+  Result run(const std::string& more = "", const std::string& defines_limit = "n", int wrong = -1) const {
+    // LIMIT and WRONG plant the faults: written into the source as defines of its own.
+    std::ofstream(dir.path / "scale.cl") << "#define LIMIT (" + defines_limit + ")\n#define WRONG (" +
+                                                std::to_string(wrong) + ")\n" + scale_cl;
+    return gpubench("--spec " + spec + " --backend opencl --precision f32 --repetitions 2 " + more);
+  }
+};
+
+TEST(SpecFaults, AWrongKernelFailsItsPointsWithTheElementsOff) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  const Scale s(scale_spec());
+  Result r = s.run();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = s.run("", "n", 5);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("buffer `out`: 1 of 1024 elements off"));
+  EXPECT_THAT(r.output, HasSubstr("the first at [5]: 11 against 10"));
+}
+
+TEST(SpecFaults, TheGuardZoneCatchesAKernelThatWritesPastItsBuffer) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  auto j = scale_spec();
+  j["steps"][0]["global"] = {"round_up(n + 3, group)"};
+  const Scale s(j);
+  const Result r = s.run("", "n + 3");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 3 elements"));
+}
+
+TEST(SpecErrors, EachMistakeIsNamedWithTheFileTheFieldAndItsExitCode) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  struct Case {
+    std::string what;
+    std::function<void(nlohmann::json&)> change;
+    std::string more;
+    int exit_code;
+    std::vector<std::string> messages;
+  };
+  const std::vector<Case> cases = {
+      {"missing source", [](nlohmann::json& j) { j["sources"]["opencl"] = "nothere.cl"; }, "", 3,
+       {"scale.json: sources.opencl: cannot read", "nothere.cl"}},
+      {"expression that does not parse", [](nlohmann::json& j) { j["buffers"]["out"]["length"] = "n *"; }, "", 3,
+       {"scale.json: buffers.out.length: `n *` does not parse"}},
+      {"unknown size", [](nlohmann::json& j) { j["steps"][0]["global"] = {"q"}; }, "", 3,
+       {"scale.json: steps[0].global[0]: `q` names `q`", "known:"}},
+      {"constraint no configuration meets", [](nlohmann::json& j) { j["constraints"] = {"group > 1000"}; }, "", 3,
+       {"scale.json: constraints: no configuration of the tunables meets them"}},
+      {"buffer length that overflows", [](nlohmann::json& j) { j["buffers"]["in"]["length"] = "n * n * n * n * n * n"; },
+       "", 3, {"scale.json: buffers.in.length:", "2^53"}},
+      {"length past 2^53 bytes", [](nlohmann::json& j) { j["buffers"]["in"]["length"] = "n * n * n * n * n * 4"; }, "", 3,
+       {"scale.json: buffers.in.length:", "pass 2^53 bytes"}},
+      {"buffer larger than the device allocates", [](nlohmann::json& j) { j["buffers"]["in"]["length"] = "n * n * n * n"; },
+       "", 3, {"scale.json: buffers.in.length:", "pass the largest buffer"}},
+      {"no verification", [](nlohmann::json& j) { j.erase("verify"); }, "", 3,
+       {"scale.json: verify: missing: a spec without verification is refused"}},
+      {"launch that does not divide", [](nlohmann::json& j) { j["steps"][0]["global"] = {"n + 1"}; }, "", 3,
+       {"scale.json: steps[0].global[0]: `n + 1` = 1025 is not a multiple of local"}},
+      {"unknown size on the command line", [](nlohmann::json&) {}, "--problem q=4", 3,
+       {"scale.json: sizes: --problem names 'q', which is not a size of the spec (sizes: n)"}},
+      {"--spec beside another suite", [](nlohmann::json&) {}, "--suite cg", 2, {"--spec runs your kernel"}},
+      {"a variant that names no spec", [](nlohmann::json&) {}, "--variant other", 2, {"names none of the specs"}},
+  };
+  for (const auto& c : cases) {
+    auto j = scale_spec();
+    c.change(j);
+    const Scale s(j);
+    const Result r = s.run(c.more);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.what << "\n" << r.output;
+    for (const auto& m : c.messages) EXPECT_THAT(r.output, HasSubstr(m)) << c.what;
+    EXPECT_THAT(r.output, testing::Not(HasSubstr("GB/s  "))) << c.what;
+  }
+  // A compile error fails the point with the compiler's log and the configuration it was built with.
+  const Scale broken(scale_spec(), "__kernel void scale(__global real* out) { out[0] = undefined_name; }\n");
+  std::ofstream(broken.dir.path / "scale.cl") << "__kernel void scale(__global real* out) { out[0] = undefined_name; }\n";
+  const Result r = gpubench("--spec " + broken.spec + " --backend opencl --precision f32 --repetitions 2");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(scale, real=f32 group=32)"));
+  EXPECT_THAT(r.output, HasSubstr("-DGROUP=32"));
+  EXPECT_THAT(r.output, HasSubstr("undefined_name"));
+}
+
+// One portable body, compiled as OpenCL C with the macros of kernels/spec/README.md.
+TEST(SpecPortable, OneBodyRunsOnOpencl) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  const TempDir dir;
+  dir.file("k.h", R"(GB_KERNEL void twice(GB_GLOBAL real* GB_RESTRICT out, GB_GLOBAL const real* GB_RESTRICT in, int n) {
+  GB_LOCAL real s[GROUP];
+  const long i = GB_GLOBAL_ID(0);
+  s[GB_LOCAL_ID(0)] = i < n ? in[i] : (real)0;
+  GB_BARRIER();
+  if (i < n) out[i] = (real)2 * s[GB_LOCAL_ID(0)] + (real)(GB_LOCAL_SIZE(0) - GROUP) + (real)(GB_NUM_GROUPS(0) * GROUP - n);
+}
+GB_KERNEL void twice_reference(GB_GLOBAL real* out, GB_GLOBAL const real* in, int n) {
+  const long i = GB_GLOBAL_ID(0);
+  if (i < n) out[i] = (real)2 * in[i];
+}
+)");
+  const std::string spec = dir.file("k.json", R"({"schema": "gpubench-kernel-spec", "version": 1, "name": "twice",
+    "sources": {"portable": "k.h"}, "sizes": {"n": 256},
+    "buffers": {"out": {"type": "real", "length": "n", "output": true},
+                "in": {"type": "real", "length": "n", "init": {"random": [-1, 1], "seed": 3}}},
+    "tunables": {"group": [16, 32, 64]}, "constraints": ["n % group == 0"],
+    "steps": [{"kernel": "twice", "args": ["out", "in", {"int": "n"}], "global": ["n"], "local": ["group"]}],
+    "work": {"flops": "n", "bytes": "2 * n * real_bytes"},
+    "verify": {"reference": {"steps": [{"kernel": "twice_reference", "args": ["out", "in", {"int": "n"}],
+                                        "global": ["n"], "local": ["1"]}]}, "tolerance": {"abs": 0, "rel": 0}}})");
+  const Result r = gpubench("--spec " + spec + " --backend opencl --precision all --repetitions 2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(twice +f64 .* yes)")), true) << r.output;
+}
+
+// A tracked set names a spec relative to its own folder, and the nightly records it like a suite.
+TEST(SpecTrack, ATrackedSetCanNameASpec) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  const TempDir dir;
+  fs::create_directories(dir.path / "specs");
+  for (const char* f : {"transpose.json", "transpose.cl", "transpose.cu"})
+    fs::copy_file(examples() + "/transpose/" + f, dir.path / "specs" / f);
+  const std::string set = dir.file("set.json", R"({"repetitions": 2, "runs": [{"name": "mine", "args":
+      ["--spec", "specs/transpose.json", "--backend", "opencl", "--problem", "n=64,m=64", "--precision", "f32"]}]})");
+  const std::string history = (dir.path / "h.sqlite").string();
+  Result r = gpubench("track run --set " + set + " --history " + history + " --records " + (dir.path / "rec").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = gpubench("track show --history " + history);
+  EXPECT_THAT(r.output, HasSubstr("spec/n=64,m=64/opencl:0/transpose/f32"));
+}
+
+}  // namespace
