@@ -41,7 +41,8 @@ class Point:
 
     @property
     def key(self):
-        return (self.suite, self.problem, self.backend, self.devices, self.ranks, self.variant, self.precision)
+        # The device's name too: cuda:0 of an H100 and cuda:0 of an H200 are two points, not one re-run.
+        return (self.suite, self.problem, self.backend, self.devices, self.ranks, self.variant, self.precision, self.device)
 
     @property
     def where(self):

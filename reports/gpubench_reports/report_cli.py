@@ -5,6 +5,8 @@
     gpubench report figure RECORDS.json ... --kind roofline|kernels|speedup|scaling|sweep|strategies [selection]
                            [--baseline B[:D]:V] [--y gflops|time] --out FILE.png|.svg|.pdf
     gpubench report study cg-thesis|cg-multi-gpu|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
+    gpubench report portability RECORDS.json ... [selection] [--platforms P,..] [--figure FILE.png]
+                                [--efficiency arch|app] [--format markdown|latex|csv] [--out FILE]
 
 Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` tables and
 figures read `gpubench sweep --format json` files, `strategies` ones `gpubench sweep --replay ...
@@ -20,6 +22,7 @@ import sys
 
 from .errors import ReportError, failed
 from .figures import figure
+from .portability import portability
 from .records import everything, select
 from .studies import study
 from .tables import (KERNEL_VALUES, kernels_table, lu_study_table, pairs_table, points_table, scaling_table, strategies_table, sweep_grid_table, sweep_table)
@@ -63,6 +66,24 @@ def make_parser():
     f.add_argument("--width", type=float, default=8.0)
     f.add_argument("--height", type=float, help="in inches (default 5; figures of many bars grow to give each its line)")
     f.add_argument("--dpi", type=int, default=100)
+    pp = sub.add_parser("portability", help="performance portability (Pennycook, Sewall and Lee) of each variant "
+                                             "per API over the records' platforms, and cascade plots",
+                        description="performance portability of each suite variant per API over the platforms "
+                                    "(devices) of the records: the harmonic mean of its efficiencies, architectural "
+                                    "(%% of the measured roofline) and application (against the best measured on "
+                                    "that platform), 0 where it does not run on one")
+    pp.add_argument("records", nargs="+", help="gpubench record files, from several devices")
+    for field in ("suite", "problem", "backend", "variant", "precision"):
+        pp.add_argument("--" + field, help=f"only these {field}s (a comma list)")
+    pp.add_argument("--platforms", help="the platforms (device names as the records give them, a comma list; "
+                                        "default: every one the selection ran on)")
+    pp.add_argument("--figure", help="a cascade plot per suite: FILE.png (FILE-SUITE.png for several suites)")
+    pp.add_argument("--efficiency", choices=("arch", "app"), default="app", help="what the cascade plots (default app)")
+    pp.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
+    pp.add_argument("--out", help="the table's file (stdout without it)")
+    pp.add_argument("--width", type=float, default=8.0)
+    pp.add_argument("--height", type=float, help="in inches (default 5)")
+    pp.add_argument("--dpi", type=int, default=100)
     s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
     s.add_argument("name", help="the recipe: cg-thesis, cg-multi-gpu, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
     s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
@@ -83,6 +104,15 @@ def main(argv=None):
             figure(args)
             return 0
         points = []
+        if args.command == "portability":
+            table = portability(args)
+            text = table.write(args.format)
+            if args.out:
+                with open(args.out, "w") as out:
+                    out.write(text)
+            else:
+                sys.stdout.write(text)
+            return 0
         if args.kind == "sweep":
             table = sweep_table(args)
         elif args.kind == "strategies":

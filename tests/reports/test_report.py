@@ -306,6 +306,74 @@ class Synthetic(unittest.TestCase):
         self.assertIn("--run makes them on this machine's devices: gpubench run --suite lu", err)
 
 
+class Portability(unittest.TestCase):
+    """Issue 38 item 4: PP over platforms, against hand-computed cases."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def records(self, name, points):
+        """A records file: (device, backend, variant, ms or None for a failed point, % roof) each."""
+        benchmarks, failed = [], []
+        for device, backend, variant, ms, roof in points:
+            e = {"suite": "gemm", "problem": "64", "backend": backend, "device_index": 0, "device": device,
+                 "variant": variant, "precision": "f64", "run_type": "iteration", "time_unit": "ms",
+                 "gflops": 1.0, "roofline_pct": roof}
+            if ms is None:
+                failed.append(dict(e, error_occurred=True, error_message="wrong", verified=False, real_time=0.0))
+            else:
+                benchmarks += [dict(e, real_time=ms, verified=True, repetition_index=i) for i in range(2)]
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            json.dump({"context": {"date": "2026-11-27"}, "benchmarks": benchmarks, "failed_benchmarks": failed}, f)
+        return path
+
+    def test_pp_is_the_harmonic_mean_and_zero_where_a_variant_does_not_run(self):
+        from gpubench_reports import portability
+        self.assertEqual(portability.pp([0.5, 0.5, 1.0]), 0.6)
+        self.assertAlmostEqual(portability.pp([0.5, 0.25, 1.0]), 3 / 7)
+        self.assertEqual(portability.pp([1.0, None]), 0.0)
+        self.assertEqual(portability.pp([1.0, 0.0]), 0.0)
+        self.assertEqual(portability.pp([]), 0.0)
+        files = [self.records("a.json", [("A", "opencl", "vendor", 1.0, 90.0), ("A", "opencl", "x", 2.0, 50.0),
+                                         ("A", "cuda", "y", 1.0, 80.0), ("A", "cuda", "z", 4.0, 10.0)]),
+                 self.records("b.json", [("B", "opencl", "vendor", 2.0, 90.0), ("B", "opencl", "x", 4.0, 40.0),
+                                         ("B", "cuda", "y", 1.0, 70.0), ("B", "cuda", "z", None, 0.0)]),
+                 # PoCL names the host's CPU pthread-ARCH-MODEL: the same platform as MODEL.
+                 self.records("c.json", [("C", "opencl", "vendor", 1.0, 120.0), ("pthread-zen-C", "opencl", "x", 1.0, 100.0)])]
+        code, out, err = run_report(["portability"] + files + ["--format", "csv"])
+        self.assertEqual(code, 0, err)
+        rows = {tuple(r[3:5]): r for r in (line.split(",") for line in out.splitlines()[1:])}
+        # x: the best on A is 1 ms (vendor, y), on B 1 ms (y, another API), on C 1 ms: app 1/2, 1/4, 1/1
+        # -> 3 / (2 + 4 + 1) = 42.9%; arch 0.5, 0.4, 1 -> 3 / (2 + 2.5 + 1) = 54.5%.
+        self.assertEqual(rows[("x", "opencl")][-2:], ["54.5", "42.9"])
+        self.assertEqual(rows[("x", "opencl")][5:8], ["50.0 / 50.0", "40.0 / 25.0", "100 / 100"])
+        # y runs on A and B, not on C: 0. z failed on B: it does not run there either.
+        self.assertEqual(rows[("y", "cuda")][-2:], ["0", "0"])
+        self.assertEqual(rows[("y", "cuda")][7], "does not run")
+        self.assertEqual(rows[("z", "cuda")][6], "does not run")
+        # vendor: on B y (cuda) was faster, so 0.5 there; above the roof on C counts as 100.
+        self.assertEqual(rows[("vendor", "opencl")][5:8], ["90.0 / 100", "90.0 / 50.0", "100 / 100"])
+        self.assertEqual(rows[("vendor", "opencl")][-1], "75.0")  # 3 / (1 + 2 + 1)
+        # Over A and B alone, y runs everywhere: app 1, 1 -> 100%.
+        code, out, err = run_report(["portability"] + files + ["--platforms", "A,B", "--variant", "y", "--format", "csv"])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines()[1].split(",")[-2:], ["74.7", "100"])  # arch 2 / (1/0.8 + 1/0.7)
+        code, out, err = run_report(["portability"] + files + ["--platforms", "A,Q"])
+        self.assertEqual(code, 2)
+        self.assertIn("no point of the records ran on Q", err)
+
+    def test_the_cascade_plot_is_drawn_per_suite(self):
+        files = [self.records("a.json", [("A", "opencl", "x", 2.0, 50.0)]), self.records("b.json", [("B", "opencl", "x", 1.0, 90.0)])]
+        out = os.path.join(self.dir, "pp.png")
+        code, _, err = run_report(["portability"] + files + ["--figure", out])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(png_size(out), (800, 500))
+
+
 class StudyRun(unittest.TestCase):
     """A recipe whose records are missing runs them with --run (gpubench from GPUBENCH_BINARY, as ctest sets it)."""
 
