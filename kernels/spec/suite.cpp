@@ -167,30 +167,28 @@ class Instance {
            const std::vector<Step>& steps, const std::string& steps_field)
       : ops_(ops), spec_(s), precision_(p),
         layout_(layout_of(s, sizes, params, p, ops.device(), steps, steps_field)) {
-    const DeviceInfo& d = ops.device();
-    for (std::size_t i = 0; i < s.buffers.size(); ++i) {
-      buffers_.push_back(ops.allocate(layout_.bytes[i]));
-      initial_.push_back(initial_contents(s, s.buffers[i], layout_.lengths[i], p));
-      upload(i);
-      const std::vector<unsigned char> zone(guard_bytes(i), canary);
-      ops.write(buffers_[i], zone.data(), zone.size(), initial_[i].size());
+    // Built first: a configuration that does not compile allocates nothing (a sweep meets many).
+    std::string what = "spec " + s.path + " (" + s.name + ", real=" + to_string(p);
+    for (const auto& [n, v] : params) what += " " + n + "=" + std::to_string(v);
+    what += ")";
+    program_ = ops.build(source_for(s, ops.device().backend), s.portable, defines_of(params, p), what);
+    try {
+      for (std::size_t i = 0; i < s.buffers.size(); ++i) {
+        buffers_.push_back(ops.allocate(layout_.bytes[i]));
+        initial_.push_back(initial_contents(s, s.buffers[i], layout_.lengths[i], p));
+        upload(i);
+        const std::vector<unsigned char> zone(guard_bytes(i), canary);
+        ops.write(buffers_[i], zone.data(), zone.size(), initial_[i].size());
+      }
+    } catch (...) {
+      release_all();  // what was allocated before the failure (no destructor runs for a throwing constructor)
+      throw;
     }
     for (auto& l : layout_.launches)
       for (auto& a : l.args)
         if (a.buffer >= 0) a.buffer = buffers_[static_cast<std::size_t>(a.buffer)];
-    std::string what = "spec " + s.path + " (" + s.name + ", real=" + to_string(p);
-    for (const auto& [n, v] : params) what += " " + n + "=" + std::to_string(v);
-    what += ")";
-    program_ = ops.build(source_for(s, d.backend), s.portable, defines_of(params, p), what);
   }
-  ~Instance() {
-    for (int b : buffers_) {
-      try {
-        ops_.release(b);
-      } catch (...) {
-      }
-    }
-  }
+  ~Instance() { release_all(); }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
@@ -234,6 +232,15 @@ class Instance {
   std::size_t elem(std::size_t i) const { return elem_bytes(spec_.buffers[i].type, precision_); }
   std::size_t guard_bytes(std::size_t i) const { return static_cast<std::size_t>(guard_elements) * elem(i); }
   void upload(std::size_t i) { ops_.write(buffers_[i], initial_[i].data(), initial_[i].size(), 0); }
+  void release_all() noexcept {
+    for (int b : buffers_) {
+      try {
+        ops_.release(b);
+      } catch (...) {  // a device that failed: its memory goes with its context
+      }
+    }
+    buffers_.clear();
+  }
 
   Operations& ops_;
   const Spec& spec_;
