@@ -105,7 +105,7 @@ std::string known_list(const Vars& vars) {
 // outside them.
 template <class Vars>
 void parse(mu::Parser& p, const std::string& text, const Vars& vars, std::map<std::string, double>& values) {
-  if (text.find_first_not_of(" \t") == std::string::npos) throw ExpressionError("the expression is empty");
+  if (text.find_first_not_of(" \t") == std::string::npos) throw ExpressionError("the expression is empty", true);
   for (const auto& [name, value] : vars) {
     values[name] = static_cast<double>(value);
     p.DefineVar(name, &values[name]);
@@ -116,11 +116,11 @@ void parse(mu::Parser& p, const std::string& text, const Vars& vars, std::map<st
     p.SetExpr(text);
     p.GetUsedVar();  // parses; unknown names go to the factory
   } catch (const mu::ParserError& e) {
-    throw ExpressionError("`" + text + "` does not parse: " + e.GetMsg());
+    throw ExpressionError("`" + text + "` does not parse: " + e.GetMsg(), true);
   }
   if (!unknown.names.empty())
     throw ExpressionError("`" + text + "` names `" + *unknown.names.begin() +
-                          "`, which is not defined here (known: " + known_list(vars) + ")");
+                          "`, which is not defined here (known: " + known_list(vars) + ")", true);
 }
 
 }  // namespace

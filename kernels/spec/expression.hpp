@@ -18,9 +18,16 @@
 namespace gpubench::spec {
 
 // What is wrong with an expression, in words that name it ("`n * m` names `q`, which is ...").
+// `in_text`: the text itself is wrong (empty, does not parse, names an unknown name), whatever
+// the values; otherwise an evaluation failed at these values (a division by zero, past 2^53).
 class ExpressionError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ExpressionError(const std::string& what, bool in_text = false)
+      : std::runtime_error(what), in_text_(in_text) {}
+  bool in_text() const { return in_text_; }
+
+ private:
+  bool in_text_;
 };
 
 // The largest value an integer expression may reach anywhere in its evaluation.

@@ -106,14 +106,7 @@ def main(argv=None):
         points = []
         if args.command == "portability":
             table = portability(args)
-            text = table.write(args.format)
-            if args.out:
-                with open(args.out, "w") as out:
-                    out.write(text)
-            else:
-                sys.stdout.write(text)
-            return 0
-        if args.kind == "sweep":
+        elif args.kind == "sweep":
             table = sweep_table(args)
         elif args.kind == "strategies":
             table = strategies_table(args)
@@ -123,7 +116,7 @@ def main(argv=None):
             points = select(everything(args), args)
             table = {"points": points_table, "kernels": kernels_table, "pairs": pairs_table,
                      "scaling": scaling_table, "lu-study": lu_study_table}[args.kind](points, args)
-        shown = {p.label for p in points} if args.kind not in ("sweep", "sweep-grid", "strategies") else set()
+        shown = {p.label for p in points}  # the points tables of points showed (sweeps and portability: none)
         table.notes += [r for r in getattr(args, "replaced", []) if r.split(": from ")[0] in shown]
         text = table.write(args.format)
         if args.out:
