@@ -8,6 +8,8 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/device.hpp"
 #include "backends/registry.hpp"
@@ -31,6 +33,18 @@ struct Ceilings {
   // The figures whose best no second trial confirmed, with the trials ("f64 47.0, 20.0, 21.0
   // GFLOP/s"); "" when every best was confirmed.
   std::string unconfirmed;
+  // The caches' bandwidths (0: not measured), each the plateau of a working-set sweep that reads
+  // from that level (backends/ceilings_common.hpp, cache_levels): the last-level cache (a GPU's L2)
+  // and L1/shared memory. A kernel above the DRAM roof is placed against the level that served it.
+  double l2_gbps = 0, l1_gbps = 0;
+  // The sweeps themselves, (working-set bytes, GB/s) in ascending size: what the hierarchical
+  // figure draws. The L2 sweep's working set is the whole device's, the L1 sweep's one CU's.
+  std::vector<std::pair<double, double>> l2_sweep, l1_sweep;
+  // The device's settings when they were measured (bench/energy.hpp: the power limit, the
+  // application clocks), as a JSON object's text; "" where not known.
+  std::string settings;
+  // Not stored: what differs between `settings` and the device's settings now ("" nothing, or not known).
+  std::string settings_differ;
 
   // The roofline's bandwidth: the better of copy and triad.
   double bandwidth_gbps() const { return copy_gbps > triad_gbps ? copy_gbps : triad_gbps; }

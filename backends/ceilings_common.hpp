@@ -11,7 +11,10 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "backends/ceilings.hpp"
 #include "backends/device.hpp"
 #include "common/host_memory.hpp"
 #include "backends/host_device.hpp"
@@ -159,6 +162,125 @@ inline void log_line(std::ostream& log, const DeviceInfo& device, const std::str
   line << "gpubench: ceilings " << device.backend << ':' << device.index << ": " << what << ' ' << value << ' '
        << unit << " (" << detail << ")\n";
   log << line.str();
+}
+
+// ---- The caches: working-set sweeps, as the Empirical Roofline Toolkit measures them ----
+//
+// One kernel, cache_read, on every API: `slices` work-groups of cache_group_size work-items; in
+// pass p group g reads (as float4) slice (g + p x rotate) mod slices of `slice` float4 and adds
+// what it reads. Every element is 1, so each work-item's sum is exact and known.
+// - The L1 sweep (rotate 0): each group re-reads its own slice. cache_groups_per_cu groups share
+//   a CU, so one CU's working set is that many slices: small ones stay in its L1/shared memory.
+// - The L2 sweep (rotate = CUs + 1): each group reads another slice every pass, one that no group
+//   of its CU read lately, so the L1 holds nothing it reads again; the whole working set is
+//   slices x slice, served by the L2 while it fits there, by DRAM beyond.
+// Each level's bandwidth is the best point of the sweep's fastest plateau (a run of neighbouring
+// working sets within 15% of each other), the L2's among those that fit in the L2.
+constexpr unsigned cache_group_size = 256;
+constexpr int cache_groups_per_cu = 8;
+constexpr std::uint64_t kib = 1024;
+
+struct CacheLaunch {
+  std::uint32_t slice = 0;   // float4 per slice
+  std::uint32_t slices = 0;  // = work-groups
+  std::uint32_t rotate = 0;
+  std::uint32_t passes = 0;
+  double bytes() const { return 16.0 * slice * slices * static_cast<double>(passes); }
+  // Work-item `item`'s sum: 4 per float4 it read.
+  double expected(std::uint64_t item) const {
+    const std::uint64_t local = item % cache_group_size;
+    const std::uint64_t each = local < slice ? (slice - local + cache_group_size - 1) / cache_group_size : 0;
+    return 4.0 * static_cast<double>(each) * passes;
+  }
+};
+
+inline std::uint32_t cache_groups(const DeviceInfo& d) {
+  return static_cast<std::uint32_t>(std::max(d.compute_units, 1) * cache_groups_per_cu);
+}
+
+// The L2 sweep's working sets: from 4 MiB (at least 4 KiB a group) doubling to 8 x the last-level
+// cache (at least 64 MiB), within a quarter of the device's memory and its largest allocation.
+inline std::vector<std::uint64_t> l2_working_sets(const DeviceInfo& d) {
+  std::uint64_t top = std::max<std::uint64_t>(8 * d.cache_bytes, 64 * mib);
+  top = std::min<std::uint64_t>(top, d.global_mem_bytes / 4);
+  if (d.max_alloc_bytes > 0) top = std::min<std::uint64_t>(top, d.max_alloc_bytes);
+  std::vector<std::uint64_t> sets;
+  for (std::uint64_t s = std::max<std::uint64_t>(4 * mib, cache_groups(d) * 4 * kib); s <= top; s *= 2) sets.push_back(s);
+  return sets;
+}
+
+// The plateaus of a sweep (ascending working sets): [first, last] index ranges of neighbouring
+// points each within `tolerance` of the range's best.
+inline std::vector<std::pair<std::size_t, std::size_t>> plateaus(const std::vector<std::pair<double, double>>& sweep,
+                                                                double tolerance = 0.15) {
+  std::vector<std::pair<std::size_t, std::size_t>> found;
+  std::size_t first = 0;
+  double low = 0, high = 0;
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const double g = sweep[i].second;
+    if (i > first && (std::max(high, g) * (1 - tolerance) > std::min(low, g))) {
+      found.emplace_back(first, i - 1);
+      first = i;
+    }
+    if (i == first) low = high = g;
+    low = std::min(low, g);
+    high = std::max(high, g);
+  }
+  if (!sweep.empty()) found.emplace_back(first, sweep.size() - 1);
+  return found;
+}
+
+// A level's bandwidth: the best point of the fastest plateau that begins at a working set of at
+// most `within_bytes` (0: anywhere); plateaus of one point count only where no longer one does.
+inline double level_gbps(const std::vector<std::pair<double, double>>& sweep, double within_bytes = 0) {
+  double best[2] = {0, 0};  // [single point, longer]
+  for (const auto& [first, last] : plateaus(sweep)) {
+    if (within_bytes > 0 && sweep[first].first > within_bytes) continue;
+    double top = 0;
+    for (std::size_t i = first; i <= last; ++i) top = std::max(top, sweep[i].second);
+    double& slot = best[last > first ? 1 : 0];
+    slot = std::max(slot, top);
+  }
+  return best[1] > 0 ? best[1] : best[0];
+}
+
+// The sweeps. `launch(l)` runs cache_read once and returns its seconds; `check(l)` reads back the
+// last launch's sums and throws DeviceError (check_result) when one is wrong. The buffer holds
+// at least the last of l2_working_sets(d).
+template <typename Launch, typename Check>
+void measure_cache_levels(Ceilings& c, const DeviceInfo& d, Launch&& launch, Check&& check, std::ostream& log) {
+  const std::uint32_t groups = cache_groups(d);
+  const auto gbps = [&](std::uint64_t slice_bytes, std::uint32_t rotate) {
+    CacheLaunch l;
+    l.slice = static_cast<std::uint32_t>(slice_bytes / 16);
+    l.slices = groups;
+    l.rotate = rotate;
+    const double working_set = 16.0 * l.slice * groups;
+    l.passes = static_cast<std::uint32_t>(std::clamp(8e9 / working_set, 2.0, 65536.0));
+    double best = 0;
+    launch(l);  // warm-up
+    for (int r = 0; r < 3; ++r) {
+      const double seconds = launch(l);
+      if (seconds > 0) best = std::max(best, l.bytes() / seconds * 1e-9);
+    }
+    check(l);
+    return best;
+  };
+  c.l1_sweep.clear();
+  c.l2_sweep.clear();
+  for (std::uint64_t slice = 2 * kib; slice <= 128 * kib; slice *= 2)
+    c.l1_sweep.emplace_back(static_cast<double>(slice * cache_groups_per_cu), gbps(slice, 0));
+  const auto rotate = static_cast<std::uint32_t>(std::max(d.compute_units, 1) + 1);
+  for (std::uint64_t set : l2_working_sets(d)) c.l2_sweep.emplace_back(static_cast<double>(set), gbps(set / groups / 16 * 16, rotate));
+  c.l1_gbps = level_gbps(c.l1_sweep);
+  c.l2_gbps = level_gbps(c.l2_sweep, static_cast<double>(d.cache_bytes));
+  std::ostringstream l1, l2;
+  l1 << c.l1_sweep.size() << " working sets of " << c.l1_sweep.front().first / kib << " to "
+     << c.l1_sweep.back().first / kib << " KiB per CU";
+  l2 << c.l2_sweep.size() << " working sets of " << (c.l2_sweep.empty() ? 0 : c.l2_sweep.front().first / mib) << " to "
+     << (c.l2_sweep.empty() ? 0 : c.l2_sweep.back().first / mib) << " MiB, a " << d.cache_bytes / mib << " MiB cache";
+  log_line(log, d, "L1/shared", c.l1_gbps, "GB/s", l1.str());
+  log_line(log, d, "L2", c.l2_gbps, "GB/s", l2.str());
 }
 
 }  // namespace gpubench::ceilings

@@ -25,6 +25,8 @@ struct DeviceInfo {
   std::uint64_t local_mem_bytes = 0;
   std::uint64_t cache_bytes = 0;  // last-level cache (GPU L2, CPU LLC); 0 if unknown
   bool fp64 = false;
+  // The PCI address "DDDDDDDD:BB:DD.F" (hex), where the API tells it: what finds the device in NVML.
+  std::string pci_bus_id;
 
   // One line for tables and logs: "opencl:1 NVIDIA H100 80GB HBM3 (NVIDIA CUDA, 132 CUs)".
   std::string label() const {

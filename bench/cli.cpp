@@ -79,7 +79,7 @@ struct Raw {
   std::vector<std::string> params;                         // sweep --param, repeatable
   std::vector<std::string> replay;                         // sweep --replay, repeatable
   std::vector<std::string> specs;                          // --spec, repeatable
-  bool list_devices = false, breakdown = false, exhaustive = false, remeasure = false, version = false;
+  bool list_devices = false, breakdown = false, energy = false, exhaustive = false, remeasure = false, version = false;
 
   std::optional<std::string> one(const std::string& option) const {
     const auto it = values.find(option);
@@ -92,10 +92,10 @@ struct Raw {
 // Which commands take an option: the run's own, the sweep's, the roofline's.
 const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
                                                      "--time-budget", "--seed", "--strategy", "--max-evals",
-                                                     "--cache", "--replay", "--seeds"};
+                                                     "--cache", "--replay", "--seeds", "--objective"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
 const std::vector<std::string> run_only_options = {"--variant", "--filter", "--repetitions", "--warmup", "--min-time",
-                                                   "--baseline", "--breakdown", "--list-devices"};
+                                                   "--baseline", "--breakdown", "--energy", "--list-devices"};
 
 CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std::string& type, const std::string& help) {
   // One value each time; every time kept, so that Raw::one can name an option given twice.
@@ -180,6 +180,9 @@ void run_options(CLI::App* app, Raw& raw) {
        "the row speedups are computed against, e.g. cuda:vendor or opencl:1:classic (speedup = baseline time / "
        "row time; default: the first row)");
   app->add_flag("--breakdown", raw.breakdown, "the table adds each point's per-kernel times (a profiled pass)");
+  app->add_flag("--energy", raw.energy,
+                "the table adds each point's energy: J per iteration, average W and GFLOP/J, from an energy pass of "
+                "at least 1 s (NVML on NVIDIA GPUs, RAPL on the host; the records carry them always)");
   app->add_flag("--list-devices", raw.list_devices,
                 "list the devices of each backend (--backend picks them; --format json) and exit");
 }
@@ -207,6 +210,9 @@ void sweep_options(CLI::App* app, Raw& raw) {
            std::to_string(static_cast<int>(default_time_budget_s)) + ")");
   text(app, raw, "--time-limit", "S", "a configuration whose one call takes longer fails (default 2)");
   text(app, raw, "--seed", "N", "the strategies' random choices (default 1; the same seed, the same search)");
+  text(app, raw, "--objective", "O",
+       "what the search minimizes per call: time (default), energy (joules, from an energy pass of at least 1 s "
+       "per configuration: NVML or RAPL) or edp (energy x time)");
   text(app, raw, "--cache", "FILE",
        "append every configuration measured (time, or failure and why) to FILE, and take those FILE holds "
        "instead of measuring them again: a stopped sweep continues where it stopped");
@@ -379,6 +385,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
             : command == c.show  ? Command::tuning_show : Command::run;
   o.list_devices = raw.list_devices;
   o.breakdown = raw.breakdown;
+  o.energy = raw.energy;
   o.remeasure = raw.remeasure;
   if (raw.exhaustive) o.sweep.strategy = "exhaustive";
   if (const auto v = raw.one("--suite")) o.run.suite = *v;
@@ -428,6 +435,7 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   if (const auto v = raw.one("--kernel")) o.kernel = *v;
   if (const auto v = raw.one("--time-limit")) o.sweep.time_limit_s = parse_positive<double>("--time-limit", *v);
   if (const auto v = raw.one("--time-budget")) o.sweep.time_budget_s = parse_positive<double>("--time-budget", *v);
+  if (const auto v = raw.one("--objective")) o.sweep.objective = parse_objective(*v);
   if (const auto v = raw.one("--seed")) o.sweep.seed = parse_number<std::uint64_t>("--seed", *v, 0);
   if (const auto v = raw.one("--max-evals"))
     o.sweep.max_evals = parse_number<std::size_t>("--max-evals", *v, std::size_t{1});

@@ -29,7 +29,8 @@ struct CliOptions {
   Format format = Format::table;
   std::string out;  // empty: stdout
   std::string baseline;  // BACKEND[:DEVICE]:VARIANT; empty: speedups against the first row
-  bool breakdown = false;  // --breakdown: the table adds each point's per-kernel rows
+  bool breakdown = false;
+  bool energy = false;  // --energy: the table adds the energy pass's columns  // --breakdown: the table adds each point's per-kernel rows
   bool list_devices = false;    // with run.backends: the backends asked for (all by default)
   bool help = false;
   std::string help_text;        // the chosen command's help (--help), or the usage (no arguments)

@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/build_info.hpp"
+#include "bench/energy.hpp"
 #include "bench/format.hpp"
 #include "bench/interrupt.hpp"
 #include "bench/isolation.hpp"
@@ -186,6 +187,44 @@ Outcome timed_repetition(Point& point, double min_time_s) {
   return total;
 }
 
+// The device's state (clocks, power limit, temperature) now, under `when` ("start", "end") of the
+// point's "device_state"; nothing where the device has no meter.
+void record_state(const Point& point, PointResult& result, const char* when) {
+  if (point.id().devices.size() > 1) return;
+  std::string none;
+  if (EnergyMeter* meter = energy_meter(point.id().device, none)) result.measured["device_state"][when] = meter->state();
+}
+
+// The energy pass (bench/energy.hpp) of a point whose repetitions verified: its record under
+// "energy", or the reason there is none ("none"). A point across several devices has none.
+void measure_energy(Point& point, PointResult& result, std::ostream& log) {
+  if (point.id().devices.size() > 1) {
+    result.measured["energy"] = {{"none", "a solve across several devices (one meter per device)"}};
+    return;
+  }
+  std::string why;
+  EnergyMeter* meter = energy_meter(point.id().device, why);
+  if (!meter) {
+    result.measured["energy"] = {{"none", why}};
+    return;
+  }
+  const progress::Phase phase("the energy pass (the timed region back to back for a second, the device's power read)");
+  try {
+    result.measured["energy"] = energy_pass(
+        *meter,
+        [&] {
+          const Outcome o = point.run_unverified();
+          isolation::alive();
+          return TimedBatch{o.seconds * planted_slowdown(point.id().name()), o.iterations};
+        },
+        result.flops_per_iteration);
+  } catch (const std::exception& e) {
+    log << "gpubench: the energy pass of " << point.id().name() << " failed: " << e.what() << std::endl;
+    result.measured["energy"] = {{"none", std::string("the energy pass failed: ") + e.what()}};
+  }
+  record_state(point, result, "end");
+}
+
 // Google Benchmark calls this once per repetition: the first call prepares the point and runs its
 // profiled pass; each call times one repetition.
 void run_one_repetition(benchmark::State& st, Point& point, PointResult& result, bool& prepare_failed,
@@ -205,6 +244,7 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
       const progress::Phase phase("the profiled pass (each kernel timed alone)");
       Profile profile = point.profile();
       result.kernels = std::move(profile.kernels);
+      record_state(point, result, "start");
       result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
       // --warmup: untimed runs, each still verified (a wrong answer is a failure, timed or not).
       for (int w = 0; w < timing.warmup && !interrupt::requested(); ++w) {
@@ -252,6 +292,8 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
     }
   }
   isolation::alive();
+  if (calls == repetitions && !prepare_failed && !interrupted && !result.failed && !interrupt::requested())
+    measure_energy(point, result, log);
   if (calls == repetitions) {
     try {
       point.release();
@@ -457,6 +499,14 @@ void complete_context(RunReport& report) {
     if (!seen.insert(device_key(p.id.device) + "@").second) continue;
     nlohmann::json d = p.id.device;
     if (p.ceilings) d["ceilings"] = *p.ceilings;
+    // Its settings (power limit, application clocks) and state now, where a meter reads them.
+    std::string no_meter;
+    if (EnergyMeter* meter = energy_meter(p.id.device, no_meter)) {
+      d["settings"] = meter->settings();
+      d["state"] = meter->state();
+    } else {
+      d["energy"] = "-: " + no_meter;
+    }
     devices.push_back(d);
   }
   report.context["devices"] = devices;

@@ -249,9 +249,9 @@ void emit(const gpubench::CliOptions& options, const gpubench::RunReport& report
   std::ostringstream formatted;
   if (options.format == Format::json) write_json(report, formatted);
   if (options.format == Format::csv) write_csv(report, formatted);
-  if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown);
+  if (options.format == Format::table) write_table(report, formatted, options.baseline, options.breakdown, options.energy);
   if (!options.out.empty() && options.format != Format::table)
-    write_table(report, std::cout, options.baseline, options.breakdown);
+    write_table(report, std::cout, options.baseline, options.breakdown, options.energy);
   write_out(options, formatted.str());
   if (options.format == Format::csv && !options.out.empty()) {
     std::ostringstream kernels;

@@ -18,6 +18,24 @@ json context_text(const Row& r, const char* key) {
   return r.context && r.context->is_object() ? json(r.context->value(key, std::string())) : json(std::string());
 }
 
+// The energy pass's figure `key` (bench/energy.hpp), null where there is none.
+json energy_of(const PointResult& p, const char* key) {
+  const auto e = p.measured.find("energy");
+  if (e == p.measured.end() || !e->is_object() || !e->contains(key)) return json();
+  return e->at(key);
+}
+// The device's state figure `key` at `when` ("start", "end"), null where not known.
+json state_of(const PointResult& p, const char* when, const char* key) {
+  const auto s = p.measured.find("device_state");
+  if (s == p.measured.end() || !s->is_object() || !s->contains(when) || !s->at(when).contains(key)) return json();
+  return s->at(when).at(key);
+}
+// The table's energy cell: the figure, or "-" (the reason is in the records and the footnote).
+std::string energy_cell(const PointResult& p, const char* key, int decimals) {
+  const json v = energy_of(p, key);
+  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
+}
+
 json kernels_of(const PointResult& p) {
   json kernels = json::array();
   for (const auto& k : p.kernels) {
@@ -140,6 +158,51 @@ std::vector<RecordField> make_fields() {
       }),
       repetition("", "error_message", "string", "why the repetition has no figures",
                  [](const Row& r) { return r.outcome ? json() : json(r.point.error); }),
+      point("energy", "", "object",
+            "the energy pass (the timed region back to back for at least 1 s, the device's meter read around it): "
+            "source, joules_per_iteration, watts, gflops_per_joule, duty, pass_s, watts_from_samples, "
+            "samples_vs_counter; or none: why there is no figure",
+            [](const Row& r) {
+              const auto e = r.point.measured.find("energy");
+              return e == r.point.measured.end() ? json() : *e;
+            }),
+      point("device_state", "", "object",
+            "the device's state at the start of the repetitions and the end of the energy pass: sm_mhz, mem_mhz, "
+            "power_limit_w, temperature_c (cpu_mhz on a CPU), each where the device reports it",
+            [](const Row& r) {
+              const auto s = r.point.measured.find("device_state");
+              return s == r.point.measured.end() ? json() : *s;
+            }),
+      point("", "joules_per_iteration", "number", "the energy of one iteration: the pass's average power x its time per iteration",
+            [](const Row& r) { return energy_of(r.point, "joules_per_iteration"); }),
+      point("", "watts", "number", "the energy pass's average power", [](const Row& r) { return energy_of(r.point, "watts"); }),
+      point("", "gflops_per_joule", "number", "GFLOP of the declared work per joule",
+            [](const Row& r) { return energy_of(r.point, "gflops_per_joule"); }),
+      point("", "energy_duty", "number", "the share of the energy pass's wall time in timed regions",
+            [](const Row& r) { return energy_of(r.point, "duty"); }),
+      point("", "watts_from_samples", "number", "the energy pass's average power from the power samples",
+            [](const Row& r) { return energy_of(r.point, "watts_from_samples"); }),
+      point("", "energy_source", "string", "what measured the energy, or \"-: \" and why there is no figure",
+            [](const Row& r) {
+              const json source = energy_of(r.point, "source");
+              if (source.is_string()) return source;
+              const json none = energy_of(r.point, "none");
+              return none.is_string() ? json("-: " + none.get<std::string>()) : json();
+            }),
+      point("", "sm_mhz_start", "number", "the SM clock at the start of the repetitions",
+            [](const Row& r) { return state_of(r.point, "start", "sm_mhz"); }),
+      point("", "sm_mhz_end", "number", "the SM clock at the end of the energy pass",
+            [](const Row& r) { return state_of(r.point, "end", "sm_mhz"); }),
+      point("", "mem_mhz_start", "number", "the memory clock at the start of the repetitions",
+            [](const Row& r) { return state_of(r.point, "start", "mem_mhz"); }),
+      point("", "mem_mhz_end", "number", "the memory clock at the end of the energy pass",
+            [](const Row& r) { return state_of(r.point, "end", "mem_mhz"); }),
+      point("", "power_limit_w", "number", "the device's enforced power limit",
+            [](const Row& r) { return state_of(r.point, "start", "power_limit_w"); }),
+      point("", "temperature_c_start", "number", "the device's temperature at the start of the repetitions",
+            [](const Row& r) { return state_of(r.point, "start", "temperature_c"); }),
+      point("", "temperature_c_end", "number", "the device's temperature at the end of the energy pass",
+            [](const Row& r) { return state_of(r.point, "end", "temperature_c"); }),
   };
   // The table's columns, in this order among the fields: the median's.
   const auto column = [&](const char* name, const char* header, std::function<std::string(const PointResult&)> cell) {
@@ -157,6 +220,14 @@ std::vector<RecordField> make_fields() {
   column("gbps", "GB/s", [](const PointResult& p) {
     return memory_applies(p.flops_per_iteration, p.bytes_per_iteration) ? fixed(p.gbps(), 1) : "-";
   });
+  const auto energy_column = [&](const char* name, const char* header, const char* key, int decimals) {
+    column(name, header, [key, decimals](const PointResult& p) { return energy_cell(p, key, decimals); });
+    for (auto& entry : f)
+      if (entry.csv == name) entry.energy_column = true;
+  };
+  energy_column("joules_per_iteration", "J/iter", "joules_per_iteration", 4);
+  energy_column("watts", "W", "watts", 1);
+  energy_column("gflops_per_joule", "GFLOP/J", "gflops_per_joule", 2);
   // Google Benchmark's entry (its JSON reporter's fields), which the JSON writer lays out.
   for (RecordField& l : std::vector<RecordField>{
            layout("name", "string", "the point's name (suite/problem/where/variant/precision); an aggregate's with _mean etc."),

@@ -39,6 +39,7 @@ struct RecordField {
   std::string column;  // the table's header ("": not in the table)
   // The table's cell for a verified point (with `column`).
   std::function<std::string(const PointResult&)> cell = nullptr;
+  bool energy_column = false;  // the column is shown only with --energy
 };
 
 // Every field, in the CSV's column order.

@@ -305,7 +305,14 @@ void write_roof_footnote(const RunReport& report, std::ostream& out) {
     if (cache > 0)
       out << (p.bytes_per_iteration <= static_cast<double>(cache) ? ", within" : ", against") << " the device's "
           << megabytes(static_cast<double>(cache)) << " last-level cache";
-    out << ": a cache serves it faster than the measured memory bandwidth the roof is drawn with\n";
+    if (!r.level.empty()) {
+      const double gbps = r.level == "L2" ? p.ceilings->l2_gbps : p.ceilings->l1_gbps;
+      out << ": " << (r.level_pct <= 100 ? "served by " : "above even ") << r.level << ", " << fixed(r.level_pct, 1)
+          << "% of its measured roof (" << fixed(gbps, 0) << " GB/s)\n";
+      continue;
+    }
+    out << ": a cache serves it faster than the measured memory bandwidth the roof is drawn with (the caches' "
+           "bandwidths were not measured: gpubench roofline --remeasure)\n";
   }
 }
 
@@ -347,10 +354,44 @@ std::string verified_cell(const PointResult& p) {
 }
 
 // One row per point: its time, spread, rates, place under the roof, speedup; then the footnotes.
-void write_summary(const RunReport& report, std::ostream& out, const std::string& baseline, bool to_solution) {
+// Under --energy: why a row has no energy figure, where its pass ran mostly host work, and how the
+// counter and the power samples agreed.
+void write_energy_footnote(const RunReport& report, std::ostream& out) {
+  std::vector<std::string> lines;
+  const auto add = [&](const std::string& line) {
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  };
+  double worst_disagreement = -1;
+  std::string worst_point;
+  for (const auto& p : report.points) {
+    if (p.failed) continue;
+    const auto e = p.measured.find("energy");
+    if (e == p.measured.end() || !e->is_object()) continue;
+    if (e->contains("none")) {
+      add("  - " + p.id.where() + ": no energy figure: " + e->at("none").get<std::string>());
+      continue;
+    }
+    if (e->value("duty", 1.0) < 0.9)
+      add("  ~ " + p.id.name() + ": the device ran timed work " + fixed(100 * e->value("duty", 1.0), 0) +
+          "% of the energy pass; the rest was host work between runs, so its power is an average over both");
+    if (e->contains("samples_vs_counter")) {
+      const double d = std::abs(e->at("samples_vs_counter").get<double>());
+      if (d > worst_disagreement) worst_disagreement = d, worst_point = p.id.name();
+    }
+  }
+  if (worst_disagreement >= 0)
+    add("  the power samples' energy against the counter's: within " + fixed(100 * worst_disagreement, 1) +
+        "% on every point (the worst: " + worst_point + ")");
+  if (lines.empty()) return;
+  out << "energy (J/iter = the energy pass's average power x its time per iteration):\n";
+  for (const auto& l : lines) out << l << "\n";
+}
+
+void write_summary(const RunReport& report, std::ostream& out, const std::string& baseline, bool to_solution,
+                   bool energy) {
   std::vector<const RecordField*> figures;  // the fields with a column
   for (const auto& f : record_fields())
-    if (!f.column.empty()) figures.push_back(&f);
+    if (!f.column.empty() && (energy || !f.energy_column)) figures.push_back(&f);
   std::vector<std::string> header = {"backend", "device", "variant", "prec"};
   std::vector<bool> right = {false, false, false, false};
   for (const RecordField* f : figures) header.push_back(f->column), right.push_back(true);
@@ -413,9 +454,9 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
 // Each device's ceilings, where and when they were measured, and warnings when they are not this
 // machine's or not confirmed.
 void write_ceilings(const RunReport& report, std::ostream& out) {
-  TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "measured"},
-                     {false, true, false, true, true, false});
-  std::vector<std::string> shown, elsewhere, unconfirmed;
+  TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "L2", "L1/shared", "measured"},
+                     {false, true, false, true, true, true, true, false});
+  std::vector<std::string> shown, elsewhere, unconfirmed, settings;
   const std::string here = this_host();
   for (const auto& p : report.points) {
     const bool several = p.id.devices.size() > 1;
@@ -431,11 +472,13 @@ void write_ceilings(const RunReport& report, std::ostream& out) {
       continue;
     }
     const Ceilings& c = *p.ceilings;
+    const auto level = [](double gbps) { return gbps > 0 ? fixed(gbps, 0) + " GB/s" : std::string("-"); };
     ceilings.add({key, fixed(c.bandwidth_gbps(), 1) + " GB/s", trials_text(c), fixed(c.f32_gflops, 0) + " GFLOP/s",
-                  c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-",
+                  c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-", level(c.l2_gbps), level(c.l1_gbps),
                   c.date + " on " + (c.host.empty() ? std::string("an unrecorded machine") : c.host) + " with " +
                       c.backend + " kernels"});
     if (!c.unconfirmed.empty()) unconfirmed.push_back(key + ": " + c.unconfirmed);
+    if (!c.settings_differ.empty()) settings.push_back(key + ": " + c.settings_differ);
     if (c.host != here) elsewhere.push_back(key + (c.host.empty() ? " (the machine was not recorded)" : " (" + c.host + ")"));
   }
   out << "\nroofline ceilings (% roof = GFLOP/s / min(peak, FLOP/B x bandwidth)):\n";
@@ -443,6 +486,9 @@ void write_ceilings(const RunReport& report, std::ostream& out) {
   for (const auto& u : unconfirmed)
     out << "  UNCONFIRMED ceilings (no second trial came within 20% of the best: gpubench roofline --remeasure on a "
            "quiet machine): " << u << "\n";
+  for (const auto& s : settings)
+    out << "  SETTINGS DIFFER: ceilings measured at other settings than this run's (" << s
+        << "): % roof is against those (gpubench roofline --remeasure)\n";
   if (!elsewhere.empty()) {
     out << "  WARNING: ceilings measured on another machine than this one (" << here << "):";
     for (const auto& e : elsewhere) out << " " << e;
@@ -510,14 +556,15 @@ void write_not_measured(const RunReport& report, std::ostream& out) {
 
 }  // namespace
 
-void write_table(const RunReport& report, std::ostream& out, const std::string& baseline, bool breakdown) {
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline, bool breakdown, bool energy) {
   if (report.points.empty()) {
     out << "no points were planned\n";
     return;
   }
   const bool to_solution = iteration_counts_differ(report);
   write_heading(report, out, baseline, to_solution);
-  write_summary(report, out, baseline, to_solution);
+  write_summary(report, out, baseline, to_solution, energy);
+  if (energy) write_energy_footnote(report, out);
   write_ceilings(report, out);
   bool any_kernels = false;
   for (const auto& p : report.points) any_kernels = any_kernels || (!p.failed && !p.kernels.empty());

@@ -24,7 +24,9 @@ std::string kernel_csv_path(const std::string& out);
 // `baseline` ("BACKEND[:DEVICE]:VARIANT", empty for the first verified row) picks the row each
 // speedup divides; with several precisions, the baseline of the row's own precision. When rows of
 // a precision took different iteration counts (--tolerance), speedups are by time to solution.
-void write_table(const RunReport& report, std::ostream& out, const std::string& baseline = {}, bool breakdown = false);
+// With `energy` (--energy), the energy pass's columns (J/iter, W, GFLOP/J) and their footnotes.
+void write_table(const RunReport& report, std::ostream& out, const std::string& baseline = {}, bool breakdown = false,
+                 bool energy = false);
 
 // Throws UsageError when `baseline` is malformed or matches none of `points` (listing those).
 void check_baseline(const std::string& baseline, const std::vector<PointId>& points);

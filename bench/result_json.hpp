@@ -14,7 +14,7 @@ namespace gpubench {
 // Field for field, under the members' own names.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, backend, index, api, platform, vendor, name, type, compute_units, driver,
                                    max_work_group_size, global_mem_bytes, max_alloc_bytes, local_mem_bytes, cache_bytes,
-                                   fp64)
+                                   fp64, pci_bus_id)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Outcome, seconds, iterations, verified, verification, fields)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRow, kernel, calls_per_iteration, seconds_per_iteration, flops_per_iteration,
                                    bytes_per_iteration)

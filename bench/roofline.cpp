@@ -9,6 +9,7 @@
 
 #include "backends/registry.hpp"
 #include "bench/build_info.hpp"
+#include "bench/energy.hpp"
 #include "bench/format.hpp"
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
@@ -23,9 +24,11 @@ bool memory_applies(double flops, double bytes) {
 }
 
 nlohmann::json RooflinePlace::to_json() const {
-  return {{"arithmetic_intensity", intensity},     {"attainable_gflops", attainable_gflops},
+  nlohmann::json j = {{"arithmetic_intensity", intensity},     {"attainable_gflops", attainable_gflops},
           {"roofline_pct", roofline_pct},          {"theoretical_gflops", theoretical_gflops},
           {"theoretical_pct", theoretical_pct}};
+  if (!level.empty()) j["served_by"] = level, j["served_by_pct"] = level_pct;
+  return j;
 }
 
 RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p) {
@@ -39,10 +42,21 @@ RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& 
   // Work that declares bytes and no FLOPs (a copy, a transpose) sits under the bandwidth roof alone.
   if (flops == 0 && c.bandwidth_gbps() > 0) {
     r.roofline_pct = r.theoretical_pct = 100 * (bytes / seconds / 1e9) / c.bandwidth_gbps();
-    return r;
+  } else {
+    if (r.attainable_gflops > 0) r.roofline_pct = 100 * measured / r.attainable_gflops;
+    if (r.theoretical_gflops > 0) r.theoretical_pct = 100 * measured / r.theoretical_gflops;
   }
-  if (r.attainable_gflops > 0) r.roofline_pct = 100 * measured / r.attainable_gflops;
-  if (r.theoretical_gflops > 0) r.theoretical_pct = 100 * measured / r.theoretical_gflops;
+  // Above the DRAM roof where bandwidth bounds it: the cache level that served it.
+  const bool bandwidth_side = flops == 0 || !(peak > 0) || r.theoretical_gflops <= peak;
+  if (r.roofline_pct > 100 && bandwidth_side) {
+    for (const auto& [name, gbps] : {std::pair{"L2", c.l2_gbps}, std::pair{"L1", c.l1_gbps}}) {
+      if (!(gbps > 0)) continue;
+      const double roof = flops == 0 || !(peak > 0) ? r.intensity * gbps : std::min(peak, r.intensity * gbps);
+      r.level = name;
+      r.level_pct = flops == 0 ? 100 * (bytes / seconds / 1e9) / gbps : 100 * measured / roof;
+      if (r.level_pct <= 100) break;
+    }
+  }
   return r;
 }
 
@@ -60,6 +74,11 @@ std::string this_host() {
   return host + " (" + (model.empty() ? std::string("unknown CPU") : model) + ", " + std::to_string(cpus) + " CPUs)";
 }
 
+void take_better_levels(Ceilings& c, const Ceilings& other) {
+  if (other.l2_gbps > c.l2_gbps) c.l2_gbps = other.l2_gbps, c.l2_sweep = other.l2_sweep;
+  if (other.l1_gbps > c.l1_gbps) c.l1_gbps = other.l1_gbps, c.l1_sweep = other.l1_sweep;
+}
+
 Ceilings combine_trials(const std::vector<Ceilings>& trials) {
   Ceilings c = trials.at(0);
   c.worst_bandwidth_gbps = c.bandwidth_gbps();
@@ -74,6 +93,7 @@ Ceilings combine_trials(const std::vector<Ceilings>& trials) {
     c.worst_bandwidth_gbps = std::min(c.worst_bandwidth_gbps, t.bandwidth_gbps());
     c.worst_f32_gflops = std::min(c.worst_f32_gflops, t.f32_gflops);
     c.worst_f64_gflops = std::min(c.worst_f64_gflops, t.f64_gflops);
+    take_better_levels(c, t);
   }
   c.trials = static_cast<int>(trials.size());
   return c;
@@ -128,15 +148,32 @@ Ceilings merge_ceilings(const std::vector<Ceilings>& measured) {
     }
     best.f32_gflops = std::max(best.f32_gflops, c.f32_gflops);
     best.f64_gflops = std::max(best.f64_gflops, c.f64_gflops);
+    take_better_levels(best, c);
     if (by.find(c.backend) == std::string::npos) by += "+" + c.backend;
   }
   best.backend = by;
   return best;
 }
 
+namespace {
+
+// `c` with what differs between the settings it was measured at and the device's now, said on `log`.
+Ceilings with_settings_now(const DeviceInfo& d, Ceilings c, std::ostream& log) {
+  std::string no_meter;
+  EnergyMeter* meter = c.settings.empty() ? nullptr : energy_meter(d, no_meter);
+  if (!meter) return c;
+  c.settings_differ = settings_difference(nlohmann::json::parse(c.settings), meter->settings());
+  if (!c.settings_differ.empty())
+    log << "gpubench: warning: the ceilings of " << d.label() << " were measured at other settings (" << c.settings_differ
+        << "): % roof is against those (gpubench roofline --remeasure measures them at these)" << std::endl;
+  return c;
+}
+
+}  // namespace
+
 std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log) {
   if (db && !remeasure)
-    if (auto stored = db->ceilings(d)) return stored;
+    if (auto stored = db->ceilings(d)) return with_settings_now(d, *stored, log);
   const CeilingProbe* probe = find_ceiling_probe(d.backend);
   if (!probe) {
     log << "gpubench: no ceilings for " << d.label() << ": backend " << d.backend
@@ -165,6 +202,8 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     // Ceilings no second trial confirms are stored marked as such, and every table that uses them
     // says so: a busy machine must not set the roof of later runs unseen.
     c.unconfirmed = unconfirmed;
+    std::string no_meter;
+    if (EnergyMeter* meter = energy_meter(d, no_meter)) c.settings = meter->settings().dump();
     if (!unconfirmed.empty())
       log << "gpubench: warning: the ceilings of " << d.label() << " were not confirmed in " << trials.size()
           << " trials (" << unconfirmed << "): the best of them is used and stored marked UNCONFIRMED (measure "
@@ -184,7 +223,7 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     log << "gpubench: no ceilings for " << d.label() << ": the probe crashed: " << *crash << std::endl;
     return std::nullopt;
   }
-  return measured.get<Ceilings>();
+  return with_settings_now(d, measured.get<Ceilings>(), log);
 }
 
 std::optional<Datasheet> datasheet(const DeviceInfo& d) {

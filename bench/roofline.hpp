@@ -21,6 +21,11 @@ struct RooflinePlace {
   double roofline_pct = 0;        // measured / attainable
   double theoretical_gflops = 0;  // intensity x bandwidth
   double theoretical_pct = 0;     // measured / theoretical
+  // Above the DRAM roof on its bandwidth side, where the caches' bandwidths were measured: the
+  // first level whose roof holds it ("L2", then "L1"; the last one measured when none does) and
+  // the place against that level's roof. "" where the DRAM roof holds it.
+  std::string level;
+  double level_pct = 0;
   nlohmann::json to_json() const;
 };
 
@@ -53,6 +58,8 @@ inline constexpr int ceiling_trials = 3;
 // ceilings still unconfirmed are marked so (Ceilings::unconfirmed) wherever they are shown.
 inline constexpr double ceiling_confirmation = 0.8;
 inline constexpr int ceiling_max_trials = 6;
+// `other`'s cache levels where they are better than `c`'s (each with its sweep).
+void take_better_levels(Ceilings& c, const Ceilings& other);
 // The best of each figure over `trials`, with the worst trials' figures (the spread).
 Ceilings combine_trials(const std::vector<Ceilings>& trials);
 // "" when every figure's best is confirmed by a second trial; else which are not, with the trials'

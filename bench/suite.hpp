@@ -117,6 +117,11 @@ class Point {
 
   virtual void prepare() = 0;                       // allocate, upload, warm up
   virtual Outcome run() = 0;                        // one timed, verified repetition
+  // The timed region alone, unverified, for a pass that needs only its time and what the device
+  // drew meanwhile (the energy pass, bench/energy.hpp), so that the host's checking does not sit
+  // between its timed regions. The default runs run(): its verification then counts as host time
+  // between timed regions, which the pass's duty shows.
+  virtual Outcome run_unverified() { return run(); }
   virtual Profile profile() = 0;                    // a separate pass with per-kernel events
   virtual double flops_per_iteration() const = 0;   // declared work
   virtual double bytes_per_iteration() const = 0;

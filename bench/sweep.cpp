@@ -148,10 +148,10 @@ Params params_of(const nlohmann::json& j) {
   return p;
 }
 
-Measured measured_of(const ConfigResult& r) {
+Measured measured_of(const ConfigResult& r, Objective objective) {
   Measured m;
   m.ok = r.ok();
-  m.seconds = r.timing.seconds;
+  m.seconds = cost(r.timing, objective);
   m.not_launched = r.status == "launch failed";
   // Half the relative spread of its samples, at least 1%: what counts as noise.
   const auto& s = r.timing.samples;
@@ -172,6 +172,7 @@ ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions
       if (!(timing.seconds > 0)) throw Error(ExitCode::device, "the device timer reported no time");
       j["seconds"] = timing.seconds;
       j["samples"] = timing.samples;
+      if (timing.joules > 0) j["joules"] = timing.joules;
     } catch (const VerificationError& e) {
       j = {{"status", "wrong result"}, {"reason", e.what()}};
     } catch (const DeviceError& e) {
@@ -199,6 +200,7 @@ ConfigResult evaluate(TunableKernel& k, const Params& params, const SweepOptions
   if (!r.ok()) return r;
   r.timing.seconds = measured.at("seconds").get<double>();
   r.timing.samples = measured.at("samples").get<std::vector<double>>();
+  r.timing.joules = measured.value("joules", 0.0);
   const double t = r.timing.seconds;
   r.gflops = k.flops_per_call() / t / 1e9;
   r.gbps = k.bytes_per_call() / t / 1e9;
@@ -237,8 +239,14 @@ double KernelSweep::reduction_pct() const {
 
 SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::optional<Ceilings>& ceilings,
                   std::ostream& log, bool terminal) {
+  // Under an energy objective every configuration's batches are followed by an energy pass.
+  struct EnergyScope {
+    explicit EnergyScope(const DeviceInfo* d) { measure_energy_on(d); }
+    ~EnergyScope() { measure_energy_on(nullptr); }
+  } energy_scope(options.objective == Objective::time ? nullptr : &target.device);
   const auto start = std::chrono::steady_clock::now();
   SweepReport report;
+  report.objective = options.objective;
   report.device = target.device;
   report.problem = target.problem;
   report.precision = target.precision;
@@ -293,7 +301,10 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     auto measure = [&](const Params& p) {
       seen[p] = ks.configs.size();
       const double before = now();
-      if (const ConfigResult* c = cached ? cached->find(p) : nullptr) {
+      // Under an energy objective, a cached configuration without its energy is measured again.
+      const ConfigResult* c = cached ? cached->find(p) : nullptr;
+      if (c && c->ok() && options.objective != Objective::time && !(c->timing.joules > 0)) c = nullptr;
+      if (c) {
         ks.configs.push_back(*c);
         ++ks.from_cache;
       } else {
@@ -301,7 +312,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
         if (cached) cached->add(ks.configs.back(), now() - before);
       }
       progress.config(ks.configs.back());
-      return measured_of(ks.configs.back());
+      return measured_of(ks.configs.back(), options.objective);
     };
     std::set<std::string> listed;
     for (const auto& given : options.params) listed.insert(given.first);
@@ -336,7 +347,8 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
 
     for (std::size_t i = 0; i < ks.configs.size(); ++i) {
       const auto& c = ks.configs[i];
-      if (c.ok() && (ks.best < 0 || c.timing.seconds < ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds))
+      if (c.ok() && (ks.best < 0 || cost(c.timing, options.objective) <
+                                        cost(ks.configs[static_cast<std::size_t>(ks.best)].timing, options.objective)))
         ks.best = static_cast<int>(i);
     }
     // The baseline: after a walk, the walked parameter at its first value with the best's others
@@ -358,7 +370,11 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
         << ks.strategy << (ks.budget_spent ? ", budget spent" : "") << "), " << failed << " failed";
     if (ks.best >= 0)
       log << "; best " << format_params(ks.configs[static_cast<std::size_t>(ks.best)].params) << " "
-          << fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds * 1e3, 4) << " ms";
+          << fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.seconds * 1e3, 4) << " ms"
+          << (options.objective == Objective::time
+                  ? std::string()
+                  : ", " + fixed(ks.configs[static_cast<std::size_t>(ks.best)].timing.joules * 1e3, 4) + " mJ" +
+                        " per call (--objective " + to_string(options.objective) + ")");
     log << std::endl;
     report.kernels.push_back(std::move(ks));
   }
@@ -442,12 +458,14 @@ nlohmann::json sweep_json(const std::vector<SweepReport>& reports) {
           j["gflops"] = c.gflops;
           j["gbps"] = c.gbps;
           if (r.ceilings) j["roofline_pct"] = c.roofline_pct;
+          if (c.timing.joules > 0) j["joules"] = c.timing.joules;
         } else {
           j["reason"] = c.reason;
         }
         configs.push_back(j);
       }
       nlohmann::json kj = {{"kernel", k.kernel},
+                           {"objective", to_string(r.objective)},
                            {"strategy", k.strategy},
                            {"budget_spent", k.budget_spent},
                            {"key", k.key.text()},
@@ -494,6 +512,10 @@ std::vector<TuningEntry> best_entries(const SweepReport& report, const std::stri
     e.baseline_seconds = k.baseline >= 0 ? k.configs[static_cast<std::size_t>(k.baseline)].timing.seconds : 0;
     e.date = date;
     e.commit = commit;
+    if (report.objective != Objective::time) {  // the best by energy, not time: said in the entry
+      e.extra["objective"] = to_string(report.objective);
+      e.extra["joules"] = b.timing.joules;
+    }
     entries.push_back(std::move(e));
   }
   return entries;

@@ -36,6 +36,7 @@ struct SweepOptions {
   std::optional<double> time_budget_s;   // per kernel (auto's search: default_time_budget_s)
   std::uint64_t seed = 1;               // of the strategies' random choices
   std::string cache;                    // --cache FILE: empty for none
+  Objective objective = Objective::time;  // --objective: what the search minimizes
   std::function<double()> clock; // seconds, for the budget; empty: the host's steady clock
 };
 
@@ -77,6 +78,7 @@ struct SweepReport {
   std::vector<KernelSweep> kernels;
   std::vector<std::string> untunable;
   double seconds = 0;  // wall time of the sweep
+  Objective objective = Objective::time;  // what the best minimizes
 };
 
 // Measures and verifies one configuration, turning its failure into a status: every
@@ -84,7 +86,7 @@ struct SweepReport {
 // Rethrows UsageError (a bad request, not a bad configuration). Each configuration is a unit of
 // crash isolation named `unit` (bench/isolation.hpp): one that crashed a worker is "crashed".
 // What a strategy sees of a configuration's result.
-Measured measured_of(const ConfigResult& r);
+Measured measured_of(const ConfigResult& r, Objective objective = Objective::time);
 
 // A parameter set as JSON ({"NAME": 16, ..}) and back (nlohmann's errors for a value not an integer).
 nlohmann::json params_json(const Params& p);

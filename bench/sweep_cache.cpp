@@ -101,6 +101,7 @@ std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream
         if (r.ok()) {
           r.timing.seconds = j.at("seconds").get<double>();
           r.timing.samples = j.value("samples", std::vector<double>{});
+          r.timing.joules = j.value("joules", 0.0);
           if (!(r.timing.seconds > 0)) throw InputError(where + "a verified configuration without a positive time");
           r.gflops = j.value("gflops", 0.0);
           r.gbps = j.value("gbps", 0.0);
@@ -200,6 +201,7 @@ void SweepCache::Kernel::add(const ConfigResult& r, double wall_s) {
   if (r.ok()) {
     j["seconds"] = r.timing.seconds;
     j["samples"] = r.timing.samples;
+    if (r.timing.joules > 0) j["joules"] = r.timing.joules;
     j["gflops"] = r.gflops;
     j["gbps"] = r.gbps;
     j["roofline_pct"] = r.roofline_pct;

@@ -4,6 +4,10 @@
 #include <cctype>
 #include <cstdio>
 #include <limits>
+#include <optional>
+
+#include "bench/energy.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 
@@ -159,6 +163,29 @@ std::string compile_options(const Params& p) {
   return s;
 }
 
+namespace {
+std::optional<DeviceInfo> energy_device;
+}  // namespace
+
+void measure_energy_on(const DeviceInfo* device) {
+  if (device) energy_device = *device;
+  else energy_device.reset();
+}
+
+Objective parse_objective(const std::string& text) {
+  if (text == "time") return Objective::time;
+  if (text == "energy") return Objective::energy;
+  if (text == "edp") return Objective::edp;
+  throw UsageError("--objective '" + text + "' is not one of time, energy, edp");
+}
+
+std::string to_string(Objective o) { return o == Objective::time ? "time" : o == Objective::energy ? "energy" : "edp"; }
+
+double cost(const KernelTiming& t, Objective o) {
+  if (o == Objective::time) return t.seconds;
+  return o == Objective::energy ? t.joules : t.joules * t.seconds;
+}
+
 KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, double time_limit_s, double one_call_s) {
   const double one = one_call_s >= 0 ? one_call_s : timed_calls(1);
   if (one > time_limit_s) {
@@ -172,6 +199,14 @@ KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, d
   std::vector<double> sorted = t.samples;
   std::sort(sorted.begin(), sorted.end());
   t.seconds = sorted[sorted.size() / 2];
+  if (energy_device) {
+    std::string why;
+    EnergyMeter* meter = energy_meter(*energy_device, why);
+    if (!meter) throw DeviceError("--objective needs the energy of " + energy_device->label() + ", which has no meter: " + why);
+    const nlohmann::json e = energy_pass(meter[0], [&] { return TimedBatch{timed_calls(calls), calls}; }, 0);
+    if (!e.contains("joules_per_iteration")) throw DeviceError("the energy pass measured no energy on " + energy_device->label());
+    t.joules = e.at("joules_per_iteration").get<double>();
+  }
   return t;
 }
 

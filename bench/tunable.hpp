@@ -84,13 +84,27 @@ std::string compile_options(const Params& p);
 struct KernelTiming {
   double seconds = 0;            // per call: the median of the samples
   std::vector<double> samples;   // per call, one per timed batch
+  double joules = 0;             // per call, where an energy objective measured it (0: not measured)
 };
+
+// The sweep's objective (--objective): what the search minimizes per call: the time, the energy,
+// or the energy-delay product (J s).
+enum class Objective { time, energy, edp };
+Objective parse_objective(const std::string& text);  // UsageError naming the valid ones
+std::string to_string(Objective o);
+double cost(const KernelTiming& t, Objective o);
+// Under an energy objective, time_batches also measures each configuration's energy on `device`
+// (an energy pass of its batches, bench/energy.hpp); null: time only. Process-wide: the sweep sets
+// it around its measurements.
+void measure_energy_on(const DeviceInfo* device);
 
 // The measure loop every tunable kernel uses: one call alone (Error(ExitCode::point_failed) when
 // it takes longer than `time_limit_s`), then 5 batches of about 2 ms worth of calls (1 to 200),
 // each one sample; the median is the time. `timed_calls(n)` makes n calls and returns their
 // device time together. `one_call_s`: the time of a call already made (a timed verification
-// call), which then stands for the first call.
+// call), which then stands for the first call. Under measure_energy_on, an energy pass of such
+// batches follows (at least 1 s), its joules per call in `joules`; DeviceError where the device has
+// no meter.
 KernelTiming time_batches(const std::function<double(int calls)>& timed_calls, double time_limit_s,
                           double one_call_s = -1);
 

@@ -325,7 +325,9 @@ TuningChoice TuningDb::lookup(const DeviceInfo& d, const TuningKey& key, const n
 }
 
 void TuningDb::store_ceilings(const DeviceInfo& d, const Ceilings& c) {
-  update_tuning_db_file(path_for(d), DeviceIdentity::of(d), [&](TuningDbFile& db) { db.ceilings = c; });
+  Ceilings stored = c;
+  stored.settings_differ.clear();  // said against each run's settings, never stored
+  update_tuning_db_file(path_for(d), DeviceIdentity::of(d), [&](TuningDbFile& db) { db.ceilings = stored; });
 }
 
 void TuningDb::record(const DeviceInfo& d, const std::vector<TuningEntry>& new_entries) {

@@ -114,6 +114,25 @@ Ceilings ceilings_from_json(const ordered_json& j) {
   if (j.contains("worst_f32_gflops")) c.worst_f32_gflops = positive("worst_f32_gflops", true);
   if (j.contains("worst_f64_gflops")) c.worst_f64_gflops = positive("worst_f64_gflops", true);
   if (j.contains("unconfirmed")) c.unconfirmed = string_field(j, "unconfirmed", where);
+  // The cache levels and the settings came later again.
+  if (j.contains("l2_gbps")) c.l2_gbps = positive("l2_gbps", true);
+  if (j.contains("l1_gbps")) c.l1_gbps = positive("l1_gbps", true);
+  for (const auto& [key, sweep] : {std::pair{"l2_sweep", &c.l2_sweep}, std::pair{"l1_sweep", &c.l1_sweep}}) {
+    if (!j.contains(key)) continue;
+    const ordered_json& s = j.at(key);
+    if (!s.is_array()) throw Malformed(where + ": \"" + key + "\" is not an array of [bytes, GB/s] pairs");
+    for (const auto& point : s) {
+      if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number() ||
+          !(point[0].get<double>() > 0) || !(point[1].get<double>() >= 0))
+        throw Malformed(where + ": \"" + key + "\" holds " + point.dump() + ", not a [bytes, GB/s] pair");
+      sweep->emplace_back(point[0].get<double>(), point[1].get<double>());
+    }
+  }
+  if (j.contains("settings")) {
+    if (!j.at("settings").is_object()) throw Malformed(where + ": \"settings\" is not an object");
+    c.settings = j.at("settings").dump();
+  }
+  if (j.contains("settings_differ")) c.settings_differ = string_field(j, "settings_differ", where);
   return c;
 }
 
@@ -148,6 +167,16 @@ ordered_json ceilings_to_json(const Ceilings& c) {
   if (c.worst_f32_gflops > 0) j["worst_f32_gflops"] = c.worst_f32_gflops;
   if (c.worst_f64_gflops > 0) j["worst_f64_gflops"] = c.worst_f64_gflops;
   if (!c.unconfirmed.empty()) j["unconfirmed"] = c.unconfirmed;
+  if (c.l2_gbps > 0) j["l2_gbps"] = c.l2_gbps;
+  if (c.l1_gbps > 0) j["l1_gbps"] = c.l1_gbps;
+  for (const auto& [key, sweep] : {std::pair{"l2_sweep", &c.l2_sweep}, std::pair{"l1_sweep", &c.l1_sweep}}) {
+    if (sweep->empty()) continue;
+    ordered_json s = ordered_json::array();
+    for (const auto& [bytes, gbps] : *sweep) s.push_back({bytes, gbps});
+    j[key] = s;
+  }
+  if (!c.settings.empty()) j["settings"] = ordered_json::parse(c.settings);
+  if (!c.settings_differ.empty()) j["settings_differ"] = c.settings_differ;
   return j;
 }
 

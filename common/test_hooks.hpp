@@ -21,7 +21,7 @@ struct TestHook {
 };
 
 // Every test hook, with what it does. A new hook is added here and read through test_hook().
-inline constexpr std::array<TestHook, 8> kTestHooks = {{
+inline constexpr std::array<TestHook, 9> kTestHooks = {{
     {"GPUBENCH_SLOWDOWN", "multiplies the timed region of the points it names"},
     {"GPUBENCH_FAULT", "aborts, crashes or hangs the points it names"},
     {"GPUBENCH_WRONG_RESULT", "changes one element of GEMM's result"},
@@ -30,6 +30,7 @@ inline constexpr std::array<TestHook, 8> kTestHooks = {{
     {"GPUBENCH_RANK_FAULT", "fails or hangs one rank of a run across ranks"},
     {"GPUBENCH_HOST_MEMORY_AVAILABLE", "stands in for the host's available memory"},
     {"GPUBENCH_BLAS_CORE", "stands in for the kernels (core) the host BLAS chose"},
+    {"GPUBENCH_PLANTED_POWER", "gives every device an energy meter that draws the power it names"},
 }};
 
 // The value of test hook `name` when it is set and not empty, else nullptr. `name` must be one of

@@ -64,6 +64,34 @@ __global__ void fma_chains(unsigned iterations, T a, T one_minus_a, T* __restric
   out[item] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
 }
 
+// The working-set sweeps' reader (backends/ceilings_common.hpp, measure_cache_levels): in pass p,
+// block b adds up slice (b + p rotate) mod slices (rotate < slices: the slice steps without a
+// division). No __restrict__: the loads stay loads.
+__global__ void cache_read(const float4* a, unsigned slice, unsigned slices, unsigned rotate, unsigned passes,
+                           float* out) {
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  unsigned s = blockIdx.x % slices;
+  for (unsigned p = 0; p < passes; ++p) {
+    const float4* part = a + static_cast<std::size_t>(s) * slice;
+    s += rotate;
+    if (s >= slices) s -= slices;
+#pragma unroll 4
+    for (unsigned i = threadIdx.x; i < slice; i += blockDim.x) {
+      const float4 v = part[i];
+      acc.x += v.x;
+      acc.y += v.y;
+      acc.z += v.z;
+      acc.w += v.w;
+    }
+  }
+  out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+__global__ void fill_ones(float* a, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = 1.0f;
+}
+
 }  // namespace kernels
 
 unsigned grid_for(std::size_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
@@ -77,6 +105,7 @@ class Probe {
     result.backend = "cuda";
     result.f32_gflops = measure_flops<float>(log);
     if (info_.fp64) result.f64_gflops = measure_flops<double>(log);
+    if (info_.type == "gpu") measure_caches(result, log);
     measure_bandwidth(result, log);  // last on every API: see backends/openmp/ceilings.cpp
     return result;
   }
@@ -126,6 +155,32 @@ class Probe {
 
     verify(b, "stream_copy", "b", ceilings::stream_b_after_copy);
     verify(a, "stream_triad", "a", ceilings::stream_a_after_triad);
+  }
+
+  void measure_caches(Ceilings& result, std::ostream& log) const {
+    const auto sets = ceilings::l2_working_sets(info_);
+    const std::size_t n = std::max<std::uint64_t>(sets.empty() ? 0 : sets.back(), 128 * ceilings::kib * ceilings::cache_groups(info_)) / sizeof(float);
+    DeviceBuffer<float> a(n);
+    const unsigned groups = ceilings::cache_groups(info_);
+    DeviceBuffer<float> out(static_cast<std::size_t>(groups) * ceilings::cache_group_size);
+    kernels::fill_ones<<<grid_for(n), block_size, 0, stream_.get()>>>(a.data(), n);
+    check_launch("fill_ones", grid_for(n), block_size);
+    const auto launch = [&](const ceilings::CacheLaunch& l) {
+      return timed([&] {
+        kernels::cache_read<<<l.slices, ceilings::cache_group_size, 0, stream_.get()>>>(
+            reinterpret_cast<const float4*>(a.data()), l.slice, l.slices, l.rotate, l.passes, out.data());
+        check_launch("cache_read", l.slices, ceilings::cache_group_size);
+      });
+    };
+    const auto check_sums = [&](const ceilings::CacheLaunch& l) {
+      std::vector<float> host(out.size());
+      check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream_.get()),
+            "cudaMemcpyAsync", "(reading back cache_read's sums)");
+      stream_.synchronize();
+      for (const std::size_t item : {std::size_t{0}, host.size() / 2 + 3, host.size() - 1})
+        ceilings::check_result(info_, "cache_read", "out[" + std::to_string(item) + "]", host[item], l.expected(item), 0);
+    };
+    ceilings::measure_cache_levels(result, info_, launch, check_sums, log);
   }
 
   // Every element, read back in pieces.

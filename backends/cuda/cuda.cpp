@@ -1,6 +1,7 @@
 #include "backends/cuda/cuda.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -112,6 +113,10 @@ DeviceInfo describe(int index) {
   info.local_mem_bytes = props.sharedMemPerBlock;
   info.cache_bytes = static_cast<std::uint64_t>(props.l2CacheSize);  // cudaDevAttrL2CacheSize
   info.fp64 = true;  // every CUDA device has double precision
+  char bus_id[32];
+  std::snprintf(bus_id, sizeof bus_id, "%08X:%02X:%02X.0", static_cast<unsigned>(props.pciDomainID),
+                static_cast<unsigned>(props.pciBusID), static_cast<unsigned>(props.pciDeviceID));
+  info.pci_bus_id = bus_id;
   return info;
 }
 

@@ -78,3 +78,24 @@ __kernel void fma_chains(uint iterations, REAL a, REAL one_minus_a, __global REA
   CONCAT(vstore, WIDTH)(sum, group_item, out);
 #endif
 }
+
+// The working-set sweeps' reader (backends/ceilings_common.hpp, measure_cache_levels): in pass p,
+// work-group g adds up slice (g + p rotate) mod slices; work-groups of 256.
+__kernel void cache_read(__global const float4* a, uint slice, uint slices, uint rotate, uint passes,
+                         __global float* out) {
+  float4 acc = (float4)(0.0f);
+  uint s = (uint)get_group_id(0) % slices;
+  for (uint p = 0; p < passes; ++p) {
+    __global const float4* part = a + (size_t)s * slice;
+    s += rotate;
+    if (s >= slices) s -= slices;
+#pragma unroll 4
+    for (uint i = (uint)get_local_id(0); i < slice; i += (uint)get_local_size(0)) acc += part[i];
+  }
+  out[get_global_id(0)] = (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+__kernel void fill_ones(__global float* a, ulong n) {
+  const size_t i = get_global_id(0);
+  if (i < n) a[i] = 1.0f;
+}

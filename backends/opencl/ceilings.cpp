@@ -38,6 +38,7 @@ class Probe {
     result.backend = "opencl";
     result.f32_gflops = measure_flops<float>(log);
     if (info_.fp64) result.f64_gflops = measure_flops<double>(log);
+    if (info_.type == "gpu") measure_caches(result, log);
     measure_bandwidth(result, log);  // last on every API: see backends/openmp/ceilings.cpp
     return result;
   }
@@ -81,6 +82,40 @@ class Probe {
       verify_stream<double>(a, b, n);
     else
       verify_stream<float>(a, b, n);
+  }
+
+  void measure_caches(Ceilings& result, std::ostream& log) const {
+    const auto sets = ceilings::l2_working_sets(info_);
+    const std::uint32_t groups = ceilings::cache_groups(info_);
+    const std::uint64_t bytes = std::max<std::uint64_t>(sets.empty() ? 0 : sets.back(), 128 * ceilings::kib * groups);
+    const Program program = build(false);
+    const Kernel fill = program.kernel("fill_ones");
+    const Kernel read = program.kernel("cache_read");
+    if (const std::size_t most = work_group_size(context_, read); most < ceilings::cache_group_size) {
+      log << "gpubench: ceilings " << info_.backend << ':' << info_.index << ": no cache levels: cache_read's work-groups "
+          << "are at most " << most << " work-items here, the sweeps need " << ceilings::cache_group_size << "\n";
+      return;
+    }
+    const Buffer a = context_.create_buffer(bytes);
+    const std::size_t items = static_cast<std::size_t>(groups) * ceilings::cache_group_size;
+    const Buffer out = context_.create_buffer(items * sizeof(float));
+    const auto n = static_cast<cl_ulong>(bytes / sizeof(float));
+    fill.set_args(a, n);
+    context_.launch(fill, round_up(n, work_group_size(context_, fill)), work_group_size(context_, fill)).wait();
+    const auto launch = [&](const ceilings::CacheLaunch& l) {
+      read.set_args(a, static_cast<cl_uint>(l.slice), static_cast<cl_uint>(l.slices), static_cast<cl_uint>(l.rotate),
+                    static_cast<cl_uint>(l.passes), out);
+      return context_.launch(read, static_cast<std::size_t>(l.slices) * ceilings::cache_group_size,
+                             ceilings::cache_group_size)
+          .seconds();
+    };
+    const auto check_sums = [&](const ceilings::CacheLaunch& l) {
+      std::vector<float> host(items);
+      context_.read(out, host.data(), items * sizeof(float));
+      for (const std::size_t item : {std::size_t{0}, items / 2 + 3, items - 1})
+        ceilings::check_result(info_, "cache_read", "out[" + std::to_string(item) + "]", host[item], l.expected(item), 0);
+    };
+    ceilings::measure_cache_levels(result, info_, launch, check_sums, log);
   }
 
   // Warm-up, then the best of the timed launches (each by its profiling event), in GB/s.

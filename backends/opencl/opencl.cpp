@@ -1,6 +1,9 @@
 #include "backends/opencl/opencl.hpp"
 
+#include <CL/cl_ext.h>
+
 #include <array>
+#include <cstdio>
 #include <sstream>
 
 #include "backends/kernel_sources.hpp"
@@ -237,8 +240,18 @@ DeviceInfo describe(const DeviceHandle& h, int index) {
   if (clGetDeviceInfo(h.device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof double_config, &double_config, nullptr) !=
       CL_SUCCESS)
     double_config = 0;
-  info.fp64 = has_extension(device_string(h.device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS"), "cl_khr_fp64") ||
-              double_config != 0;
+  const std::string extensions = device_string(h.device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
+  info.fp64 = has_extension(extensions, "cl_khr_fp64") || double_config != 0;
+  // The PCI address, where the driver has cl_khr_pci_bus_info (NVIDIA's does): what finds the
+  // device in NVML for its energy.
+  cl_device_pci_bus_info_khr pci{};
+  if (has_extension(extensions, "cl_khr_pci_bus_info") &&
+      clGetDeviceInfo(h.device, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr) == CL_SUCCESS) {
+    char bus_id[32];
+    std::snprintf(bus_id, sizeof bus_id, "%08X:%02X:%02X.%X", pci.pci_domain, pci.pci_bus, pci.pci_device,
+                  pci.pci_function);
+    info.pci_bus_id = bus_id;
+  }
   return info;
 }
 

@@ -117,6 +117,8 @@ class FtPoint final : public Point {
     ops_->prepare(class_, variant_, choices_);
   }
 
+  Outcome run_unverified() override { return {ops_->run(variant_).seconds, 1, false, "", {}}; }
+
   Outcome run() override {
     const RunResult r = ops_->run(variant_);
     const Verdict v = verify(class_, r.sums);

@@ -156,6 +156,8 @@ class LuPoint final : public Point {
       factor(nullptr);
   }
 
+  Outcome run_unverified() override { return {factor(nullptr), 1, false, "", {}}; }
+
   Outcome run() override {
     Outcome o;
     o.seconds = factor(nullptr);

@@ -312,6 +312,11 @@ class SpecPoint final : public Point {
     instance_->run(1, nullptr);  // builds, and warms up
   }
 
+  Outcome run_unverified() override {
+    instance_->reset();
+    return {instance_->run(1, nullptr), 1, false, "", {}};
+  }
+
   Outcome run() override {
     instance_->reset();
     const double seconds = instance_->run(1, nullptr);

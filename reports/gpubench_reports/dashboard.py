@@ -10,6 +10,7 @@ import math
 import os
 
 from .errors import UsageError
+from .history import unit_of
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em 2em; color: #222; }
@@ -79,9 +80,9 @@ def page(title, body, script):
             f"<style>{STYLE}</style>{script}</head><body>\n{body}\n</body></html>\n")
 
 
-def fmt_ms(seconds):
-    ms = seconds * 1e3
-    return f"{ms:.4g}"
+def fmt_ms(value, name=""):
+    """A series' value in its unit's scale (history.unit_of: ms, mJ or a ratio)."""
+    return f"{value * unit_of(name)[1]:.4g}"
 
 
 def change_text(a):
@@ -152,9 +153,9 @@ def chart(a, log=False, width=1100, height=440):
     for k in range(6):  # y ticks, evenly spaced on the axis
         v = lo * (hi / lo) ** (k / 5) if log else lo + (hi - lo) * k / 5
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#e4e4e4"/>'
-                   f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{fmt_ms(v)}</text>')
+                   f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{fmt_ms(v, a.name)}</text>')
     out.append(f'<text x="14" y="{top + h / 2}" transform="rotate(-90 14 {top + h / 2})" text-anchor="middle">'
-               f'ms per iteration ({kind} axis; median, bars: quartiles of the repetitions)</text>')
+               f'{unit_of(a.name)[0]} per iteration ({kind} axis; median, bars: quartiles of the repetitions)</text>')
     labels = run_labels(runs)
     ticks = max(1, math.ceil(n / (w / (7 * max(len(t) for t in labels) + 16))))  # labels at least 16 px apart
     for i in range(0, n, ticks):
@@ -167,7 +168,7 @@ def chart(a, log=False, width=1100, height=440):
     dot = max(1.2, min(3.5, w / n * 0.4))
     apart = []
     for i, r in enumerate(runs):
-        tip = f'<title>{E(r[2])} {E(r[1])}: {fmt_ms(r[3])} ms ({r[6]} repetitions)</title>'
+        tip = f'<title>{E(r[2])} {E(r[1])}: {fmt_ms(r[3], a.name)} {unit_of(a.name)[0]} ({r[6]} repetitions)</title>'
         if not lo <= r[3] <= hi:
             apart.append((i, r, tip))
             continue
@@ -223,11 +224,12 @@ def benchmark_page(a, alerts, day, index_name):
     if alerts:
         body.append("<h2>Regressions</h2>")
         body += alert_rows(alerts, day, lambda x: E(x.name))
-    body.append("<h2>The last runs</h2><table><tr><th>date</th><th>commit</th><th>median (ms)</th>"
-                "<th>quartiles (ms)</th><th>repetitions</th></tr>")
+    unit = unit_of(a.name)[0]
+    body.append(f"<h2>The last runs</h2><table><tr><th>date</th><th>commit</th><th>median ({unit})</th>"
+                f"<th>quartiles ({unit})</th><th>repetitions</th></tr>")
     for r in reversed(a.runs[-20:]):
-        body.append(f'<tr><td>{E(r[1])}</td><td>{E(r[2])}</td><td class="num">{fmt_ms(r[3])}</td>'
-                    f'<td class="num">{fmt_ms(r[4])} - {fmt_ms(r[5])}</td><td class="num">{r[6]}</td></tr>')
+        body.append(f'<tr><td>{E(r[1])}</td><td>{E(r[2])}</td><td class="num">{fmt_ms(r[3], a.name)}</td>'
+                    f'<td class="num">{fmt_ms(r[4], a.name)} - {fmt_ms(r[5], a.name)}</td><td class="num">{r[6]}</td></tr>')
     body.append("</table>")
     return page(a.name, "\n".join(body), READY)
 
@@ -321,7 +323,7 @@ def publish(db, assessed, alerts, out, title, history):
         body.append('<p id="nothing-changed">Nothing else: no suspected change, improvement or failure in the recent runs.</p>')
     body.append('<h2>Every benchmark</h2><p><input id="filter" placeholder="filter: words of the name, e.g. cuda f64 cg">'
                 ' <span id="shown"></span> shown</p><table id="all"><thead><tr><th>benchmark</th><th>runs</th>'
-                "<th>last median (ms)</th><th>last commit</th><th>tonight</th><th>the last 60 runs</th></tr></thead><tbody>")
+                "<th>last median</th><th>last commit</th><th>tonight</th><th>the last 60 runs</th></tr></thead><tbody>")
     acked = {x.bench for x in alerts if x.state(day) == "acknowledged"}
     for a in sorted(assessed, key=lambda a: a.name):
         last_run = a.runs[-1] if a.runs else None
@@ -330,7 +332,7 @@ def publish(db, assessed, alerts, out, title, history):
             verdict = "regression open" if a.bench in opened else "regression acknowledged"
             cls = "regression" if a.bench in opened else "suspected"
         body.append(f'<tr data-name="{E(a.name.lower())}"><td><a href="b/{a.bench}.html">{E(a.name)}</a></td>'
-                    f'<td class="num">{len(a.runs)}</td><td class="num">{fmt_ms(last_run[3]) if last_run else ""}</td>'
+                    f'<td class="num">{len(a.runs)}</td><td class="num">{fmt_ms(last_run[3], a.name) + " " + unit_of(a.name)[0] if last_run else ""}</td>'
                     f'<td>{E(last_run[2]) if last_run else ""}</td><td class="{cls}">{E(verdict)} '
                     f'{E(change_text(a)) if a.verdict != "same" else ""}</td><td>{sparkline(a)}</td></tr>')
     body.append("</tbody></table>")

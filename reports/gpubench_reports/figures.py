@@ -114,7 +114,14 @@ def roofline_figure(ax, points, args):
         bw, peak = c["bandwidth_gbps"], c["peak_gflops"]
         xs = [lo, min(max(peak / bw, lo), hi), hi]
         ax.plot(xs, [min(peak, x * bw) for x in xs], "-", color="black", alpha=0.4 + 0.6 / len(ceilings),
-                label=f"{device} ({where}, {prec}): {bw:.0f} GB/s, {peak:.0f} GFLOP/s")
+                label=f"{device} ({where}, {prec}): DRAM {bw:.0f} GB/s, {peak:.0f} GFLOP/s")
+        # The memory hierarchy: each cache level's roof, where the probes measured it (issue 38).
+        for level, key, style in (("L2", "l2_gbps", "--"), ("L1/shared", "l1_gbps", ":")):
+            level_bw = c.get(key)
+            if isinstance(level_bw, (int, float)) and level_bw > 0:
+                xs = [lo, min(max(peak / level_bw, lo), hi), hi]
+                ax.plot(xs, [min(peak, x * level_bw) for x in xs], style, color="black",
+                        alpha=0.4 + 0.6 / len(ceilings), label=f"{device} ({where}): {level} {level_bw:.0f} GB/s")
     groups = {}
     for p in done:
         groups.setdefault(f"{p.where} {p.variant} {p.precision}", []).append(p)

@@ -250,19 +250,20 @@ def write_run(db, path, run, kind="import", command=None, written=None):
                      " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
                                                    kind, json.dumps(command) if command else None))
     run_id = cur.lastrowid
-    for p in points.values():
-        name = f"{p.label} @ {p.device}"
+    for series in tracked_series(points):
+        name, p, backend, variant, values, error = series
         db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
                    " precision) VALUES (?,?,?,?,?,?,?,?)",
-                   (name, p.suite, p.problem, p.backend, p.device_index, p.device, p.variant, p.precision))
+                   (name, p.suite, p.problem, backend, p.device_index, p.device, variant, p.precision))
         bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
-        if p.error:
-            db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, p.error))
+        if error:
+            db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, error))
             continue
-        times = p.times()
-        for entry, seconds in zip(p.entries, times):
-            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, int(entry.get("repetition_index", 0)), seconds))
-            samples += 1
+        times = [seconds for _, seconds in values]
+        measured = name == f"{p.label} @ {p.device}"  # the repetitions themselves, not a series made of them
+        for repetition, seconds in values:
+            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, repetition, seconds))
+            samples += 1 if measured else 0
             if written:
                 written()
         if times:
@@ -270,6 +271,51 @@ def write_run(db, path, run, kind="import", command=None, written=None):
             db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run_id, bench, statistics.median(ordered),
                        quantile(ordered, 0.25), quantile(ordered, 0.75), len(ordered)))
     return True, samples
+
+
+ENERGY = " [J/iter]"
+RATIO = " [opencl/cuda]"
+
+
+def tracked_series(points):
+    """What a run adds to the history, each (name, point, backend, variant, [(repetition, value)], error):
+    every point's time per iteration (s); where its energy pass measured one, its energy per iteration
+    (J: the pass's average power x each repetition's time, "<variant> [J/iter]"); and where a point ran
+    on OpenCL and CUDA of one device, OpenCL's time over CUDA's median per repetition (backend
+    "opencl/cuda", "<variant> [opencl/cuda]"), so that a change that moves one API shows as a step
+    of its own. Higher is worse for all three."""
+    out = []
+    for p in points.values():
+        repetitions = [int(e.get("repetition_index", 0)) for e in p.entries]
+        out.append((f"{p.label} @ {p.device}", p, p.backend, p.variant,
+                    [] if p.error else list(zip(repetitions, p.times())), p.error))
+        energy = p.first("energy") or {}
+        watts = energy.get("watts") if isinstance(energy, dict) else None
+        if not p.error and isinstance(watts, (int, float)) and watts > 0:
+            out.append((f"{p.label}{ENERGY} @ {p.device}", p, p.backend, p.variant + ENERGY,
+                        [(r, watts * t) for r, t in zip(repetitions, p.times())], None))
+    by_key = {}
+    for p in points.values():
+        if not p.error and p.ranks == 0 and p.device_count == 1:
+            by_key[(p.suite, p.problem, p.backend, p.variant, p.precision, p.device)] = p
+    for (suite, problem, backend, variant, precision, device), p in sorted(by_key.items()):
+        cuda = by_key.get((suite, problem, "cuda", variant, precision, device))
+        if backend != "opencl" or cuda is None or not cuda.seconds():
+            continue
+        base = cuda.seconds()
+        label = f"{suite}/{problem}/opencl/cuda/{variant}/{precision}"
+        out.append((f"{label}{RATIO} @ {device}", p, "opencl/cuda", variant + RATIO,
+                    [(int(e.get("repetition_index", 0)), t / base) for e, t in zip(p.entries, p.times())], None))
+    return out
+
+
+def unit_of(name):
+    """(unit, scale) of a tracked series' values: ms of its seconds, mJ of its joules, x of a ratio."""
+    if ENERGY + " @ " in name:
+        return "mJ", 1e3
+    if RATIO + " @ " in name:
+        return "x", 1.0
+    return "ms", 1e3
 
 
 def planted_kill():

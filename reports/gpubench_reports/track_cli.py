@@ -41,7 +41,7 @@ import tempfile
 
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, failed
-from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, set_busy_timeout, today)
+from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, set_busy_timeout, today, unit_of)
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # reports/: the tracked set
@@ -212,15 +212,16 @@ def show(db, match):
     history, failed = load_history(db, match)
     if not history:
         return "no benchmarks" + (f" matching '{match}'" if match else "") + " in the history\n"
-    lines = ["| benchmark | runs | first | last | last commit | last median (ms) | range of medians (ms) |",
+    lines = ["| benchmark | runs | first | last | last commit | last median | range of medians |",
              "|---|---:|---|---|---|---:|---|"]
     for bench, name, runs in history:
         if not runs:
             lines.append(f"| {name} | 0 | | | | failed: {failed.get(bench, '')} | |")
             continue
-        medians = [r[3] * 1e3 for r in runs]
+        unit, scale = unit_of(name)
+        medians = [r[3] * scale for r in runs]
         lines.append(f"| {name} | {len(runs)} | {runs[0][1][:10]} | {runs[-1][1][:10]} | {runs[-1][2]} | "
-                     f"{medians[-1]:.4g} | {min(medians):.4g} - {max(medians):.4g} |")
+                     f"{medians[-1]:.4g} {unit} | {min(medians):.4g} - {max(medians):.4g} {unit} |")
     return "\n".join(lines) + "\n"
 
 

@@ -233,6 +233,52 @@ import datetime  # noqa: E402
 from gpubench_reports import detection, history as histories  # noqa: E402
 
 
+class TrackedMetrics(unittest.TestCase):
+    """Issue 38 item 5: each point's energy and the OpenCL/CUDA time ratio are series of their own."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.history = os.path.join(self.dir, "history.sqlite")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def records(self, name, opencl_ms, cuda_ms, watts):
+        benchmarks = []
+        for backend, ms in (("opencl", opencl_ms), ("cuda", cuda_ms)):
+            for i, t in enumerate(ms):
+                benchmarks.append({"name": f"gemm/64/{backend}:0/tiled/f32", "run_name": f"gemm/64/{backend}:0/tiled/f32",
+                                   "run_type": "iteration", "suite": "gemm", "problem": "64", "backend": backend,
+                                   "device_index": 0, "device": "GPU X", "variant": "tiled", "precision": "f32",
+                                   "repetition_index": i, "real_time": t, "time_unit": "ms", "verified": True,
+                                   "energy": {"source": "planted", "watts": watts[backend]}})
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            json.dump({"context": {"date": "2026-11-27T10:00:00+0000", "gpubench_commit": name[:7],
+                                   "host_name": "h", "num_cpus": 2}, "benchmarks": benchmarks}, f)
+        return path
+
+    def test_energy_and_the_api_ratio_are_tracked_with_their_units(self):
+        path = self.records("run.json", [2.0, 2.2, 2.4], [1.0, 1.0, 1.0], {"opencl": 300.0, "cuda": 250.0})
+        r = track("import", "--history", self.history, path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        db = sqlite3.connect(self.history)
+        try:
+            series = dict(db.execute("SELECT b.name, group_concat(s.seconds) FROM samples s JOIN benchmarks b "
+                                     "ON b.id = s.benchmark_id GROUP BY b.name").fetchall())
+        finally:
+            db.close()
+        energy = [float(v) for v in series["gemm/64/opencl:0/tiled/f32 [J/iter] @ GPU X"].split(",")]
+        self.assertEqual([round(v, 6) for v in sorted(energy)], [0.6, 0.66, 0.72])  # 300 W x 2.0, 2.2, 2.4 ms
+        ratio = [float(v) for v in series["gemm/64/opencl/cuda/tiled/f32 [opencl/cuda] @ GPU X"].split(",")]
+        self.assertEqual([round(v, 6) for v in sorted(ratio)], [2.0, 2.2, 2.4])
+        self.assertEqual(len(series), 5)  # two times, two energies, one ratio
+        shown = track("show", "--history", self.history, "--match", "[J/iter]")
+        self.assertIn("| 660 mJ | 660 - 660 mJ |", shown.stdout)
+        shown = track("show", "--history", self.history, "--match", "opencl/cuda")
+        self.assertIn("2.2 x", shown.stdout)
+
+
 def assessed(levels, noise=0.005, seed=3, repetitions=10):
     """track's verdict on a history whose night k sits at levels[k] (x 1 ms), with noise."""
     import random
