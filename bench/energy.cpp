@@ -325,8 +325,8 @@ std::unique_ptr<EnergyMeter> open_meter(const DeviceInfo& device, std::string& w
     char* end = nullptr;
     const double watts = std::strtod(text.c_str(), &end);
     const std::string rest = end;
-    if (!(watts > 0) || (!rest.empty() && rest != ":samples"))
-      throw UsageError("GPUBENCH_PLANTED_POWER: '" + text + "' is not WATTS or WATTS:samples with WATTS > 0");
+    if (!(watts > 0) || (!rest.empty() && rest != ":samples"))  // said where a figure would be: nothing is lost
+      return why = "GPUBENCH_PLANTED_POWER: '" + text + "' is not WATTS or WATTS:samples with WATTS > 0", nullptr;
     return std::make_unique<PlantedMeter>(watts, rest.empty());
   }
   if (device.type == "cpu") return open_rapl(why);

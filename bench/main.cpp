@@ -114,6 +114,8 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
     for (const auto& u : t.untunable) why += "\n  " + u;
   }
   if (!anything) throw UsageError("nothing to sweep:" + (why.empty() ? std::string(" no device") : why));
+  for (const auto& t : targets)  // an energy objective on a device without a meter: before anything runs
+    if (!t.kernels.empty()) check_objective(t.device, options.sweep.objective);
   if (options.tuning)  // a database the sweep cannot write is said before anything is measured
     for (const auto& t : targets)
       if (!t.kernels.empty()) gpubench::writable_tuning_db_file(db->path_for(t.device));

@@ -284,6 +284,11 @@ std::string roof_cell(double pct, bool& marked) {
   return fixed(pct, 1) + "*";
 }
 
+// " (L2 36.5%)": a place above the DRAM roof against the cache level that served it; "" for none.
+std::string level_cell(const RooflinePlace& r) {
+  return r.level.empty() ? std::string() : " (" + r.level + " " + fixed(r.level_pct, 1) + "%)";
+}
+
 std::string megabytes(double bytes) { return fixed(bytes / 1e6, bytes < 1e7 ? 2 : 0) + " MB"; }
 
 // Why a row is above its roof: under the bandwidth side, data a cache serves faster than the
@@ -418,7 +423,7 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
     const PointResult* base = baseline_row(report, baseline, p);
     for (const RecordField* f : figures) row.push_back(f->cell(p));
     if (!p.outlier_seconds.empty()) any_outliers = true;
-    row.push_back(p.ceilings ? roof_cell(p.roofline().roofline_pct, above_roof) : "-");
+    row.push_back(p.ceilings ? roof_cell(p.roofline().roofline_pct, above_roof) + level_cell(p.roofline()) : "-");
     std::string speedup = "-";
     if (to_solution) {
       const double total = median_total_seconds(p);
@@ -533,10 +538,14 @@ void write_kernels(const PointResult& p, std::ostream& out) {
                  memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
                  memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
                  placed && flops ? compact(r.theoretical_gflops, 1) : na, placed && flops ? fixed(r.theoretical_pct, 1) : na,
-                 placed ? roof_cell(r.roofline_pct, marked) : na, launch_cell(launch, k)});
+                 placed ? roof_cell(r.roofline_pct, marked) + level_cell(r) : na, launch_cell(launch, k)});
   }
   kernels.print(out, "  ");
-  if (marked) out << "  * above the roof: this kernel's data is served from a cache faster than the measured memory bandwidth\n";
+  if (marked)
+    out << "  * above the DRAM roof: this kernel's data is served from a cache faster than the measured memory bandwidth"
+        << (p.ceilings && p.ceilings->l2_gbps > 0 ? "; (L2 n%) is its place against the first cache level whose roof holds it"
+                                                 : " (the caches' bandwidths were not measured: gpubench roofline --remeasure)")
+        << "\n";
 }
 
 // What was asked for and not run, and the points that failed.

@@ -107,7 +107,9 @@ std::string unconfirmed_ceilings(const std::vector<Ceilings>& trials) {
   };
   const Figure figures[] = {{"bandwidth", [](const Ceilings& c) { return c.bandwidth_gbps(); }, "GB/s"},
                             {"f32", [](const Ceilings& c) { return c.f32_gflops; }, "GFLOP/s"},
-                            {"f64", [](const Ceilings& c) { return c.f64_gflops; }, "GFLOP/s"}};
+                            {"f64", [](const Ceilings& c) { return c.f64_gflops; }, "GFLOP/s"},
+                            {"L2", [](const Ceilings& c) { return c.l2_gbps; }, "GB/s"},
+                            {"L1/shared", [](const Ceilings& c) { return c.l1_gbps; }, "GB/s"}};
   std::string why;
   for (const Figure& f : figures) {
     std::vector<double> values;

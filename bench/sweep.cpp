@@ -13,6 +13,7 @@
 
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
+#include "bench/energy.hpp"
 #include "bench/format.hpp"
 #include "bench/isolation.hpp"
 #include "bench/result_json.hpp"
@@ -237,9 +238,18 @@ double KernelSweep::reduction_pct() const {
   return t1 > 0 ? 100 * (t1 - tb) / t1 : 0;
 }
 
+void check_objective(const DeviceInfo& device, Objective objective) {
+  if (objective == Objective::time) return;
+  std::string why;
+  if (!energy_meter(device, why))
+    throw UsageError("--objective " + to_string(objective) + " needs the energy of " + device.label() +
+                     ", which gpubench cannot read: " + why);
+}
+
 SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::optional<Ceilings>& ceilings,
                   std::ostream& log, bool terminal) {
   // Under an energy objective every configuration's batches are followed by an energy pass.
+  check_objective(target.device, options.objective);
   struct EnergyScope {
     explicit EnergyScope(const DeviceInfo* d) { measure_energy_on(d); }
     ~EnergyScope() { measure_energy_on(nullptr); }

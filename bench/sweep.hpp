@@ -88,6 +88,9 @@ struct SweepReport {
 // What a strategy sees of a configuration's result.
 Measured measured_of(const ConfigResult& r, Objective objective = Objective::time);
 
+// UsageError, before anything is measured, where `objective` needs an energy meter `device` lacks.
+void check_objective(const DeviceInfo& device, Objective objective);
+
 // A parameter set as JSON ({"NAME": 16, ..}) and back (nlohmann's errors for a value not an integer).
 nlohmann::json params_json(const Params& p);
 Params params_of(const nlohmann::json& j);

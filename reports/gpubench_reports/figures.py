@@ -1,4 +1,5 @@
 """gpubench report's figures (matplotlib): roofline, kernels, speedup, scaling, sweep, strategies."""
+import json
 import math
 import os
 import re
@@ -98,11 +99,17 @@ def roofline_figure(ax, points, args):
     """The measured ceilings, and each point at its arithmetic intensity: one colour per backend,
     variant and precision (its problems share it); with --kernels each kernel too, in its point's
     colour, one marker per kernel name (the legend names them: no label on the plot to pile up)."""
-    ceilings = {}
+    ceilings = {}  # one roof per physical device: the APIs that see it share one (a run merges their ceilings)
+    wheres = {}
     for p in points:
         c = p.first("ceilings")
         if c:
-            ceilings.setdefault((p.device, p.where, p.precision), c)
+            key = (p.device, p.precision, json.dumps(c, sort_keys=True))
+            ceilings.setdefault(key, c)
+            if p.where not in wheres.setdefault(key, []):
+                wheres[key].append(p.where)
+    ceilings = {(device, ", ".join(wheres[(device, prec, text)]), prec): c
+                for (device, prec, text), c in ceilings.items()}
     if not ceilings:
         raise ReportError("the records carry no ceilings")
     done = [p for p in points if p.seconds() is not None and p.median_of("arithmetic_intensity")]

@@ -11,7 +11,8 @@ and precision, written in one API (the backend). Two efficiencies e_i:
 - application: the best time measured on that platform for the same suite, problem and precision,
   whatever the variant or API (vendor libraries included), over the point's time.
 
-A platform is a device by its name; PoCL names the host's CPU "pthread-ARCH-MODEL", which is the same
+A platform is a device by its name; PoCL names the host's CPU "pthread-ARCH-MODEL" (PoCL 3) or
+"cpu-ARCH-MODEL" (PoCL 5), ARCH being LLVM's lower-case CPU name ("skylake-avx512"), which is the same
 platform as OpenMP's "MODEL". A point that failed, or that the records do not hold for a platform,
 is an application that does not run there: its PP over those platforms is 0.
 """
@@ -25,7 +26,7 @@ from .tables import Table, num
 
 def platform_of(point):
     """The physical device a point ran on (PoCL's name for the host's CPU made OpenMP's)."""
-    m = re.match(r"^pthread-[^-]+-(.+)$", point.device)
+    m = re.match(r"^(?:pthread|cpu)-[a-z0-9_.-]+?-(?=[A-Z])(.+)$", point.device)
     return m.group(1) if m else point.device
 
 

@@ -16,6 +16,7 @@
 
 #include "backends/ceilings_common.hpp"
 #include "bench/energy.hpp"
+#include "bench/records.hpp"
 #include "bench/roofline.hpp"
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
@@ -88,12 +89,8 @@ TEST(Energy, WithoutACounterThePowerSamplesGiveTheEnergy) {
 TEST(Energy, AMalformedPlantedPowerIsRefusedByName) {
   Hook hook("GPUBENCH_PLANTED_POWER", "lots");
   std::string why;
-  try {
-    energy_meter(device(1003), why);
-    FAIL() << "a planted power of 'lots' was taken";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("GPUBENCH_PLANTED_POWER"), std::string::npos) << e.what();
-  }
+  EXPECT_EQ(energy_meter(device(1003), why), nullptr);  // no figure, and the run goes on
+  EXPECT_NE(why.find("GPUBENCH_PLANTED_POWER: 'lots' is not WATTS"), std::string::npos) << why;
 }
 
 TEST(Energy, ADeviceWithoutAMeterSaysWhy) {
@@ -208,6 +205,44 @@ TEST(CacheLevels, AKernelAboveTheDramRoofIsPlacedAgainstTheLevelThatServedIt) {
   EXPECT_FALSE(r.to_json().contains("served_by"));
 }
 
+TEST(CacheLevels, TheLevelsAreConfirmedByASecondTrialLikeTheOtherCeilings) {
+  Ceilings a, b;
+  a.copy_gbps = b.copy_gbps = 3000;
+  a.f32_gflops = b.f32_gflops = 60000;
+  a.l2_gbps = 10000, b.l2_gbps = 9500;
+  a.l1_gbps = 25000, b.l1_gbps = 12000;  // the second trial far off: not confirmed
+  EXPECT_EQ(unconfirmed_ceilings({a, b}), "L1/shared 25000.0, 12000.0 GB/s");
+  const Ceilings best = combine_trials({b, a});
+  EXPECT_EQ(best.l2_gbps, 10000);
+  EXPECT_EQ(best.l1_gbps, 25000);
+}
+
+TEST(Energy, CeilingsMeasuredAtOtherSettingsAreMarkedInTheTable) {
+  PointResult p;
+  p.id.suite = "ep";
+  p.id.problem = "npb:S";
+  p.id.backend = "cuda";
+  p.id.variant = "reduce";
+  p.id.device.backend = "cuda";
+  p.id.device.name = "GPU";
+  p.median_seconds_per_iteration = 0.01;
+  p.repetitions = {Outcome{0.01, 1, true, "", {}}};
+  Ceilings c;
+  c.copy_gbps = c.triad_gbps = 3000;
+  c.f32_gflops = c.f64_gflops = 30000;
+  c.host = this_host();
+  c.settings_differ = settings_difference({{"power_limit_w", 700.0}}, {{"power_limit_w", 450.0}});
+  p.ceilings = c;
+  RunReport report;
+  report.points.push_back(p);
+  std::ostringstream table;
+  write_table(report, table);
+  EXPECT_NE(table.str().find("SETTINGS DIFFER: ceilings measured at other settings than this run's (cuda:0: power "
+                             "limit 700 W then, 450 W now)"),
+            std::string::npos)
+      << table.str();
+}
+
 // ---- a whole run ----
 
 std::string slurp(const std::string& path) {
@@ -264,6 +299,34 @@ TEST(Energy, WithoutAMeterTheRecordsSayWhy) {
   const nlohmann::json records = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(records.at("benchmarks").at(0).at("energy").at("none"), why);
   EXPECT_NE(r.output.find("no energy figure: " + why), std::string::npos) << r.output;
+}
+
+TEST(Energy, ASweepByEnergyStoresWhichObjectiveChoseItsBest) {
+  const std::string dir = ::testing::TempDir() + "/energy_sweep";
+  std::filesystem::remove_all(dir);
+  const std::string sweep = "sweep --suite gemm --backend openmp --kernel tiled --problem 64 --precision f64 "
+                            "--param tile=8,16 --format json --out " + dir + "/sweep.json --tuning-db " + dir + "/db";
+  std::filesystem::create_directories(dir);
+  std::string why;
+  if (!energy_meter(device(1008, "cpu"), why)) {  // no meter here: refused before anything is measured
+    const test::Result refused = test::gpubench(sweep + " --objective energy");
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("--objective energy needs the energy of openmp:0"), std::string::npos) << refused.output;
+    EXPECT_EQ(refused.output.find("measuring"), std::string::npos) << refused.output;
+  }
+  const test::Result r = test::gpubench(sweep + " --objective edp", "GPUBENCH_PLANTED_POWER=120");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mJ per call (--objective edp)"), std::string::npos) << r.output;
+  const nlohmann::json report = nlohmann::json::parse(slurp(dir + "/sweep.json"));
+  const nlohmann::json& kernel = report.at("sweeps").at(0).at("kernels").at(0);
+  EXPECT_EQ(kernel.at("objective"), "edp");
+  for (const auto& c : kernel.at("configs"))  // 120 W x the configuration's own time, within the pass's noise
+    EXPECT_GT(c.at("joules").get<double>(), 0) << c.dump();
+  const auto file = std::filesystem::directory_iterator(dir + "/db")->path();
+  const nlohmann::json db = nlohmann::json::parse(slurp(file.string()));
+  EXPECT_EQ(db.at("entries").at(0).at("objective"), "edp");
+  EXPECT_GT(db.at("entries").at(0).at("joules").get<double>(), 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -84,6 +84,8 @@ TEST(RecordSchema, WritersIterateTheFieldTable) {
   p.bytes_per_iteration = 1e9;
   p.repetitions = {repetition(0.5, ""), repetition(0.25, "")};
   p.median_seconds_per_iteration = 0.375;
+  p.measured = {{"energy", {{"source", "planted counter"}, {"joules_per_iteration", 75.0}, {"watts", 200.0}}},
+                {"device_state", {{"start", {{"sm_mhz", 1980}}}}}};
   RunReport report;
   report.context = {{"date", "2026-11-26"}, {"host_name", "h"}, {"gpubench_commit", "abc"}};
   report.points.push_back(p);
@@ -96,12 +98,17 @@ TEST(RecordSchema, WritersIterateTheFieldTable) {
     if (!f.csv.empty()) expected += (expected.empty() ? "" : ",") + f.csv;
   EXPECT_EQ(header, expected);
 
-  std::ostringstream table;
-  write_table(report, table);
+  std::ostringstream table, without_energy;
+  write_table(report, table, {}, false, true);
+  write_table(report, without_energy);
   for (const auto& f : record_fields())
     if (!f.column.empty()) {
       EXPECT_NE(table.str().find(f.column), std::string::npos) << f.column << "\n" << table.str();
+      if (f.energy_column) {  // only with --energy
+        EXPECT_EQ(without_energy.str().find(" " + f.column + " "), std::string::npos) << f.column << "\n" << without_energy.str();
+      }
     }
+  EXPECT_NE(table.str().find("75.0000"), std::string::npos) << table.str();
 
   const nlohmann::json point = point_json(report.points[0]);
   for (const RecordField* f : record_fields(RecordField::Scope::point))

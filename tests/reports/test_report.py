@@ -344,6 +344,11 @@ class Portability(unittest.TestCase):
                                          ("B", "cuda", "y", 1.0, 70.0), ("B", "cuda", "z", None, 0.0)]),
                  # PoCL names the host's CPU pthread-ARCH-MODEL: the same platform as MODEL.
                  self.records("c.json", [("C", "opencl", "vendor", 1.0, 120.0), ("pthread-zen-C", "opencl", "x", 1.0, 100.0)])]
+        from gpubench_reports.portability import platform_of
+        for name, platform in (("cpu-skylake-avx512-Intel(R) Xeon(R) Processor", "Intel(R) Xeon(R) Processor"),
+                               ("pthread-skylake-avx512-AMD EPYC", "AMD EPYC"), ("pthread-zen-C", "C"),
+                               ("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")):
+            self.assertEqual(platform_of(type("P", (), {"device": name})()), platform)
         code, out, err = run_report(["portability"] + files + ["--format", "csv"])
         self.assertEqual(code, 0, err)
         rows = {tuple(r[3:5]): r for r in (line.split(",") for line in out.splitlines()[1:])}
@@ -476,6 +481,30 @@ class Figures(unittest.TestCase):
         self.figure(["--kind", "sweep", "--y", "time"], ["h100-2026-11-23-sweep-cuda-f64-poisson2d-4096.json"], (1200, 937))
         self.figure(["--kind", "sweep", "--x", "problem", "--backend", "cuda"],
                     ["h100-2026-11-24-gemm-study/gpu/tiles-64.json", "h100-2026-11-24-gemm-study/gpu/tiles-1024.json"])
+
+    def test_the_roofline_draws_every_level_of_the_hierarchy_from_committed_records(self):
+        # Issue 38 item 3: the H100's L2 and L1/shared roofs beside DRAM's, one roof for the device
+        # its two APIs see, and a kernel above the DRAM roof (CG's cg_update on OpenCL) under the L2's.
+        plt = figures.pyplot()
+        records = os.path.join(DATA, "h100-2026-11-27-issue38", "cg-1024-breakdown.json.gz")
+        args = report_cli.make_parser().parse_args(["figure", "--kind", "roofline", "--kernels", records, "--out", "x.png"])
+        fig = figures.draw(plt, args)
+        try:
+            ax = fig.axes[0]
+            labels = [t.get_text() for t in ax.get_legend().get_texts()]
+            roofs = [label for label in labels if "GB/s" in label]
+            self.assertEqual(len(roofs), 3, roofs)  # DRAM, L2, L1: once for cuda:0 and opencl:1 together
+            self.assertIn("cuda:0, opencl:1", roofs[0])
+            self.assertRegex(roofs[1], r"L2 1\d{4} GB/s")
+            self.assertRegex(roofs[2], r"L1/shared 2\d{4} GB/s")
+            # Each level's line: min(peak, intensity x its bandwidth), above DRAM's at every intensity below the ridge.
+            lines = {line.get_label(): line for line in ax.get_lines()}
+            dram, l2 = lines[roofs[0]].get_ydata(), lines[roofs[1]].get_ydata()
+            self.assertGreater(l2[0] / dram[0], 3)
+        finally:
+            plt.close(fig)
+        with open(os.path.join(DATA, "h100-2026-11-27-issue38", "cg-1024-breakdown.txt")) as f:
+            self.assertRegex(f.read(), r"cg_update .* 10\d\.\d\* \(L2 \d+\.\d%\)")
 
     def test_no_two_labels_overlap_at_5_20_and_60_points(self):
         # Issue 32 item 10: every text of every figure kind (ticks, labels, legends, titles), drawn,
