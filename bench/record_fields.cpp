@@ -253,6 +253,9 @@ std::vector<RecordField> make_fields() {
            layout("roofline_pct", "number", "GFLOP/s against the attainable, in %"),
            layout("theoretical_gflops", "number", "intensity x bandwidth"),
            layout("theoretical_pct", "number", "GFLOP/s against the theoretical, in %"),
+           layout("served_by", "string",
+                  "above the DRAM roof on its bandwidth side: the cache level whose roof holds it (L2, L1)"),
+           layout("served_by_pct", "number", "the place against that level's roof, in %"),
            layout("ceilings", "object",
                   "the device's ceilings the place is against (the tuning database's shape, with the bandwidth_gbps "
                   "and peak_gflops of the point's roof)"),

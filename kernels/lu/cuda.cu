@@ -112,8 +112,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
                 "cudaMemcpyAsync", "(the matrix from its copy)");
     cuda::check(cudaMemsetAsync(ipiv_.data(), 0, ipiv_.bytes(), stream_[0].get()), "cudaMemsetAsync");
     stream_[0].synchronize();
-    work_ = host_;
-    one_based_ = false;
+    one_based_ = false;  // (the study's forms make their host copy themselves: no n^2 host copy between runs here)
   }
 
   void read_factors(std::vector<double>& lu, std::vector<int>& ipiv) override {
