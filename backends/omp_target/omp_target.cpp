@@ -1,0 +1,175 @@
+#include "backends/omp_target/omp_target.hpp"
+
+#include <dlfcn.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "backends/registry.hpp"
+#include "common/errors.hpp"
+#include "common/out_of_memory.hpp"
+
+namespace gpubench::omp_target {
+
+namespace {
+
+// What the CUDA driver says of GPU `ordinal` (libgomp's nvptx plugin numbers the GPUs as the
+// driver does): the name and figures CUDA's backend lists, so that both are one physical device.
+// Loaded with dlopen: a host without the driver has no offload device to describe.
+struct CudaDriver {
+  using Init = int (*)(unsigned);
+  using Get = int (*)(int*, int);
+  using Name = int (*)(char*, int, int);
+  using Mem = int (*)(std::size_t*, int);
+  using Attribute = int (*)(int*, int, int);
+  using Version = int (*)(int*);
+  Get get = nullptr;
+  Name name = nullptr;
+  Mem total_mem = nullptr;
+  Attribute attribute = nullptr;
+  Version version = nullptr;
+  bool ok = false;
+
+  CudaDriver() {
+    void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return;
+    auto init = reinterpret_cast<Init>(::dlsym(lib, "cuInit"));
+    get = reinterpret_cast<Get>(::dlsym(lib, "cuDeviceGet"));
+    name = reinterpret_cast<Name>(::dlsym(lib, "cuDeviceGetName"));
+    total_mem = reinterpret_cast<Mem>(::dlsym(lib, "cuDeviceTotalMem_v2"));
+    attribute = reinterpret_cast<Attribute>(::dlsym(lib, "cuDeviceGetAttribute"));
+    version = reinterpret_cast<Version>(::dlsym(lib, "cuDriverGetVersion"));
+    ok = init && get && name && total_mem && attribute && version && init(0) == 0;
+  }
+  int attr(int device, int which) const {
+    int v = 0;
+    return attribute(&v, which, device) == 0 ? v : 0;
+  }
+};
+
+// CUdevice_attribute values.
+constexpr int max_threads_per_block = 1, shared_memory_per_block = 8, multiprocessors = 16, l2_bytes = 38,
+              pci_bus = 33, pci_device = 34, pci_domain = 50;
+
+std::string gcc_version() {
+#ifdef __VERSION__
+  return __VERSION__;
+#else
+  return "?";
+#endif
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (const auto colon = line.find(':'); colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+  return "host CPU";
+}
+
+DeviceInfo gpu(int number, const CudaDriver& cuda) {
+  DeviceInfo d;
+  d.backend = "omp_target";
+  d.index = number;
+  d.api = "OpenMP " + std::to_string(_OPENMP) + " target";
+  d.platform = runtime_text(true);
+  d.type = "gpu";
+  d.fp64 = true;
+  d.name = "OpenMP offload device " + std::to_string(number);
+  if (!cuda.ok) return d;
+  int device = 0;
+  if (cuda.get(&device, number) != 0) return d;
+  char name[128] = {};
+  if (cuda.name(name, sizeof name, device) == 0) d.name = name;
+  d.vendor = "NVIDIA";
+  std::size_t total = 0;
+  if (cuda.total_mem(&total, device) == 0) d.global_mem_bytes = d.max_alloc_bytes = total;
+  d.compute_units = cuda.attr(device, multiprocessors);
+  d.max_work_group_size = static_cast<std::size_t>(cuda.attr(device, max_threads_per_block));
+  d.local_mem_bytes = static_cast<std::uint64_t>(cuda.attr(device, shared_memory_per_block));
+  d.cache_bytes = static_cast<std::uint64_t>(cuda.attr(device, l2_bytes));
+  int version = 0;
+  if (cuda.version(&version) == 0) d.driver = "CUDA driver " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "%08X:%02X:%02X.0", static_cast<unsigned>(cuda.attr(device, pci_domain)),
+                static_cast<unsigned>(cuda.attr(device, pci_bus)), static_cast<unsigned>(cuda.attr(device, pci_device)));
+  d.pci_bus_id = bus;
+  return d;
+}
+
+DeviceInfo host(int number) {
+  DeviceInfo d;
+  d.backend = "omp_target";
+  d.index = number;
+  d.api = "OpenMP " + std::to_string(_OPENMP) + " target";
+  d.platform = runtime_text(false);
+  d.type = "cpu";
+  d.name = cpu_model();
+  d.vendor = "host";
+  d.driver = "gcc " + gcc_version();
+  d.compute_units = omp_get_num_procs();
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  d.global_mem_bytes = d.max_alloc_bytes = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+  d.fp64 = true;
+  return d;
+}
+
+}  // namespace
+
+std::string runtime_text(bool offload) {
+  return "libgomp (GCC " + gcc_version() + ")" + (offload ? " with its nvptx plugin" : ": the initial device, the host");
+}
+
+std::vector<DeviceInfo> devices() {
+  std::vector<DeviceInfo> list;
+  const int offload = omp_get_num_devices();
+  if (offload > 0) {
+    const CudaDriver cuda;
+    for (int i = 0; i < offload; ++i) list.push_back(gpu(i, cuda));
+  }
+  list.push_back(host(omp_get_initial_device()));
+  return list;
+}
+
+int device_number(const DeviceInfo& d) { return d.index; }
+
+void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what) {
+  if (asked.type != "gpu" || !ran_on_initial_device) return;
+  throw DeviceError(what + " was asked of " + asked.label() + " and ran on the host (OpenMP's initial device): "
+                    "the offload fell back (is the nvptx plugin, libgomp-plugin-nvptx.so.1, beside the libgomp.so.1 "
+                    "that ran? OMP_TARGET_OFFLOAD=MANDATORY makes libgomp say why); no host time is reported as the GPU's");
+}
+
+Buffer::Buffer(int device, std::size_t bytes) : device_(device), bytes_(bytes) {
+  data_ = omp_target_alloc(bytes == 0 ? 1 : bytes, device);
+  if (!data_) throw OutOfMemoryError("OpenMP device " + std::to_string(device), std::to_string(bytes) + " bytes (omp_target_alloc)");
+}
+
+Buffer::~Buffer() {
+  if (data_) omp_target_free(data_, device_);
+}
+
+void Buffer::upload(const void* host, std::size_t bytes) {
+  if (bytes > bytes_) throw Error(ExitCode::internal, "omp_target: an upload larger than its buffer");
+  if (omp_target_memcpy(data_, host, bytes, 0, 0, device_, omp_get_initial_device()) != 0)
+    throw DeviceError("omp_target_memcpy to OpenMP device " + std::to_string(device_) + " failed");
+}
+
+void Buffer::download(void* host, std::size_t bytes) const {
+  if (bytes > bytes_) throw Error(ExitCode::internal, "omp_target: a download larger than its buffer");
+  if (omp_target_memcpy(host, data_, bytes, 0, 0, omp_get_initial_device(), device_) != 0)
+    throw DeviceError("omp_target_memcpy from OpenMP device " + std::to_string(device_) + " failed");
+}
+
+void Buffer::copy_from(const Buffer& other) {
+  if (other.bytes_ > bytes_) throw Error(ExitCode::internal, "omp_target: a copy larger than its buffer");
+  if (omp_target_memcpy(data_, other.data_, other.bytes_, 0, 0, device_, other.device_) != 0)
+    throw DeviceError("omp_target_memcpy on OpenMP device " + std::to_string(device_) + " failed");
+}
+
+}  // namespace gpubench::omp_target
+
+GPUBENCH_REGISTER_BACKEND(.name = "omp_target", .devices = gpubench::omp_target::devices, .order = 14,
+                          .api = "OpenMP [0-9.]+ target");

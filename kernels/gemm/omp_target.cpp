@@ -1,0 +1,117 @@
+// GEMM on the omp_target backend, as an OpenMP programmer writes it for a GPU: naive, one element
+// of C per iteration of a `target teams distribute parallel for collapse(2)`; tiled, the teams
+// over tile x tile blocks of C (the tunable "tile") and each team's threads over its block, K
+// walked in tile-deep steps. A, B and C stay on the device (omp_target_alloc); C is reset from
+// C0 there before each timed region. Each region also says whether it ran on the initial device:
+// a point asked of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+#include <type_traits>
+
+#include "backends/omp_target/omp_target.hpp"
+#include "common/errors.hpp"
+#include "kernels/gemm/operations.hpp"
+
+namespace gpubench::gemm {
+
+namespace {
+
+template <typename T>
+class OmpTargetOperations final : public Operations {
+ public:
+  explicit OmpTargetOperations(const DeviceInfo& device) : device_(device), number_(omp_target::device_number(device)) {}
+
+  void upload(const Shape& s, const std::vector<double>& a, const std::vector<double>& b,
+              const std::vector<double>& c0) override {
+    shape_ = s;
+    a_ = put(a);
+    b_ = put(b);
+    c0_ = put(c0);
+    c_ = std::make_unique<omp_target::Buffer>(number_, c0_->bytes());
+  }
+
+  double run(Variant v, const Params& params, double alpha, double beta) override {
+    if (v != Variant::naive && v != Variant::tiled)
+      throw DeviceError("omp_target runs GEMM's naive and tiled variants, not " + to_string(v));
+    c_->copy_from(*c0_);
+    const auto tile_param = params.find("tile");
+    const std::int64_t tile = tile_param == params.end() ? 16 : tile_param->second;
+    const std::int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+    const bool ta = shape_.transpose_a;
+    const T* a = static_cast<const T*>(a_->data());
+    const T* b = static_cast<const T*>(b_->data());
+    T* c = static_cast<T*>(c_->data());
+    const T al = static_cast<T>(alpha), be = static_cast<T>(beta);
+    const int dev = number_;
+    int initial = 0;
+    const double start = omp_get_wtime();
+    if (v == Variant::naive) {
+#pragma omp target teams distribute parallel for collapse(2) device(dev) is_device_ptr(a, b, c) map(tofrom : initial)
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          if (i == 0 && j == 0) initial = omp_is_initial_device();
+          T acc = 0;
+          for (std::int64_t l = 0; l < k; ++l) acc += a[ta ? l * m + i : i * k + l] * b[l * n + j];
+          c[i * n + j] = al * acc + be * c[i * n + j];
+        }
+    } else {
+      const std::int64_t tiles_m = (m + tile - 1) / tile, tiles_n = (n + tile - 1) / tile;
+#pragma omp target teams distribute collapse(2) device(dev) is_device_ptr(a, b, c) map(tofrom : initial)
+      for (std::int64_t ti = 0; ti < tiles_m; ++ti)
+        for (std::int64_t tj = 0; tj < tiles_n; ++tj) {
+          if (ti == 0 && tj == 0) initial = omp_is_initial_device();
+          const std::int64_t i0 = ti * tile, j0 = tj * tile;
+          const std::int64_t i1 = std::min(i0 + tile, m), j1 = std::min(j0 + tile, n);
+#pragma omp parallel for collapse(2)
+          for (std::int64_t i = i0; i < i1; ++i)
+            for (std::int64_t j = j0; j < j1; ++j) {
+              T acc = 0;
+              for (std::int64_t l0 = 0; l0 < k; l0 += tile) {
+                const std::int64_t l1 = std::min(l0 + tile, k);
+                for (std::int64_t l = l0; l < l1; ++l) acc += a[ta ? l * m + i : i * k + l] * b[l * n + j];
+              }
+              c[i * n + j] = al * acc + be * c[i * n + j];
+            }
+        }
+    }
+    const double seconds = omp_get_wtime() - start;
+    omp_target::check_ran_where_asked(device_, initial != 0, "GEMM's " + to_string(v) + " region");
+    return seconds;
+  }
+
+  std::vector<double> result() const override {
+    std::vector<T> host(static_cast<std::size_t>(shape_.c_elements()));
+    c_->download(host.data(), host.size() * sizeof(T));
+    return {host.begin(), host.end()};
+  }
+
+  std::string mode(Variant) const override { return device_.platform; }
+
+ private:
+  std::unique_ptr<omp_target::Buffer> put(const std::vector<double>& values) const {
+    std::vector<T> host(values.begin(), values.end());
+    auto buffer = std::make_unique<omp_target::Buffer>(number_, host.size() * sizeof(T));
+    buffer->upload(host.data(), buffer->bytes());
+    return buffer;
+  }
+
+  DeviceInfo device_;
+  int number_;
+  Shape shape_;
+  std::unique_ptr<omp_target::Buffer> a_, b_, c0_, c_;
+};
+
+}  // namespace
+
+}  // namespace gpubench::gemm
+
+GPUBENCH_REGISTER_GEMM_OPERATIONS(
+    "omp_target",
+    [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::gemm::Operations> {
+      if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OmpTargetOperations<float>>(d);
+      return std::make_unique<gpubench::gemm::OmpTargetOperations<double>>(d);
+    },
+    gpubench::gemm::BackendTraits{"", {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled}, nullptr,
+                                  "OpenMP target offload has no BLAS of its own"});
