@@ -8,8 +8,9 @@ if(NOT GPUBENCH_OMP_TARGET)
   gpubench_backend(NAME omp_target NOT_BUILT "configured with -DGPUBENCH_OMP_TARGET=OFF")
   return()
 endif()
-# sm_80 PTX (CUDA 13's ptxas refuses GCC's default sm_35); the driver compiles it for the GPU there.
-set(GPUBENCH_OMP_TARGET_FLAGS -fopenmp -foffload=nvptx-none "-foffload-options=nvptx-none=-misa=sm_80")
+# sm_80 PTX (CUDA 13's ptxas refuses GCC's default sm_35; the driver compiles it for the GPU there), and the
+# device's libm (newlib's: sqrtf, fma, ...) and libatomic (the reductions' 16-byte exchanges).
+set(GPUBENCH_OMP_TARGET_FLAGS -fopenmp -foffload=nvptx-none "-foffload-options=nvptx-none=-misa=sm_80 -lm -latomic")
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   gpubench_backend(NAME omp_target NOT_BUILT "the C++ compiler is not GCC (${CMAKE_CXX_COMPILER_ID}): the backend is built with GCC's nvptx offloading")
   return()

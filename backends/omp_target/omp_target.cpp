@@ -110,6 +110,9 @@ DeviceInfo host(int number) {
   d.vendor = "host";
   d.driver = "gcc " + gcc_version();
   d.compute_units = omp_get_num_procs();
+  // What thread_limit may ask of a team here: the launch tunables (teams per unit, threads per
+  // team) then mean on the host what they mean on a GPU.
+  d.max_work_group_size = 1024;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   d.global_mem_bytes = d.max_alloc_bytes = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
   d.fp64 = true;

@@ -1,6 +1,6 @@
 // The omp_target backend (issue 39): its devices (OpenMP's offload devices, then the initial
 // device, the host), the failure of a region asked of a GPU that fell back to the host, and its
-// suites verifying with the regions on the host (f32 and f64) where there is no GPU.
+// suites verifying with the regions on the host (GEMM in f32 and f64, EP) where there is no GPU.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -68,6 +68,15 @@ TEST(OmpTarget, GemmVerifiesInBothPrecisions) {
   const test::Result tn = test::gpubench("run --suite gemm --backend omp_target --problem 50x70x30:TN --precision f64 "
                                          "--variant tiled --repetitions 2");
   EXPECT_EQ(tn.exit_code, 0) << tn.output;
+}
+
+TEST(OmpTarget, EpVerifiesBothReductions) {
+  const test::Result r = test::gpubench("run --suite ep --backend omp_target --problem S --repetitions 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* variant : {" reduce ", " partials "})
+    EXPECT_NE(r.output.find(variant), std::string::npos) << variant << "\n" << r.output;
+  EXPECT_NE(r.output.find("serial on omp_target: NAS's serial code runs on the host's backend"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace
