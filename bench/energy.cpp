@@ -173,7 +173,8 @@ class NvmlMeter final : public EnergyMeter {
     unsigned long long mj = 0;
     has_counter_ = nvml_.energy(device_, mj);
     double w = 0;
-    if (nvml_.instant_power(device_, w))
+    instant_ = nvml_.instant_power(device_, w);
+    if (instant_)
       samples_ = "NVML instantaneous power (field 186)";
     else if (nvml_.power(device_, w))
       samples_ = "NVML power usage (a 1 s average on Ampere and newer)";
@@ -187,7 +188,7 @@ class NvmlMeter final : public EnergyMeter {
   }
   double watts() override {
     double w = 0;
-    const bool ok = samples_.rfind("NVML instantaneous", 0) == 0 ? nvml_.instant_power(device_, w) : nvml_.power(device_, w);
+    const bool ok = instant_ ? nvml_.instant_power(device_, w) : nvml_.power(device_, w);
     if (!ok) throw DeviceError("NVML's power could not be read");
     return w;
   }
@@ -213,6 +214,7 @@ class NvmlMeter final : public EnergyMeter {
   const Nvml& nvml_;
   NvmlDevice* device_;
   bool has_counter_ = false;
+  bool instant_ = false;  // the samples are field 186's, not nvmlDeviceGetPowerUsage's
   std::string samples_;
 };
 
@@ -441,15 +443,19 @@ nlohmann::json energy_pass(EnergyMeter& meter, const std::function<TimedBatch()>
 std::string settings_difference(const nlohmann::json& then, const nlohmann::json& now) {
   if (!then.is_object() || !now.is_object()) return "";
   std::string text;
-  const std::pair<const char*, const char*> named[] = {{"power_limit_w", "power limit"},
-                                                       {"sm_clock_mhz", "SM application clock"},
-                                                       {"mem_clock_mhz", "memory application clock"},
-                                                       {"cpu_max_mhz", "CPU maximum frequency"}};
-  for (const auto& [key, name] : named) {
+  struct Setting {
+    const char* key;
+    const char* name;
+    const char* unit;
+  };
+  const Setting named[] = {{"power_limit_w", "power limit", " W"},
+                           {"sm_clock_mhz", "SM application clock", " MHz"},
+                           {"mem_clock_mhz", "memory application clock", " MHz"},
+                           {"cpu_max_mhz", "CPU maximum frequency", " MHz"}};
+  for (const auto& [key, name, unit] : named) {
     if (!then.contains(key) || !now.contains(key)) continue;
     const double a = then.at(key).get<double>(), b = now.at(key).get<double>();
     if (std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b))) continue;
-    const char* unit = std::string(key).find("_w") != std::string::npos ? " W" : " MHz";
     text += (text.empty() ? "" : ", ") + std::string(name) + " " + fixed(a, 0) + unit + " then, " + fixed(b, 0) + unit + " now";
   }
   return text;
