@@ -171,6 +171,35 @@ Ceilings with_settings_now(const DeviceInfo& d, Ceilings c, std::ostream& log) {
   return c;
 }
 
+// A device whose backend has no probe (OpenMP offload) has the roof of the physical device it runs
+// on: the stored ceilings of that device as the backends here that probe see it (the loaded ones),
+// merged as the roofline figure merges them. nullopt where none has stored any.
+std::optional<Ceilings> ceilings_of_the_same_device(const DeviceInfo& d, TuningDb* db, std::ostream& log) {
+  if (!db) return std::nullopt;
+  const std::string physical = physical_device(d);
+  std::vector<Ceilings> found;
+  std::string from;
+  for (const Backend& b : backends()) {
+    if (b.name == d.backend || !find_ceiling_probe(b.name)) continue;
+    std::vector<DeviceInfo> devices;
+    try {
+      devices = b.devices();
+    } catch (const std::exception&) {
+      continue;  // an API that cannot list its devices here has stored nothing for this run
+    }
+    for (const DeviceInfo& other : devices)
+      if (physical_device(other) == physical)
+        if (auto c = db->ceilings(other)) {
+          found.push_back(*c);
+          from += (from.empty() ? "" : ", ") + other.label();
+        }
+  }
+  if (found.empty()) return std::nullopt;
+  log << "gpubench: " << d.label() << " takes the ceilings of the device it runs on, as " << from
+      << " measured them (backend " << d.backend << " has no probe of its own)" << std::endl;
+  return merge_ceilings(found);
+}
+
 }  // namespace
 
 std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log) {
@@ -178,8 +207,11 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
     if (auto stored = db->ceilings(d)) return with_settings_now(d, *stored, log);
   const CeilingProbe* probe = find_ceiling_probe(d.backend);
   if (!probe) {
+    if (auto borrowed = ceilings_of_the_same_device(d, db, log)) return with_settings_now(d, *borrowed, log);
     log << "gpubench: no ceilings for " << d.label() << ": backend " << d.backend
-        << " has no ceiling probe (measure them with the API it runs on: gpubench roofline --backend ...)" << std::endl;
+        << " has no ceiling probe and no backend here that has one stored ceilings for the same device (measure "
+           "them with the API it runs on: gpubench roofline --backend ...)"
+        << std::endl;
     return std::nullopt;
   }
   // The probes are kernels like any other: a crash in one costs the roofline, not the run.

@@ -4,7 +4,9 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "backends/registry.hpp"
@@ -25,7 +27,9 @@ struct CudaDriver {
   using Mem = int (*)(std::size_t*, int);
   using Attribute = int (*)(int*, int, int);
   using Version = int (*)(int*);
+  using Retain = int (*)(void**, int);
   Get get = nullptr;
+  Retain retain = nullptr;
   Name name = nullptr;
   Mem total_mem = nullptr;
   Attribute attribute = nullptr;
@@ -41,6 +45,7 @@ struct CudaDriver {
     total_mem = reinterpret_cast<Mem>(::dlsym(lib, "cuDeviceTotalMem_v2"));
     attribute = reinterpret_cast<Attribute>(::dlsym(lib, "cuDeviceGetAttribute"));
     version = reinterpret_cast<Version>(::dlsym(lib, "cuDriverGetVersion"));
+    retain = reinterpret_cast<Retain>(::dlsym(lib, "cuDevicePrimaryCtxRetain"));
     ok = init && get && name && total_mem && attribute && version && init(0) == 0;
   }
   int attr(int device, int which) const {
@@ -96,6 +101,15 @@ DeviceInfo gpu(int number, const CudaDriver& cuda) {
   std::snprintf(bus, sizeof bus, "%08X:%02X:%02X.0", static_cast<unsigned>(cuda.attr(device, pci_domain)),
                 static_cast<unsigned>(cuda.attr(device, pci_bus)), static_cast<unsigned>(cuda.attr(device, pci_device)));
   d.pci_bus_id = bus;
+  // libgomp's nvptx plugin adopts the context current on the thread that first offloads (the
+  // CUDA runtime's primary context, where CUDA points ran before) without holding it, and frees
+  // its own blocks in it at exit, after the CUDA runtime has released it: "cuMemFree_v2 error:
+  // context is destroyed", "device finalization failed", exit status 1. One reference held here
+  // for the process's life keeps the primary context alive until libgomp is done with it.
+  if (cuda.retain) {
+    void* context = nullptr;
+    cuda.retain(&context, device);
+  }
   return d;
 }
 
@@ -137,6 +151,10 @@ std::vector<DeviceInfo> devices() {
 }
 
 int device_number(const DeviceInfo& d) { return d.index; }
+
+int thread_limit(const DeviceInfo& d, int work_group_size) {
+  return d.type == "gpu" ? std::max(1, work_group_size / 32) : std::max(1, work_group_size);
+}
 
 void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what) {
   if (asked.type != "gpu" || !ran_on_initial_device) return;

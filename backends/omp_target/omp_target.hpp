@@ -24,6 +24,12 @@ int device_number(const DeviceInfo& d);
 // labelled GPU). Nothing when it ran where asked.
 void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what);
 
+// thread_limit for a launch of `work_group_size` work-items per work-group (the tunable every GPU
+// backend shares): on a GPU, GCC's nvptx runtime runs each OpenMP thread as a warp whose 32 lanes
+// take a `simd` loop's iterations, so a team of work_group_size CUDA threads is work_group_size / 32
+// OpenMP threads (at least 1); on the host, work_group_size threads.
+int thread_limit(const DeviceInfo& d, int work_group_size);
+
 // Device memory of `bytes` on OpenMP device `device`, freed with the object.
 class Buffer {
  public:

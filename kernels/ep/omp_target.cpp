@@ -1,7 +1,8 @@
 // EP on the omp_target backend: the device loop every API shares (pair_math.h, its host path,
-// compiled for the device with `declare target`) in a `target teams distribute parallel for`
-// over the work-items, num_teams = work_groups_per_cu x compute units and thread_limit =
-// work_group_size (the launch's tunables). reduce adds sx, sy and the counts in the region's
+// compiled for the device with `declare target`) in a `target teams distribute parallel for simd`
+// over the work-items (GCC's nvptx: an OpenMP thread per warp, an item per simd lane),
+// num_teams = work_groups_per_cu x compute units and thread_limit from work_group_size (the
+// launch's tunables; omp_target::thread_limit). reduce adds sx, sy and the counts in the region's
 // reduction; partials writes each item's 12 values to a device array, column-major, and a second
 // region adds the columns. Each region says whether it ran on the initial device: a point asked
 // of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
@@ -37,7 +38,7 @@ class OmpTargetOperations final : public Operations {
     if (variant == Variant::serial) throw UsageError("EP's serial variant runs on the host's backend (openmp)");
     const Deal d = deal(device_, pairs, launch, largest_group());
     const int teams = grid::groups_per_cu_of(launch) * std::max(device_.compute_units, 1);
-    const int threads = grid::group_size_of(launch);
+    const int threads = omp_target::thread_limit(device_, grid::group_size_of(launch));
     const std::uint64_t items = d.items, batches = d.batches;
     const int dev = number_;
     TallyRun run;
@@ -46,7 +47,7 @@ class OmpTargetOperations final : public Operations {
     if (variant == Variant::reduce) {
       double sx = 0, sy = 0, q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0, q8 = 0, q9 = 0;
       const double start = omp_get_wtime();
-#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(threads) map(tofrom : initial) \
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(teams) thread_limit(threads) map(tofrom : initial) \
     reduction(+ : sx, sy, q0, q1, q2, q3, q4, q5, q6, q7, q8, q9)
       for (std::uint64_t i = 0; i < items; ++i) {
         if (i == 0) initial = omp_is_initial_device();
@@ -65,7 +66,7 @@ class OmpTargetOperations final : public Operations {
       omp_target::Buffer partials(number_, static_cast<std::size_t>(items) * result_values * sizeof(double));
       double* out = static_cast<double*>(partials.data());
       const double start = omp_get_wtime();
-#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(threads) is_device_ptr(out) \
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(teams) thread_limit(threads) is_device_ptr(out) \
     map(tofrom : initial)
       for (std::uint64_t i = 0; i < items; ++i) {
         if (i == 0) initial = omp_is_initial_device();
@@ -84,7 +85,7 @@ class OmpTargetOperations final : public Operations {
 #pragma omp target teams distribute device(dev) is_device_ptr(out) map(tofrom : sums[0 : values])
       for (int v = 0; v < values; ++v) {
         double sum = 0;
-#pragma omp parallel for reduction(+ : sum)
+#pragma omp parallel for simd reduction(+ : sum)
         for (std::uint64_t i = 0; i < items; ++i) sum += out[static_cast<std::uint64_t>(v) * items + i];
         sums[v] = sum;
       }

@@ -1,9 +1,12 @@
 // GEMM on the omp_target backend, as an OpenMP programmer writes it for a GPU: naive, one element
-// of C per iteration of a `target teams distribute parallel for collapse(2)`; tiled, the teams
-// over tile x tile blocks of C (the tunable "tile") and each team's threads over its block, K
-// walked in tile-deep steps. A, B and C stay on the device (omp_target_alloc); C is reset from
-// C0 there before each timed region. Each region also says whether it ran on the initial device:
-// a point asked of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
+// of C per iteration of a `target teams distribute parallel for simd collapse(2)`; tiled, the
+// teams over tile x tile blocks of C (the tunable "tile"), thread_limit from the tunable
+// work_group_size (omp_target::thread_limit), and each team's threads over its block, K walked in
+// tile-deep steps. GCC's nvptx runs an OpenMP thread per warp and a simd lane per CUDA thread:
+// without `simd` a warp's 31 other lanes would idle. A, B and C stay on the device
+// (omp_target_alloc); C is reset from C0 there before each timed region. Each region also says
+// whether it ran on the initial device: a point asked of a GPU that ran on the host fails
+// (omp_target::check_ran_where_asked).
 #include <omp.h>
 
 #include <algorithm>
@@ -38,6 +41,8 @@ class OmpTargetOperations final : public Operations {
     c_->copy_from(*c0_);
     const auto tile_param = params.find("tile");
     const std::int64_t tile = tile_param == params.end() ? 16 : tile_param->second;
+    const auto threads_param = params.find("work_group_size");
+    const int threads = omp_target::thread_limit(device_, threads_param == params.end() ? 256 : static_cast<int>(threads_param->second));
     const std::int64_t m = shape_.m, n = shape_.n, k = shape_.k;
     const bool ta = shape_.transpose_a;
     const T* a = static_cast<const T*>(a_->data());
@@ -48,7 +53,7 @@ class OmpTargetOperations final : public Operations {
     int initial = 0;
     const double start = omp_get_wtime();
     if (v == Variant::naive) {
-#pragma omp target teams distribute parallel for collapse(2) device(dev) is_device_ptr(a, b, c) map(tofrom : initial)
+#pragma omp target teams distribute parallel for simd collapse(2) device(dev) is_device_ptr(a, b, c) map(tofrom : initial)
       for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < n; ++j) {
           if (i == 0 && j == 0) initial = omp_is_initial_device();
@@ -58,13 +63,13 @@ class OmpTargetOperations final : public Operations {
         }
     } else {
       const std::int64_t tiles_m = (m + tile - 1) / tile, tiles_n = (n + tile - 1) / tile;
-#pragma omp target teams distribute collapse(2) device(dev) is_device_ptr(a, b, c) map(tofrom : initial)
+#pragma omp target teams distribute collapse(2) device(dev) thread_limit(threads) is_device_ptr(a, b, c) map(tofrom : initial)
       for (std::int64_t ti = 0; ti < tiles_m; ++ti)
         for (std::int64_t tj = 0; tj < tiles_n; ++tj) {
           if (ti == 0 && tj == 0) initial = omp_is_initial_device();
           const std::int64_t i0 = ti * tile, j0 = tj * tile;
           const std::int64_t i1 = std::min(i0 + tile, m), j1 = std::min(j0 + tile, n);
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for simd collapse(2)
           for (std::int64_t i = i0; i < i1; ++i)
             for (std::int64_t j = j0; j < j1; ++j) {
               T acc = 0;

@@ -12,6 +12,7 @@
 #include "common/host_memory.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/gemm/operations.hpp"
+#include "kernels/launch_grid.hpp"
 #include "common/test_hooks.hpp"
 
 namespace gpubench::gemm {
@@ -134,6 +135,14 @@ struct Tuning {
   Params heuristic;
 };
 Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision p) {
+  if (v == Variant::tiled && device.backend == "omp_target") {
+    // OpenMP offload's tiled loop: the tile and the threads of each tile's team (thread_limit).
+    TunableSpace space = tile_space();
+    space.params.push_back(grid::group_size(static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 1))));
+    Params heuristic = tile_heuristic();
+    heuristic["work_group_size"] = grid::default_group_size;
+    return {std::move(space), std::move(heuristic)};
+  }
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
   if (v == Variant::tensor) return {tensor_space(), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};

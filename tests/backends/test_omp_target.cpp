@@ -1,9 +1,13 @@
 // The omp_target backend (issue 39): its devices (OpenMP's offload devices, then the initial
-// device, the host), the failure of a region asked of a GPU that fell back to the host, and its
-// suites verifying with the regions on the host (GEMM in f32 and f64, EP) where there is no GPU.
+// device, the host), the failure of a region asked of a GPU that fell back to the host, and every
+// suite's omp_target variants verifying with the regions on the host where there is no GPU, in
+// f32 and f64 (EP and FT in f64 only: NAS defines them so), and the roof a device without a probe
+// of its own takes from the backends that see the same device.
 #include <gtest/gtest.h>
 
 #include <omp.h>
+
+#include <filesystem>
 
 #include "backends/omp_target/omp_target.hpp"
 #include "common/errors.hpp"
@@ -77,6 +81,60 @@ TEST(OmpTarget, EpVerifiesBothReductions) {
     EXPECT_NE(r.output.find(variant), std::string::npos) << variant << "\n" << r.output;
   EXPECT_NE(r.output.find("serial on omp_target: NAS's serial code runs on the host's backend"), std::string::npos)
       << r.output;
+}
+
+TEST(OmpTarget, CgVerifiesItsThreeFormsInBothPrecisions) {
+  const test::Result r = test::gpubench(
+      "run --suite cg --backend omp_target --problem poisson2d:48 --precision f32,f64 --repetitions 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* row : {"classic  f32", "classic  f64", "form1    f32", "form1    f64", "form2    f32", "form2    f64"})
+    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
+  // The launch tunables are OpenMP's clauses (thread_limit, num_teams per compute unit): swept
+  // like the other backends', each configuration a verified solve.
+  const std::string db = ::testing::TempDir() + "omp-target-cg-sweep-db";
+  std::filesystem::remove_all(db);
+  const test::Result swept = test::gpubench(
+      "sweep --suite cg --backend omp_target --problem poisson2d:48 --precision f64 --kernel axpy "
+      "--param work_group_size=32,64 --param work_groups_per_cu=1,3 --strategy exhaustive --tuning-db " + db);
+  EXPECT_EQ(swept.exit_code, 0) << swept.output;
+  EXPECT_NE(swept.output.find("work_groups_per_cu"), std::string::npos) << swept.output;
+  std::filesystem::remove_all(db);
+}
+
+TEST(OmpTarget, FtVerifiesNasAlgorithm) {
+  const test::Result r = test::gpubench("run --suite ft --backend omp_target --problem S --precision f64 --repetitions 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(" nas "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("class S (64x64x64, 6 iterations): verified"), std::string::npos) << r.output;
+  // A wrong evolve factor is caught on this backend too.
+  const test::Result wrong = test::gpubench("run --suite ft --backend omp_target --problem S --precision f64 --repetitions 1",
+                                            "GPUBENCH_FT_WRONG_TWIDDLE=1");
+  EXPECT_NE(wrong.exit_code, 0) << wrong.output;
+}
+
+TEST(OmpTarget, LuBlockedVerifiesInBothPrecisions) {
+  // 150 is no multiple of the block: the last panel is narrower; nb 32 and base 8 recurse in the panel.
+  const test::Result r = test::gpubench("run --suite lu --backend omp_target --problem 150 --precision f32,f64 --repetitions 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* row : {"blocked  f32", "blocked  f64"})
+    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
+  EXPECT_NE(r.output.find("vendor on omp_target: OpenMP target offload has no LU library of its own"), std::string::npos)
+      << r.output;
+}
+
+// omp_target has no probe: its device takes the roof that a backend with one stored for the same
+// physical device (here the host's CPU, through openmp's probe), and says whose it is.
+TEST(OmpTarget, TakesTheRoofOfTheDeviceItRunsOn) {
+  const std::string db = ::testing::TempDir() + "omp-target-roof-db";
+  std::filesystem::remove_all(db);
+  const test::Result probe = test::gpubench("roofline --backend openmp --tuning-db " + db);
+  ASSERT_EQ(probe.exit_code, 0) << probe.output;
+  const test::Result r = test::gpubench("run --suite gemm --backend omp_target:" + std::to_string(omp_get_initial_device()) +
+                                        " --problem 64 --variant tiled --precision f64 --repetitions 1 --tuning-db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("takes the ceilings of the device it runs on, as openmp:0"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("none: this backend has no ceiling probe"), std::string::npos) << r.output;
+  std::filesystem::remove_all(db);
 }
 
 }  // namespace

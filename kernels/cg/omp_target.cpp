@@ -1,0 +1,363 @@
+// The CG operations on the omp_target backend, as an OpenMP programmer writes them for a GPU:
+// each kernel one `target teams distribute parallel for simd` over the rows (GCC's nvptx runs an
+// OpenMP thread per warp and a simd lane per CUDA thread, so the loops carry `simd`), with the
+// launch's tunables as OpenMP's clauses: num_teams = work_groups_per_cu x compute units and
+// thread_limit from work_group_size (a warp per OpenMP thread on a GPU: work_group_size / 32),
+// per kernel (set_launch). The SpMV is CSR, one row per lane; the
+// fused forms' spmv_dot2 adds r.r and w.r in the same region's reduction. Vectors and the matrix
+// live in device memory (omp_target_alloc); every region is synchronous, so the host's clock
+// around it is its device time. Each reduction's region also says whether it ran on the initial
+// device: a solve asked of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/omp_target/omp_target.hpp"
+#include "common/errors.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/work.hpp"
+
+namespace gpubench::cg {
+
+namespace {
+
+// One kernel's OpenMP launch: the clauses' values.
+struct Launch {
+  int teams = 1, threads = grid::default_group_size;
+};
+
+template <typename T>
+class OmpTargetOperations final : public Operations {
+ public:
+  OmpTargetOperations(const DeviceInfo& device, const CsrMatrix& a, const Params& launch)
+      : device_(device), number_(omp_target::device_number(device)), rows_(a.rows), cols_(std::max(a.cols, a.rows)),
+        row_ptr_(number_, (static_cast<std::size_t>(a.rows) + 1) * sizeof(std::int32_t)),
+        col_idx_(number_, static_cast<std::size_t>(a.nnz()) * sizeof(std::int32_t)),
+        values_(number_, static_cast<std::size_t>(a.nnz()) * sizeof(T)) {
+    row_ptr_.upload(a.row_ptr.data(), row_ptr_.bytes());
+    col_idx_.upload(a.col_idx.data(), col_idx_.bytes());
+    const std::vector<T> values(a.values.begin(), a.values.end());
+    values_.upload(values.data(), values_.bytes());
+    for (const std::string& kernel : tunable_kernels()) launches_[kernel] = launch_of(launch);
+  }
+
+  void allocate_vectors(int count) override {
+    vectors_.clear();
+    const std::vector<T> zeros(static_cast<std::size_t>(cols_), T(0));
+    for (int i = 0; i < count; ++i) {
+      vectors_.push_back(std::make_unique<omp_target::Buffer>(number_, zeros.size() * sizeof(T)));
+      vectors_.back()->upload(zeros.data(), vectors_.back()->bytes());
+    }
+  }
+
+  void upload(Slot v, std::span<const double> values) override {
+    check_vector_length(values.size(), rows_, "upload");
+    const std::vector<T> host(values.begin(), values.end());
+    buffer(v).upload(host.data(), host.size() * sizeof(T));
+  }
+
+  void download(Slot v, std::span<double> values) override {
+    check_vector_length(values.size(), rows_, "download");
+    std::vector<T> host(values.size());
+    buffer(v).download(host.data(), host.size() * sizeof(T));
+    std::copy(host.begin(), host.end(), values.begin());
+  }
+
+  void upload_halo(Slot v, std::span<const double> values) override {
+    check_halo_length(values.size(), rows_, cols_);
+    if (values.empty()) return;
+    const std::vector<T> host(values.begin(), values.end());
+    if (omp_target_memcpy(vec(v), host.data(), host.size() * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T), 0,
+                          number_, omp_get_initial_device()) != 0)
+      throw DeviceError("omp_target_memcpy of a halo to " + device_.label() + " failed");
+  }
+
+  void download_entries(Slot v, std::span<const std::int32_t> rows, std::span<double> values) override {
+    check_entries(rows, values.size(), rows_);
+    std::vector<T> host(static_cast<std::size_t>(rows_));
+    buffer(v).download(host.data(), host.size() * sizeof(T));
+    for (std::size_t i = 0; i < rows.size(); ++i) values[i] = static_cast<double>(host[static_cast<std::size_t>(rows[i])]);
+  }
+
+  void fill_zero(Slot v) override {
+    T* y = vec(v);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["scale"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) is_device_ptr(y)
+    for (int i = 0; i < n; ++i) y[i] = 0;
+    timed("fill", t0);
+  }
+
+  void copy(Slot src, Slot dst) override {
+    const T* x = vec(src);
+    T* y = vec(dst);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["scale"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) is_device_ptr(x, y)
+    for (int i = 0; i < n; ++i) y[i] = x[i];
+    timed("copy", t0);
+  }
+
+  void spmv(Slot in, Slot out) override {
+    const T* x = vec(in);
+    T* y = vec(out);
+    const std::int32_t* ptr = static_cast<const std::int32_t*>(row_ptr_.data());
+    const std::int32_t* col = static_cast<const std::int32_t*>(col_idx_.data());
+    const T* val = static_cast<const T*>(values_.data());
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["spmv"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(x, y, ptr, col, val)
+    for (int r = 0; r < n; ++r) {
+      T sum = 0;
+      for (std::int32_t k = ptr[r]; k < ptr[r + 1]; ++k) sum += val[k] * x[col[k]];
+      y[r] = sum;
+    }
+    timed("spmv", t0);
+  }
+
+  // w = A r and {r.r, w.r} while w_i is in a register.
+  std::array<double, 2> spmv_dot2(Slot r, Slot w) override {
+    const T* x = vec(r);
+    T* y = vec(w);
+    const std::int32_t* ptr = static_cast<const std::int32_t*>(row_ptr_.data());
+    const std::int32_t* col = static_cast<const std::int32_t*>(col_idx_.data());
+    const T* val = static_cast<const T*>(values_.data());
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["spmv_dot2"];
+    double rr = 0, wr = 0;
+    int initial = 0;
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(x, y, ptr, col, val) map(tofrom : initial) reduction(+ : rr, wr)
+    for (int i = 0; i < n; ++i) {
+      if (i == 0) initial = omp_is_initial_device();
+      T sum = 0;
+      for (std::int32_t k = ptr[i]; k < ptr[i + 1]; ++k) sum += val[k] * x[col[k]];
+      y[i] = sum;
+      const auto ri = static_cast<double>(x[i]);
+      rr += ri * ri;
+      wr += static_cast<double>(sum) * ri;
+    }
+    timed("spmv_dot2", t0);
+    ran(initial, "spmv_dot2");
+    return {rr, wr};
+  }
+
+  void start_spmv_dot2_rows(Slot r, Slot w, std::int32_t first, std::int32_t count) override {
+    check_row_range(first, count, rows_);
+    if (first != 0 || count != rows_) throw Error(ExitCode::internal, "omp_target runs no bands: spmv_dot2 takes whole rows");
+    add_to_reduction(spmv_dot2(r, w));
+  }
+
+  double dot(Slot a, Slot b) override {
+    const T* x = vec(a);
+    const T* y = vec(b);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["dot"];
+    double sum = 0;
+    int initial = 0;
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(x, y) map(tofrom : initial) reduction(+ : sum)
+    for (int i = 0; i < n; ++i) {
+      if (i == 0) initial = omp_is_initial_device();
+      sum += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+    }
+    timed("dot", t0);
+    ran(initial, "dot");
+    return sum;
+  }
+
+  std::array<double, 2> dot2(Slot r, Slot w) override {
+    const T* rv = vec(r);
+    const T* wv = vec(w);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["dot2"];
+    double rr = 0, wr = 0;
+    int initial = 0;
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(rv, wv) map(tofrom : initial) reduction(+ : rr, wr)
+    for (int i = 0; i < n; ++i) {
+      if (i == 0) initial = omp_is_initial_device();
+      const auto ri = static_cast<double>(rv[i]);
+      rr += ri * ri;
+      wr += static_cast<double>(wv[i]) * ri;
+    }
+    timed("dot2", t0);
+    ran(initial, "dot2");
+    return {rr, wr};
+  }
+
+  void axpy(double alpha, Slot x, Slot y) override {
+    const T a = static_cast<T>(alpha);
+    const T* xv = vec(x);
+    T* yv = vec(y);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["axpy"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) is_device_ptr(xv, yv)
+    for (int i = 0; i < n; ++i) yv[i] += a * xv[i];
+    timed("axpy", t0);
+  }
+
+  void xpay(Slot x, double beta, Slot y) override {
+    const T b = static_cast<T>(beta);
+    const T* xv = vec(x);
+    T* yv = vec(y);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["xpay"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) is_device_ptr(xv, yv)
+    for (int i = 0; i < n; ++i) yv[i] = xv[i] + b * yv[i];
+    timed("xpay", t0);
+  }
+
+  void scale(double alpha, Slot x, Slot y) override {
+    const T a = static_cast<T>(alpha);
+    const T* xv = vec(x);
+    T* yv = vec(y);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["scale"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) is_device_ptr(xv, yv)
+    for (int i = 0; i < n; ++i) yv[i] = a * xv[i];
+    timed("scale", t0);
+  }
+
+  void three_term_update(double rho, double gamma, Slot x, Slot x_prev, Slot r, Slot r_prev, Slot w) override {
+    const T rh = static_cast<T>(rho), g = static_cast<T>(gamma), keep = static_cast<T>(1 - rho);
+    const T* xv = vec(x);
+    T* xp = vec(x_prev);
+    const T* rv = vec(r);
+    T* rp = vec(r_prev);
+    const T* wv = vec(w);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["three_term_update"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(xv, xp, rv, rp, wv)
+    for (int i = 0; i < n; ++i) {
+      const T ri = rv[i];
+      xp[i] = rh * (xv[i] + g * ri) + keep * xp[i];
+      rp[i] = rh * (ri - g * wv[i]) + keep * rp[i];
+    }
+    timed("three_term_update", t0);
+  }
+
+  void cg_update(double alpha, double beta, Slot r, Slot w, Slot p, Slot s, Slot x) override {
+    const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+    T* rv = vec(r);
+    const T* wv = vec(w);
+    T* pv = vec(p);
+    T* sv = vec(s);
+    T* xv = vec(x);
+    const int n = rows_, dev = number_;
+    const Launch l = launches_["cg_update"];
+    const double t0 = omp_get_wtime();
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
+    is_device_ptr(rv, wv, pv, sv, xv)
+    for (int i = 0; i < n; ++i) {
+      const T pi = rv[i] + b * pv[i];
+      const T si = wv[i] + b * sv[i];
+      pv[i] = pi;
+      sv[i] = si;
+      xv[i] += a * pi;
+      rv[i] -= a * si;
+    }
+    timed("cg_update", t0);
+  }
+
+  void set_launch(const std::string& kernel, const Params& launch) override {
+    check_set_launch(kernel, launch, std::max<std::size_t>(device_.max_work_group_size, 1), device_);
+    launches_[kernel] = launch_of(launch);
+  }
+
+  void start_timer() override {
+    timing_ = true;
+    timer_started_ = false;
+  }
+
+  double stop_timer() override {
+    timing_ = false;
+    if (!timer_started_) return 0;
+    timer_started_ = false;
+    return timer_end_ - timer_start_;
+  }
+
+  void set_profiling(bool on) override { profiling_ = on; }
+  void finish() override {}  // every region is synchronous
+  std::vector<KernelProfile> take_profile() override { return profile_.take(); }
+
+  int rows() const override { return rows_; }
+  int cols() const override { return cols_; }
+
+ private:
+  // The clauses of a launch: teams per compute unit times the units; thread_limit the OpenMP
+  // threads of work_group_size work-items (omp_target::thread_limit: warps on a GPU).
+  Launch launch_of(const Params& p) const {
+    return {grid::groups_per_cu_of(p) * std::max(device_.compute_units, 1), omp_target::thread_limit(device_, grid::group_size_of(p))};
+  }
+
+  omp_target::Buffer& buffer(Slot v) {
+    check_slot(v, vectors_.size());
+    return *vectors_[static_cast<std::size_t>(v)];
+  }
+  T* vec(Slot v) { return static_cast<T*>(buffer(v).data()); }
+
+  void ran(int initial, const char* kernel) {
+    omp_target::check_ran_where_asked(device_, initial != 0, std::string("CG's ") + kernel + " region");
+  }
+
+  // A region of `kernel` that began at `start` (omp_get_wtime()) has ended. (No lambdas around the
+  // regions: a variable a lambda captures by reference is not the host's variable in a target
+  // region's reduction.)
+  void timed(const char* kernel, double start) {
+    const double end = omp_get_wtime();
+    if (timing_) {
+      if (!timer_started_) {
+        timer_start_ = start;
+        timer_started_ = true;
+      }
+      timer_end_ = end;
+    }
+    if (profiling_) profile_.add(kernel, end - start);
+  }
+
+  DeviceInfo device_;
+  int number_;
+  int rows_, cols_;
+  omp_target::Buffer row_ptr_, col_idx_, values_;
+  std::vector<std::unique_ptr<omp_target::Buffer>> vectors_;
+  std::map<std::string, Launch> launches_;
+
+  bool timing_ = false, timer_started_ = false;
+  double timer_start_ = 0, timer_end_ = 0;
+  bool profiling_ = false;
+  ProfileRecorder profile_;
+};
+
+std::unique_ptr<Operations> make_omp_target_operations(const DeviceInfo& device, const CsrMatrix& a, Precision precision,
+                                                       const Params& launch) {
+  check_can_make(device, a, precision, launch);
+  if (precision == Precision::f64) return std::make_unique<OmpTargetOperations<double>>(device, a, launch);
+  return std::make_unique<OmpTargetOperations<float>>(device, a, launch);
+}
+
+}  // namespace
+
+}  // namespace gpubench::cg
+
+// No vendor CG; the launch tunables are OpenMP's clauses; no bands (one device per solve).
+GPUBENCH_REGISTER_CG_OPERATIONS("omp_target", gpubench::cg::make_omp_target_operations,
+                                gpubench::cg::BackendTraits{"", true, false});
