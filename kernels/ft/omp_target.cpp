@@ -150,9 +150,10 @@ class OmpTargetOperations final : public Operations {
         const std::int64_t step = which == 0 ? nx : 1;
 #pragma omp parallel
         {
-#pragma omp for simd collapse(2)
-          for (std::int64_t e = 0; e < n; ++e)
-            for (std::int64_t b = 0; b < count; ++b) {
+#pragma omp for
+          for (std::int64_t b = 0; b < count; ++b)
+#pragma omp simd
+            for (std::int64_t e = 0; e < n; ++e) {
               const std::int64_t at = 2 * (base + b * step + e * stride);
               x[2 * (e * lines + b)] = u[at];
               x[2 * (e * lines + b) + 1] = u[at + 1];
@@ -180,9 +181,10 @@ class OmpTargetOperations final : public Operations {
             a = cc;
             cc = swap;
           }
-#pragma omp for simd collapse(2)
-          for (std::int64_t e = 0; e < n; ++e)
-            for (std::int64_t b = 0; b < count; ++b) {
+#pragma omp for
+          for (std::int64_t b = 0; b < count; ++b)
+#pragma omp simd
+            for (std::int64_t e = 0; e < n; ++e) {
               const std::int64_t at = 2 * (base + b * step + e * stride);
               u[at] = a[2 * (e * lines + b)];
               u[at + 1] = a[2 * (e * lines + b) + 1];

@@ -94,10 +94,13 @@ class OmpTargetOperations final : public Operations {
           best_row = n;
         }
 #pragma omp for simd reduction(max : best)
-        for (std::int64_t r = c; r < n; ++r) best = std::max(best, std::abs(a[r + c * n]));
+        for (std::int64_t r = c; r < n; ++r) {
+          const T v = std::abs(a[r + c * n]);
+          best = v > best ? v : best;  // (no std::max: no address taken in a simd loop)
+        }
 #pragma omp for simd reduction(min : best_row)
         for (std::int64_t r = c; r < n; ++r)
-          if (std::abs(a[r + c * n]) == best) best_row = std::min(best_row, r);
+          if (std::abs(a[r + c * n]) == best && r < best_row) best_row = r;
 #pragma omp single
         {
           const bool swap = best > T(0) && best_row != c;
@@ -152,7 +155,8 @@ class OmpTargetOperations final : public Operations {
   }
 
   // A[r0:r1, c0:c1] -= A[r0:r1, k0:k1] A[k0:k1, c0:c1]: teams over tile x tile blocks, a block's
-  // threads over its entries (rows fastest: the column-major matrix's contiguous direction).
+  // threads over its columns and their simd lanes over a column's rows (the column-major matrix's
+  // contiguous direction; a collapsed simd loop runs lane by lane on GCC's nvptx).
   void gemm(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::int64_t k0,
             std::int64_t k1) override {
     if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
@@ -165,8 +169,9 @@ class OmpTargetOperations final : public Operations {
       for (std::int64_t tr = 0; tr < tiles_r; ++tr) {
         const std::int64_t cs = c0 + tc * tile, rs = r0 + tr * tile;
         const std::int64_t ce = std::min(cs + tile, c1), re = std::min(rs + tile, r1);
-#pragma omp parallel for simd collapse(2)
+#pragma omp parallel for
         for (std::int64_t c = cs; c < ce; ++c)
+#pragma omp simd
           for (std::int64_t r = rs; r < re; ++r) {
             T acc = 0;
             for (std::int64_t k = k0; k < k1; ++k) acc += a[r + k * n] * a[k + c * n];
