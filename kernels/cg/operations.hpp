@@ -277,6 +277,9 @@ struct BackendTraits {
   std::string vendor;
   bool launch_parameters = false;
   bool bands = true;
+  // Whether its SpMVs have the forms the tunables row_runs and slabs choose between (false: one
+  // SpMV, and those two are not swept there).
+  bool spmv_forms = true;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
@@ -293,6 +296,10 @@ inline std::string vendor_library(const std::string& backend) {
 inline bool takes_launch_parameters(const std::string& backend) {
   const BackendTraits* traits = operations_registry().extra(backend);
   return traits && traits->launch_parameters;
+}
+inline bool has_spmv_forms(const std::string& backend) {
+  const BackendTraits* traits = operations_registry().extra(backend);
+  return !traits || traits->spmv_forms;
 }
 inline bool runs_bands(const std::string& backend) {
   const BackendTraits* traits = operations_registry().extra(backend);

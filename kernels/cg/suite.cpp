@@ -580,7 +580,8 @@ class CgSuite final : public Suite {
     for (const KernelWork& k : iteration_work(v, ProblemShape{a.rows, a.nnz(), p})) {
       const LaunchChoice chosen = choose_launch_params(
           options.tuning.get(), device, TuningKey::of_sizes("cg", k.kernel, p, {{"rows", a.rows}, {"nnz", a.nnz()}}),
-          heuristic_params(k.kernel, device.max_work_group_size), kernel_tunables(k.kernel, device.max_work_group_size));
+          heuristic_params(k.kernel, device.max_work_group_size, has_spmv_forms(device.backend)),
+          kernel_tunables(k.kernel, device.max_work_group_size, has_spmv_forms(device.backend)));
       launch[k.kernel] = launch_json(chosen);
       check_launch(k.kernel, chosen.params, "CG " + k.kernel);
       c.kernels.emplace_back(k.kernel, chosen.params);

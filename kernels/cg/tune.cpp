@@ -62,16 +62,16 @@ class CgTunableKernel final : public TunableKernel {
   // (none for the dots, whose result `call` returns), `expected` their host values.
   using Call = std::function<std::array<double, 2>(Operations&)>;
 
-  CgTunableKernel(std::shared_ptr<Bench> bench, std::size_t largest_group, std::string kernel, Call call,
+  CgTunableKernel(std::shared_ptr<Bench> bench, std::size_t largest_group, bool spmv_forms, std::string kernel, Call call,
                   std::vector<Slot> outputs, std::vector<std::vector<double>> expected,
                   std::array<double, 2> expected_value, int values)
-      : bench_(std::move(bench)), largest_group_(largest_group), kernel_(std::move(kernel)), call_(std::move(call)),
+      : bench_(std::move(bench)), largest_group_(largest_group), spmv_forms_(spmv_forms), kernel_(std::move(kernel)), call_(std::move(call)),
         outputs_(std::move(outputs)), expected_(std::move(expected)), expected_value_(expected_value),
         values_(values) {}
 
   std::string name() const override { return kernel_; }
-  TunableSpace tunables() const override { return kernel_tunables(kernel_, largest_group_); }
-  Params heuristic() const override { return heuristic_params(kernel_, largest_group_); }
+  TunableSpace tunables() const override { return kernel_tunables(kernel_, largest_group_, spmv_forms_); }
+  Params heuristic() const override { return heuristic_params(kernel_, largest_group_, spmv_forms_); }
   TuningKey key() const override {
     const auto& a = bench_->problem->a;
     return TuningKey::of_sizes("cg", kernel_, bench_->precision, {{"rows", a.rows}, {"nnz", a.nnz()}});
@@ -134,6 +134,7 @@ class CgTunableKernel final : public TunableKernel {
 
   std::shared_ptr<Bench> bench_;
   std::size_t largest_group_;  // the device's largest work-group
+  bool spmv_forms_;             // the backend's SpMVs take row_runs and slabs (BackendTraits::spmv_forms)
   std::string kernel_;
   Call call_;
   std::vector<Slot> outputs_;
@@ -144,8 +145,8 @@ class CgTunableKernel final : public TunableKernel {
 
 }  // namespace
 
-Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size) {
-  return kernel_tunables(kernel, max_work_group_size).defaults();
+Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms) {
+  return kernel_tunables(kernel, max_work_group_size, spmv_forms).defaults();
 }
 
 SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Problem> problem, Precision precision,
@@ -192,7 +193,8 @@ SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Pr
   auto add = [&](const std::string& name, CgTunableKernel::Call call, std::vector<Slot> outputs,
                  std::vector<std::vector<double>> expected, std::array<double, 2> value = {0, 0}, int values = 0) {
     if (!kernel.empty() && kernel != name) return;
-    kernels.push_back(std::make_unique<CgTunableKernel>(bench, device.max_work_group_size, name, std::move(call),
+    kernels.push_back(std::make_unique<CgTunableKernel>(bench, device.max_work_group_size, has_spmv_forms(device.backend),
+                                                        name, std::move(call),
                                                         std::move(outputs), std::move(expected), value, values));
   };
   const Slot a = work_slot(0), b = work_slot(1), c = work_slot(2), d = work_slot(3), e = work_slot(4);

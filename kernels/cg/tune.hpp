@@ -20,6 +20,6 @@ SweepTarget make_sweep_target(const DeviceInfo& device, std::shared_ptr<const Pr
                               const std::string& kernel);
 
 // The built-in heuristic for `kernel` on a device: its tunables' declared defaults (kernel_tunables).
-Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size);
+Params heuristic_params(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms = true);
 
 }  // namespace gpubench::cg

@@ -93,13 +93,15 @@ const std::vector<std::string>& tunable_kernels() {
   return names;
 }
 
-TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size) {
+TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms) {
   const auto& names = tunable_kernels();
   if (std::find(names.begin(), names.end(), kernel) == names.end()) return {};
   const int limit = static_cast<int>(std::clamp<std::size_t>(max_work_group_size, 1, std::size_t{1} << 30));
   TunableSpace t{{grid::group_size(limit)}, {}};
-  if (kernel == "spmv_dot2") t.params.push_back(Tunable::powers_of_two("row_runs", 1, 16).defaulting_to(default_row_runs));
-  if (kernel == "spmv" || kernel == "spmv_dot2") t.params.push_back(Tunable::list("slabs", {0, 1}).defaulting_to(1));
+  if (kernel == "spmv_dot2" && spmv_forms)
+    t.params.push_back(Tunable::powers_of_two("row_runs", 1, 16).defaulting_to(default_row_runs));
+  if ((kernel == "spmv" || kernel == "spmv_dot2") && spmv_forms)
+    t.params.push_back(Tunable::list("slabs", {0, 1}).defaulting_to(1));
   if (kernel != "spmv" && kernel != "spmv_dot2") {
     // The thesis's walk: up from one work-group per compute unit (the last parameter).
     t.params.push_back(grid::groups_per_cu());

@@ -72,7 +72,8 @@ inline constexpr int default_row_runs = 2;
 // default_row_runs): the runs of rows each work-group takes, its partial sums made once for them.
 // Both SpMVs take slabs (0 or 1, default 1): 1 runs the slab SpMV (slabs.hpp) where the backend
 // planned it for the matrix, 0 the CSR kernels; the sweep measures both.
-// No constraints between them; an empty space for a kernel that is not tunable.
-TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size);
+// No constraints between them; an empty space for a kernel that is not tunable. `spmv_forms` false
+// (a backend with one SpMV, BackendTraits::spmv_forms): neither row_runs nor slabs.
+TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms = true);
 
 }  // namespace gpubench::cg

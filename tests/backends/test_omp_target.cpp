@@ -98,6 +98,14 @@ TEST(OmpTarget, CgVerifiesItsThreeFormsInBothPrecisions) {
       "--param work_group_size=32,64 --param work_groups_per_cu=1,3 --strategy exhaustive --tuning-db " + db);
   EXPECT_EQ(swept.exit_code, 0) << swept.output;
   EXPECT_NE(swept.output.find("work_groups_per_cu"), std::string::npos) << swept.output;
+  // One SpMV here: row_runs and slabs (CUDA's and OpenCL's SpMV forms) are not swept on it.
+  const test::Result fused = test::gpubench(
+      "sweep --suite cg --backend omp_target --problem poisson2d:48 --precision f64 --kernel spmv_dot2 "
+      "--param work_group_size=32,64 --tuning-db " + db);
+  EXPECT_EQ(fused.exit_code, 0) << fused.output;
+  EXPECT_NE(fused.output.find("work_group_size=64"), std::string::npos) << fused.output;
+  EXPECT_EQ(fused.output.find("row_runs"), std::string::npos) << fused.output;
+  EXPECT_EQ(fused.output.find("slabs"), std::string::npos) << fused.output;
   std::filesystem::remove_all(db);
 }
 
