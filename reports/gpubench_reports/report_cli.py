@@ -7,6 +7,8 @@
     gpubench report study cg-thesis|cg-multi-gpu|fused-cg|nas|lu|gemm [--data DIR] [--out DIR] [--run]
     gpubench report portability RECORDS.json ... [selection] [--platforms P,..] [--figure FILE.png]
                                 [--efficiency arch|app] [--format markdown|latex|csv] [--out FILE]
+    gpubench report models RECORDS.json ... [selection] [--apis cuda,opencl,omp_target] [--figure FILE.png]
+                           [--format markdown|latex|csv] [--out FILE]
 
 Records are gpubench's `--format json` files (Google Benchmark's layout); `sweep` tables and
 figures read `gpubench sweep --format json` files, `strategies` ones `gpubench sweep --replay ...
@@ -22,6 +24,7 @@ import sys
 
 from .errors import ReportError, failed
 from .figures import figure
+from .models import models
 from .portability import portability
 from .records import everything, select
 from .studies import study
@@ -84,6 +87,21 @@ def make_parser():
     pp.add_argument("--width", type=float, default=8.0)
     pp.add_argument("--height", type=float, help="in inches (default 5)")
     pp.add_argument("--dpi", type=int, default=100)
+    mo = sub.add_parser("models", help="the programming models (APIs) side by side on one device, per suite: "
+                                        "each variant's time and %% of the roofline, each API's best own variant",
+                        description="the APIs (backends) that ran the same suite, problem and precision on one "
+                                    "device, side by side: time, %% of the measured roofline, and how far from the "
+                                    "fastest API; each API's best variant other than its vendor library's; a figure")
+    mo.add_argument("records", nargs="+", help="gpubench record files")
+    for field in ("suite", "problem", "backend", "variant", "precision"):
+        mo.add_argument("--" + field, help=f"only these {field}s (a comma list)")
+    mo.add_argument("--apis", help="the APIs compared, in this order (default: every backend of the records)")
+    mo.add_argument("--figure", help="a figure of each API's best own variant per suite: FILE.png, .svg or .pdf")
+    mo.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
+    mo.add_argument("--out", help="the table's file (stdout without it)")
+    mo.add_argument("--width", type=float, default=11.0)
+    mo.add_argument("--height", type=float, help="in inches (default 4.5)")
+    mo.add_argument("--dpi", type=int, default=100)
     s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
     s.add_argument("name", help="the recipe: cg-thesis, cg-multi-gpu, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
     s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
@@ -106,6 +124,8 @@ def main(argv=None):
         points = []
         if args.command == "portability":
             table = portability(args)
+        elif args.command == "models":
+            table = models(args)
         elif args.kind == "sweep":
             table = sweep_table(args)
         elif args.kind == "strategies":

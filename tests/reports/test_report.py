@@ -6,7 +6,9 @@ errors on synthetic records. Run by ctest; `test_report.py latex` is the LaTeX c
 
     GPUBENCH_UPDATE_EXPECTED=1 test_report.py   rewrites the expected files (then read the diff)
 """
+import csv
 import gzip
+import io
 import json
 import os
 import shutil
@@ -377,6 +379,43 @@ class Portability(unittest.TestCase):
         code, _, err = run_report(["portability"] + files + ["--figure", out])
         self.assertEqual(code, 0, err)
         self.assertEqual(png_size(out), (800, 500))
+
+
+class Models(unittest.TestCase):
+    """Issue 39 item 3: the programming models side by side on one device, per suite."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_each_api_beside_the_fastest_and_its_best_own_variant(self):
+        records = Portability.records
+        files = [records(self, "gpu.json", [("G", "cuda", "tiled", 2.0, 40.0), ("G", "cuda", "vendor", 1.0, 80.0),
+                                            ("G", "opencl", "tiled", 3.0, 26.7), ("G", "omp_target", "tiled", 8.0, 10.0),
+                                            ("G", "omp_target", "naive", 16.0, 5.0), ("G", "opencl", "naive", None, 0.0)]),
+                 # one API alone on a device: nothing to compare there
+                 records(self, "cpu.json", [("C", "openmp", "tiled", 1.0, 50.0)])]
+        png = os.path.join(self.dir, "models.png")
+        code, out, err = run_report(["models"] + files + ["--apis", "cuda,opencl,omp_target", "--format", "csv",
+                                                          "--figure", png])
+        self.assertEqual(code, 0, err)
+        rows = {r[4]: r for r in csv.reader(io.StringIO(out)) if len(r) > 4}
+        self.assertEqual(rows["variant"][5:], ["cuda", "opencl", "omp_target"])
+        self.assertEqual(rows["tiled"][5:], ["2.000 ms, 40.0% roof", "3.000 ms, 26.7% roof, 1.50x",
+                                             "8.000 ms, 10.0% roof, 4.00x"])
+        # naive failed on OpenCL: no number; omp_target's alone.
+        self.assertEqual(rows["naive"][5:], ["-", "-", "16.00 ms, 5.00% roof"])
+        # best own leaves the vendor library out: CUDA's tiled, not cuBLAS's 1 ms.
+        self.assertEqual(rows["best own"][5:], ["2.000 ms, 40.0% roof (tiled)", "3.000 ms, 26.7% roof, 1.50x (tiled)",
+                                                "8.000 ms, 10.0% roof, 4.00x (tiled)"])
+        self.assertNotIn("C", {r[3] for r in csv.reader(io.StringIO(out)) if len(r) > 4})
+        self.assertGreater(png_size(png)[0], 100)
+        # No device with two APIs: said, not an empty table.
+        code, out, err = run_report(["models", files[1]])
+        self.assertEqual(code, 3, out)
+        self.assertIn("two APIs or more", err)
 
 
 class StudyRun(unittest.TestCase):
