@@ -1,9 +1,9 @@
 // FT on the omp_target backend: NAS's algorithm (variant nas) with its 1-D FFTs in OpenMP target
 // regions, as openmp.cpp runs it on the host's threads: the lines of an axis in blocks of 16
 // (NAS's fftblock), `target teams distribute` over the blocks, each team gathering its block into
-// [element][line] scratch in device memory, transforming it with NAS's radix-2 Stockham passes
-// (each pass a `for simd` over the block's butterflies, the team's barrier between passes) and
-// scattering it back. evolve and the checksum are regions of their own (the checksum's 1024
+// [element][line] scratch in device memory (its lanes along the field's contiguous direction),
+// transforming it with NAS's radix-2 Stockham passes (each pass a `for simd` over the block's
+// butterflies, the team's barrier between passes) and scattering it back. evolve and the checksum are regions of their own (the checksum's 1024
 // points in a reduction). NAS's setup (evolve factors, initial conditions, the roots) is computed
 // on the host and uploaded, inside the timed region, as the study's GPU forms do. Complex values
 // are pairs of doubles on the device (no complex arithmetic in the device code). Every region is
@@ -135,6 +135,9 @@ class OmpTargetOperations final : public Operations {
     const std::int64_t lines = std::min<std::int64_t>(block, inner);
     const std::int64_t blocks = (inner + lines - 1) / lines;
     const double conj = sign < 0 ? 1.0 : -1.0;
+    // The gather's and scatter's lanes go along the field's contiguous direction: a line's elements
+    // along x, the block's lines along y and z (consecutive i).
+    const bool along = which == 0;
     const int dev = number_;
     int initial = 0;
 #pragma omp target teams distribute collapse(2) device(dev) is_device_ptr(u, w, scratch) map(tofrom : initial)
@@ -150,14 +153,13 @@ class OmpTargetOperations final : public Operations {
         const std::int64_t step = which == 0 ? nx : 1;
 #pragma omp parallel
         {
-#pragma omp for
-          for (std::int64_t b = 0; b < count; ++b)
-#pragma omp simd
-            for (std::int64_t e = 0; e < n; ++e) {
-              const std::int64_t at = 2 * (base + b * step + e * stride);
-              x[2 * (e * lines + b)] = u[at];
-              x[2 * (e * lines + b) + 1] = u[at + 1];
-            }
+#pragma omp for simd
+          for (std::int64_t idx = 0; idx < n * count; ++idx) {
+            const std::int64_t e = along ? idx % n : idx / count, b = along ? idx / n : idx % count;
+            const std::int64_t at = 2 * (base + b * step + e * stride);
+            x[2 * (e * lines + b)] = u[at];
+            x[2 * (e * lines + b) + 1] = u[at + 1];
+          }
           // Stockham autosort, natural order in and out: pass (len, s) reads a, writes c.
           double* a = x;
           double* cc = y;
@@ -181,14 +183,13 @@ class OmpTargetOperations final : public Operations {
             a = cc;
             cc = swap;
           }
-#pragma omp for
-          for (std::int64_t b = 0; b < count; ++b)
-#pragma omp simd
-            for (std::int64_t e = 0; e < n; ++e) {
-              const std::int64_t at = 2 * (base + b * step + e * stride);
-              u[at] = a[2 * (e * lines + b)];
-              u[at + 1] = a[2 * (e * lines + b) + 1];
-            }
+#pragma omp for simd
+          for (std::int64_t idx = 0; idx < n * count; ++idx) {
+            const std::int64_t e = along ? idx % n : idx / count, b = along ? idx / n : idx % count;
+            const std::int64_t at = 2 * (base + b * step + e * stride);
+            u[at] = a[2 * (e * lines + b)];
+            u[at + 1] = a[2 * (e * lines + b) + 1];
+          }
         }
       }
     initial_ |= initial;
@@ -216,7 +217,8 @@ class OmpTargetOperations final : public Operations {
     const std::int64_t nx = c_->nx, ny = c_->ny, nz = c_->nz;
     const int dev = number_;
     double re = 0, im = 0;
-#pragma omp target teams distribute parallel for simd device(dev) is_device_ptr(u) reduction(+ : re, im)
+    // 1024 points: one team (a reduction across teams costs more than the points).
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(1) is_device_ptr(u) reduction(+ : re, im)
     for (std::int64_t j = 1; j <= 1024; ++j) {
       const std::int64_t q = j % nx, r = (3 * j) % ny, s = (5 * j) % nz;
       const std::int64_t at = 2 * ((s * ny + r) * nx + q);

@@ -1,8 +1,10 @@
 // LU on the omp_target backend: the blocked LU's steps (kernels/lu/operations.cpp's algorithm, one
 // queue, no look-ahead) as OpenMP target regions on the column-major matrix in device memory.
-// getf2 factors a panel of at most leaf_max columns in one region of one team (its threads find
-// each column's pivot by a max then a min reduction, swap, scale and update the panel's columns,
-// the team's barriers between the steps: one region per panel, not several per column); laswp,
+// getf2 factors a panel of at most leaf_max columns in one region of one team of 32 OpenMP threads
+// (on GCC's nvptx 32 warps, the most a team has): its threads find each column's pivot by a max
+// then a min reduction, swap, scale and update the panel's columns, the team's barriers between
+// the steps (one region per panel: a region costs GCC's runtime about 0.4 ms, several per column
+// would cost more than the panel's work); laswp,
 // trsm's substitution and the trailing GEMM are `target teams distribute parallel for simd`
 // regions (GCC's nvptx runs an OpenMP thread per warp, a simd lane per CUDA thread), the GEMM
 // over tile x tile blocks of the update, GEMM's tiled kernel's tunable "tile", tuned for GEMM.
@@ -80,7 +82,7 @@ class OmpTargetOperations final : public Operations {
     int* piv = pivots();
     const int dev = number_;
     int initial = 0;
-#pragma omp target teams num_teams(1) device(dev) is_device_ptr(a, piv) map(tofrom : initial)
+#pragma omp target teams num_teams(1) thread_limit(32) device(dev) is_device_ptr(a, piv) map(tofrom : initial)
     {
       T best = 0;
       std::int64_t best_row = 0;
