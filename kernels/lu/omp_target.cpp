@@ -1,7 +1,8 @@
 // LU on the omp_target backend: the blocked LU's steps (kernels/lu/operations.cpp's algorithm, one
 // queue, no look-ahead) as OpenMP target regions on the column-major matrix in device memory.
-// getf2 factors a panel of at most leaf_max columns in one region of one team of 32 OpenMP threads
-// (on GCC's nvptx 32 warps, the most a team has): its threads find each column's pivot by a max
+// getf2 factors a panel of at most leaf_max columns in one region of one team (GCC's default of 8
+// OpenMP threads, warps: 32 were slower on the H100, 3.25 s against 2.46 s of panels at 8192): its
+// threads find each column's pivot by a max
 // then a min reduction, swap, scale and update the panel's columns, the team's barriers between
 // the steps (one region per panel: a region costs GCC's runtime about 0.4 ms, several per column
 // would cost more than the panel's work); laswp,
@@ -82,7 +83,7 @@ class OmpTargetOperations final : public Operations {
     int* piv = pivots();
     const int dev = number_;
     int initial = 0;
-#pragma omp target teams num_teams(1) thread_limit(32) device(dev) is_device_ptr(a, piv) map(tofrom : initial)
+#pragma omp target teams num_teams(1) device(dev) is_device_ptr(a, piv) map(tofrom : initial)
     {
       T best = 0;
       std::int64_t best_row = 0;
