@@ -2,10 +2,9 @@
 // queue, no look-ahead) as OpenMP target regions on the column-major matrix in device memory.
 // getf2 factors a panel of at most leaf_max columns in one region of one team (GCC's default of 8
 // OpenMP threads, warps: 32 were slower on the H100, 3.25 s against 2.46 s of panels at 8192): its
-// threads find each column's pivot by a max
-// then a min reduction, swap, scale and update the panel's columns, the team's barriers between
-// the steps (one region per panel: a region costs GCC's runtime about 0.4 ms, several per column
-// would cost more than the panel's work); laswp,
+// threads find each column's pivot by a max then a min reduction, swap, scale and update the
+// panel's columns, the team's barriers between the steps (one region per panel: a region costs
+// GCC's runtime about 0.4 ms, and several per column would cost more than the panel's work); laswp,
 // trsm's substitution and the trailing GEMM are `target teams distribute parallel for simd`
 // regions (GCC's nvptx runs an OpenMP thread per warp, a simd lane per CUDA thread), the GEMM
 // over tile x tile blocks of the update, GEMM's tiled kernel's tunable "tile", tuned for GEMM.
