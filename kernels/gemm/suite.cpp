@@ -358,7 +358,11 @@ class GemmSuite final : public Suite {
   std::optional<TunableSpace> parameters_of(const std::string& key_kernel) const override {
     // The database's kernel names: the variant, ":TN" for A transposed (key_of).
     const std::string kernel = key_kernel.ends_with(":TN") ? key_kernel.substr(0, key_kernel.size() - 3) : key_kernel;
-    if (kernel == "tiled") return tile_space();
+    if (kernel == "tiled") {  // and on omp_target its team's threads (tuning_of)
+      TunableSpace space = tile_space();
+      space.params.push_back(grid::group_size(1024));
+      return space;
+    }
     if (kernel == "packed") return packed_space();
     if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
     if (kernel == "tensor") return tensor_space();

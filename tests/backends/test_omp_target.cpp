@@ -11,6 +11,12 @@
 
 #include "backends/omp_target/omp_target.hpp"
 #include "common/errors.hpp"
+#include "kernels/cg/operations.hpp"
+#include "kernels/cg/problems.hpp"
+#include "kernels/ep/operations.hpp"
+#include "kernels/ft/operations.hpp"
+#include "kernels/gemm/operations.hpp"
+#include "kernels/lu/operations.hpp"
 #include "tests/test_paths.hpp"
 
 namespace gpubench {
@@ -50,6 +56,56 @@ TEST(OmpTarget, ARegionAskedOfAGpuThatRanOnTheHostFailsByName) {
   DeviceInfo host = gpu;
   host.type = "cpu";
   EXPECT_NO_THROW(omp_target::check_ran_where_asked(host, true, "GEMM's naive region"));  // asked of the host
+}
+
+// The planted fallback through every suite's real regions: a device described as a GPU whose
+// OpenMP number is the initial device's, so that each region runs on the host and says so. Each
+// suite's first region that reports where it ran fails by name; none returns a host time.
+TEST(OmpTarget, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
+  DeviceInfo planted = omp_target::devices().back();  // the host
+  planted.type = "gpu";
+  planted.name = "planted GPU (the initial device)";
+  const auto expect_fallback = [&](const char* suite, auto&& run) {
+    try {
+      run();
+      ADD_FAILURE() << suite << ": a host run was taken for the GPU's";
+    } catch (const DeviceError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("was asked of omp_target:" + std::to_string(planted.index) + " planted GPU"), std::string::npos)
+          << suite << ": " << what;
+      EXPECT_NE(what.find("ran on the host"), std::string::npos) << suite << ": " << what;
+    }
+  };
+  expect_fallback("gemm", [&] {
+    auto ops = (*gemm::find_operations("omp_target"))(planted, Precision::f64);
+    const gemm::Shape shape{8, 8, 8, false, "8"};
+    const std::vector<double> m(64, 1.0);
+    ops->upload(shape, m, m, m);
+    ops->run(gemm::Variant::naive, {}, 1.0, 0.0);
+  });
+  expect_fallback("ep", [&] {
+    auto ops = (*ep::find_operations("omp_target"))(planted);
+    ops->tally(std::uint64_t{1} << 20, ep::Variant::reduce, grid::params(32, 1));
+  });
+  expect_fallback("cg", [&] {
+    const cg::CsrMatrix a = cg::poisson2d(8);
+    auto ops = (*cg::find_operations("omp_target"))(planted, a, Precision::f64, {});
+    ops->allocate_vectors(2);
+    ops->dot(0, 1);
+  });
+  expect_fallback("ft", [&] {
+    auto ops = (*ft::find_operations("omp_target"))(planted);
+    ops->prepare(ft::ft_class("S"), ft::Variant::nas, {});
+    ops->run(ft::Variant::nas);
+  });
+  expect_fallback("lu", [&] {
+    auto ops = (*lu::find_operations("omp_target"))(planted, Precision::f64);
+    std::vector<double> a(16 * 16, 0.0);
+    for (int i = 0; i < 16; ++i) a[static_cast<std::size_t>(i * 17)] = 2.0;
+    ops->upload(a, 16);
+    ops->configure(lu::BlockedConfig{});
+    ops->getf2(0, 8);
+  });
 }
 
 TEST(OmpTarget, DeviceMemoryRoundTrips) {

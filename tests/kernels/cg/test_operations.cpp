@@ -624,7 +624,7 @@ TEST_P(CgOperations, ProfileCountsEveryLaunchPerKernel) {
   if (backend == "cuda" || backend == "opencl") {
     expected["spmv_dot2"] = 1;
     expected["sum_partials"] = 1;
-  } else if (backend == "openmp") {
+  } else if (backend == "openmp" || backend == "omp_target") {
     expected["spmv_dot2"] = 1;
   } else {
     ++expected["spmv"];
