@@ -521,7 +521,7 @@ TEST(EndToEnd, TuningShowRefusesTheEntriesARunRefuses) {
   const std::vector<std::pair<nlohmann::json, std::string>> cases = {
       {{{"tile", 7}}, "tile = 7 is not one of its values, {8, 16, 32}"},
       {{{"tile", -1}}, "tile = -1 is not one of its values"},
-      {{{"tile", 32}, {"tlie", 16}}, "'tlie' is not a parameter of this kernel (it takes tile)"},
+      {{{"tile", 32}, {"tlie", 16}}, "'tlie' is not a parameter of this kernel (it takes tile, work_group_size)"},
   };
   for (const auto& [params, message] : cases) {
     nlohmann::json changed = original;
