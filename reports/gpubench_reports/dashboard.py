@@ -10,7 +10,7 @@ import math
 import os
 
 from .errors import UsageError
-from .history import unit_of
+from .history import JOB, ON, partition_of, unit_of
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em 2em; color: #222; }
@@ -48,17 +48,23 @@ function labelOverlaps() {
 FILTER = """<script>""" + OVERLAPS + """
 function filterRows() {
   var words = document.getElementById('filter').value.toLowerCase().split(/\\s+/).filter(Boolean);
+  var machine = document.getElementById('machine').value;
   var shown = 0;
   document.querySelectorAll('#all tbody tr').forEach(function (row) {
     var text = row.getAttribute('data-name');
-    var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
+    var keep = words.every(function (w) { return text.indexOf(w) >= 0; }) &&
+               (machine === '' || row.getAttribute('data-machine') === machine);
     row.style.display = keep ? '' : 'none';
     if (keep) shown++;
   });
   document.getElementById('shown').textContent = shown;
 }
 document.addEventListener('DOMContentLoaded', function () {
+  var select = document.getElementById('machine');
+  var asked = /(?:^#|&)machine=([^&]*)/.exec(window.location.hash);  // index.html#machine=NAME picks one
+  if (asked) select.value = decodeURIComponent(asked[1]);
   document.getElementById('filter').addEventListener('input', filterRows);
+  select.addEventListener('change', filterRows);
   filterRows();
   labelOverlaps();
   document.documentElement.setAttribute('data-ready', '1');
@@ -280,6 +286,59 @@ def alert_rows(alerts, day, link):
     return rows
 
 
+LOCAL = "here"  # the machine key of runs not made through Slurm
+
+
+def machine_key(name):
+    """The machine a benchmark belongs to: its Slurm partition, or LOCAL."""
+    return partition_of(name) or LOCAL
+
+
+def base_name(name):
+    """A benchmark's name without its partition: the same point on every machine."""
+    partition = partition_of(name)
+    return name[: -len(ON + partition)] if partition else name
+
+
+def machines_of(assessed):
+    """[(key, label)] of the machines the benchmarks ran on: the runs not through Slurm first."""
+    keys = sorted({machine_key(a.name) for a in assessed}, key=lambda k: (k != LOCAL, k))
+    return [(k, "runs not through Slurm" if k == LOCAL else f"partition {k}") for k in keys]
+
+
+def machines_page(assessed, fleet, title):
+    """Every point measured on more than one machine, a column per machine: its last median, and its
+    ratio to the first machine's that has it."""
+    by_point = {}
+    for a in assessed:
+        if a.runs and not a.name.startswith(JOB):
+            by_point.setdefault(base_name(a.name), {})[machine_key(a.name)] = a
+    rows = []
+    for point, cells in sorted(by_point.items()):
+        if len(cells) < 2:
+            continue
+        first = next(cells[k] for k, _ in fleet if k in cells)
+        row = [f"<td>{E(point)}</td>"]
+        for key, _ in fleet:
+            a = cells.get(key)
+            if a is None:
+                row.append('<td class="num">-</td>')
+                continue
+            value = a.runs[-1][3]
+            ratio = value / first.runs[-1][3] if first.runs[-1][3] else 0
+            row.append(f'<td class="num" data-machine="{E(key)}"><a href="b/{a.bench}.html">{fmt_ms(value, a.name)} '
+                       f'{unit_of(a.name)[0]}</a>{"" if a is first else f" ({ratio:.2f}x)"}</td>')
+        rows.append(f'<tr data-point="{E(point.lower())}">' + "".join(row) + "</tr>")
+    head = "".join(f"<th>{E(label)}</th>" for _, label in fleet)
+    body = [f"<h1>{E(title)}: the machines side by side</h1>",
+            '<p class="meta">Each point measured on more than one machine: its last median on each, and its ratio to the '
+            'first machine\'s (left). <a href="index.html">Back to the summary</a>.</p>',
+            f'<table id="machines"><thead><tr><th>point</th>{head}</tr></thead><tbody>', *rows, "</tbody></table>"]
+    if not rows:
+        body.insert(2, '<p id="no-common-points">No point ran on two machines.</p>')
+    return page(title + ": machines", "\n".join(body), READY)
+
+
 def publish(db, assessed, alerts, out, title, history):
     earlier = site_files(out)
     if earlier is None:
@@ -321,8 +380,13 @@ def publish(db, assessed, alerts, out, title, history):
         body.append("</table>")
     else:
         body.append('<p id="nothing-changed">Nothing else: no suspected change, improvement or failure in the recent runs.</p>')
+    fleet = machines_of(assessed)
+    options = "".join(f'<option value="{E(key)}">{E(label)}</option>' for key, label in fleet)
     body.append('<h2>Every benchmark</h2><p><input id="filter" placeholder="filter: words of the name, e.g. cuda f64 cg">'
-                ' <span id="shown"></span> shown</p><table id="all"><thead><tr><th>benchmark</th><th>runs</th>'
+                f' <select id="machine"><option value="">every machine</option>{options}</select>'
+                ' <span id="shown"></span> shown' + (' &middot; <a href="machines.html">the machines side by side</a>'
+                                                     if len(fleet) > 1 else "") +
+                '</p><table id="all"><thead><tr><th>benchmark</th><th>runs</th>'
                 "<th>last median</th><th>last commit</th><th>tonight</th><th>the last 60 runs</th></tr></thead><tbody>")
     acked = {x.bench for x in alerts if x.state(day) == "acknowledged"}
     for a in sorted(assessed, key=lambda a: a.name):
@@ -331,7 +395,7 @@ def publish(db, assessed, alerts, out, title, history):
         if a.verdict in ("same", "regression") and a.bench in opened | acked:
             verdict = "regression open" if a.bench in opened else "regression acknowledged"
             cls = "regression" if a.bench in opened else "suspected"
-        body.append(f'<tr data-name="{E(a.name.lower())}"><td><a href="b/{a.bench}.html">{E(a.name)}</a></td>'
+        body.append(f'<tr data-name="{E(a.name.lower())}" data-machine="{E(machine_key(a.name))}"><td><a href="b/{a.bench}.html">{E(a.name)}</a></td>'
                     f'<td class="num">{len(a.runs)}</td><td class="num">{fmt_ms(last_run[3], a.name) + " " + unit_of(a.name)[0] if last_run else ""}</td>'
                     f'<td>{E(last_run[2]) if last_run else ""}</td><td class="{cls}">{E(verdict)} '
                     f'{E(change_text(a)) if a.verdict != "same" else ""}</td><td>{sparkline(a)}</td></tr>')
@@ -339,6 +403,10 @@ def publish(db, assessed, alerts, out, title, history):
     written = {"index.html", "verdicts.json", MARK}
     with open(os.path.join(out, "index.html"), "w") as f:
         f.write(page(title, "\n".join(body), FILTER))
+    if len(fleet) > 1:
+        with open(os.path.join(out, "machines.html"), "w") as f:
+            f.write(machines_page(assessed, fleet, title))
+        written.add("machines.html")
     of_bench = {}  # each benchmark's alerts
     for x in alerts:
         of_bench.setdefault(x.bench, []).append(x)

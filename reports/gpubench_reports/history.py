@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS runs (
   devices TEXT NOT NULL,            -- the context's devices (JSON): API, name, driver, compute units
   source TEXT NOT NULL,             -- the file it came from
   kind TEXT NOT NULL DEFAULT 'import',  -- import, nightly (track run) or remeasure (track check)
-  command TEXT                      -- the gpubench run arguments (JSON) that made it, when track ran it
+  command TEXT,                     -- the gpubench run arguments (JSON) that made it, when track ran it
+  partition TEXT                    -- the Slurm partition it ran in (track run --slurm), else NULL
 );
 CREATE TABLE IF NOT EXISTS benchmarks (
   id INTEGER PRIMARY KEY,
@@ -167,6 +168,9 @@ def open_history(path, create=True, timeout=None, write=False):
                     db.execute("CREATE TEMP TABLE " + table.split(";")[0])
         else:
             db.executescript(SCHEMA)
+            # Histories made before runs had a partition gain the column (NULL: not through Slurm).
+            if "partition" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:
+                db.execute("ALTER TABLE runs ADD COLUMN partition TEXT")
     except sqlite3.DatabaseError as e:
         raise busy(path, e, timeout) or TrackError(f"{path}: not a gpubench history ({e})")
     return db
@@ -233,7 +237,23 @@ def read_run(path, allow_test_hooks=False):
     return (hashlib.sha256(canonical.encode()).hexdigest(), hashlib.sha256(raw).hexdigest()), records, points
 
 
-def write_run(db, path, run, kind="import", command=None, written=None):
+def on_partition(name, partition):
+    """A benchmark's name in the history: a run from a Slurm partition keeps its benchmarks apart from
+    every other machine's ("... @ DEVICE on PARTITION")."""
+    return f"{name}{ON}{partition}" if partition else name
+
+
+ON = " on "
+JOB = "track/slurm-job"
+
+
+def partition_of(name):
+    """The partition a benchmark's name says it ran in, or "" (a run not through Slurm)."""
+    device = name.rpartition(" @ ")[2]
+    return device.rpartition(ON)[2] if ON in device else ""
+
+
+def write_run(db, path, run, kind="import", command=None, written=None, partition=None):
     """Writes one run that read_run read, inside the caller's transaction. Returns (imported, samples)."""
     (digest, bytes_digest), records, points = run
     if db.execute("SELECT 1 FROM runs WHERE digest IN (?, ?)", (digest, bytes_digest)).fetchone():
@@ -246,12 +266,14 @@ def write_run(db, path, run, kind="import", command=None, written=None):
     if context.get("test_hooks") or stamp():
         kind += " (test hooks)"
     samples = 0
-    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command)"
-                     " VALUES (?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
-                                                   kind, json.dumps(command) if command else None))
+    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command, partition)"
+                     " VALUES (?,?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
+                                                     kind, json.dumps(command) if command else None, partition))
     run_id = cur.lastrowid
     for series in tracked_series(points):
         name, p, backend, variant, values, error = series
+        measured = name == f"{p.label} @ {p.device}"  # the repetitions themselves, not a series made of them
+        name = on_partition(name, partition)
         db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
                    " precision) VALUES (?,?,?,?,?,?,?,?)",
                    (name, p.suite, p.problem, backend, p.device_index, p.device, variant, p.precision))
@@ -260,7 +282,6 @@ def write_run(db, path, run, kind="import", command=None, written=None):
             db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, error))
             continue
         times = [seconds for _, seconds in values]
-        measured = name == f"{p.label} @ {p.device}"  # the repetitions themselves, not a series made of them
         for repetition, seconds in values:
             db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, repetition, seconds))
             samples += 1 if measured else 0
@@ -339,7 +360,32 @@ def planted_kill():
     return written
 
 
-def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
+def write_job(db, partition, job_dir, date, commit, seconds=None, failure=None, command=None):
+    """A Slurm job of the tracked set, as a run of its partition whose one benchmark is the job
+    ("track/slurm-job @ slurm on PARTITION"): its wall time when it completed, else its failure in
+    Slurm's words (a failed run: check fails on it until a job of that partition completes)."""
+    record = {"partition": partition, "job_dir": os.path.abspath(job_dir), "date": date, "seconds": seconds,
+              "failure": failure}
+    digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+    with writing(db):
+        if db.execute("SELECT 1 FROM runs WHERE digest = ?", (digest,)).fetchone():
+            return
+        run_id = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command,"
+                            " partition) VALUES (?,?,?,?,?,?,?,?,?)",
+                            (digest, commit, date, f"slurm partition {partition}", "[]", os.path.abspath(job_dir),
+                             "slurm job", json.dumps(command) if command else None, partition)).lastrowid
+        name = on_partition(f"{JOB} @ slurm", partition)
+        db.execute("INSERT OR IGNORE INTO benchmarks (name, suite, problem, backend, device_index, device, variant,"
+                   " precision) VALUES (?,?,?,?,?,?,?,?)", (name, "track", "slurm-job", "slurm", 0, "slurm", "job", "-"))
+        bench = db.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()[0]
+        if failure:
+            db.execute("INSERT INTO failures VALUES (?,?,?)", (run_id, bench, failure))
+        else:
+            db.execute("INSERT INTO samples VALUES (?,?,?,?)", (run_id, bench, 0, seconds))
+            db.execute("INSERT INTO medians VALUES (?,?,?,?,?,?)", (run_id, bench, seconds, seconds, seconds, 1))
+
+
+def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False, partition=None):
     """Record files as runs, all or none: every file is read and checked first, then all are written
     in one transaction. Files that are not runs are skipped, with why. Returns (imported, already in
     the history, samples, [why each skipped file was])."""
@@ -353,14 +399,14 @@ def import_runs(db, paths, kind="import", command=None, allow_test_hooks=False):
     written = planted_kill()
     with writing(db):
         for path, run in runs:
-            new, n = write_run(db, path, run, kind, command, written)
+            new, n = write_run(db, path, run, kind, command, written, partition)
             added, again, samples = added + new, again + (not new), samples + n
     return added, again, samples, skipped
 
 
-def import_run(db, path, kind="import", command=None, allow_test_hooks=False):
+def import_run(db, path, kind="import", command=None, allow_test_hooks=False, partition=None):
     """One records file as one run, in one transaction. Returns (imported, samples)."""
-    added, _, samples, skipped = import_runs(db, [path], kind, command, allow_test_hooks)
+    added, _, samples, skipped = import_runs(db, [path], kind, command, allow_test_hooks, partition)
     if skipped:
         raise TrackError(skipped[0])
     return added > 0, samples

@@ -1,12 +1,14 @@
 """gpubench track: nightly performance tracking (the history, the regression check, the dashboard).
 
     gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
+    gpubench track run --slurm [PARTITION,..]            the set as one Slurm job per partition (slurm.py)
     gpubench track import RECORDS.json ...               record files, each as one run (all or none)
     gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 while a
                                                          regression is open or a benchmark fails
     gpubench track ack BENCHMARK --reason TEXT [--until DATE]   accept a benchmark's open regressions
     gpubench track publish --out DIR                     the static dashboard (index.html)
     gpubench track show [--match TEXT]                   each benchmark's runs
+    gpubench track export-reframe --out DIR              references per partition for ReFrame (reframe_export.py)
     (each takes --history PATH)
 
 The history is one SQLite file (default $XDG_DATA_HOME/gpubench/history.sqlite, else
@@ -41,7 +43,7 @@ import tempfile
 
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, failed
-from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, set_busy_timeout, today, unit_of)
+from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, partition_of, set_busy_timeout, today, unit_of, utc_now, write_job)
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # reports/: the tracked set
@@ -108,7 +110,36 @@ def run_gpubench(args, repetitions, target):
     return code
 
 
-def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False):
+def track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night, allow_test_hooks=False):
+    """track run --slurm: a job per partition (slurm.py), every job's records into this history tagged
+    with its partition, and each job itself as a run of its partition (its wall time, or Slurm's
+    reason it failed)."""
+    from .slurm import run_fleet, run_seconds, slurm_section
+    section = slurm_section(tracked, set_path, slurm)
+    status, problems = 0, []
+    for partition, job_dir, records, failure, fields in run_fleet(gpubench_binary(), set_path, section, only,
+                                                                  records_dir, night):
+        commit = "?"
+        for path in records:
+            try:
+                new, n = import_run(db, path, kind="nightly (slurm)", allow_test_hooks=allow_test_hooks,
+                                    partition=partition)
+                print(f"gpubench track: {partition}: {n} repetitions into {history} (records: {path})")
+                with open(path) as f:
+                    commit = json.load(f).get("context", {}).get("gpubench_commit", commit)
+            except (TrackError, ReportError, OSError, ValueError) as e:
+                problems.append(f"{partition}: {e}")
+        date = utc_now().strftime("%Y-%m-%dT%H:%M:%S+0000")
+        # Slurm's RunTime counts whole seconds: a job shorter than one reads 1 s.
+        write_job(db, partition, job_dir, date, commit, None if failure else max(run_seconds(fields) or 0.0, 1.0), failure)
+        if failure:
+            problems.append(f"{partition}: FAILED: {failure}")
+    for p in problems:
+        print(f"gpubench track: {p}", file=sys.stderr)
+    return 3 if problems else status
+
+
+def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, slurm=None):
     tracked = load_set(set_path)
     entries = [e for e in tracked["runs"] if not only or e["name"] in only]
     if only and len(entries) != len(set(only)):
@@ -118,6 +149,8 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False):
     records_dir = records_dir or os.path.join(os.path.dirname(os.path.abspath(history)), "records")
     os.makedirs(records_dir, exist_ok=True)
     night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    if slurm is not None:
+        return track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night, allow_test_hooks)
     status, problems = 0, []
     for entry in entries:
         target = os.path.join(records_dir, f"{night}-{entry['name']}.json")
@@ -163,7 +196,8 @@ def remeasure(db, a, workdir, allow_test_hooks=False):
 
 def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
     assessed = assess_all(db, options, match)
-    suspected = [a for a in assessed if a.verdict == "suspected"]
+    # A benchmark of a Slurm partition is re-measured there by the next fleet run, not on this machine.
+    suspected = [a for a in assessed if a.verdict == "suspected" and not partition_of(a.name)]
     notes = []
     if suspected and remeasure_ok and db.readonly:
         notes.append(f"{db_path(db)} is read-only: {len(suspected)} suspected changes were not re-measured")
@@ -232,8 +266,13 @@ def main(argv=None):
     r.add_argument("--set", default=os.path.join(HERE, "nightly.json"), help="the tracked set (default reports/nightly.json)")
     r.add_argument("--only", help="only these runs of the set (a comma list of their names)")
     r.add_argument("--records", help="where the record files are kept (default: records/ beside the history)")
+    r.add_argument("--slurm", nargs="?", const="", metavar="PARTITION[,PARTITION..]",
+                   help="run the set as one Slurm job per partition (default: the set's \"slurm\" section's), wait for "
+                        "them up to its deadline and import every job's records, tagged with its partition")
     i = sub.add_parser("import", help="load record files into the history (each file one run)")
     i.add_argument("records", nargs="+", help="all are imported or none (another of gpubench's JSON files, a sweep's, is skipped)")
+    i.add_argument("--partition", help="the Slurm partition (machine) the records were measured in: their benchmarks "
+                                       "are that partition's, apart from every other machine's")
     c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
     c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
     c.add_argument("--json", help="also write the verdicts to this file")
@@ -247,15 +286,22 @@ def main(argv=None):
     k.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
     k.add_argument("--reason", required=True, help="why it is accepted (shown beside it by check and the dashboard)")
     k.add_argument("--until", metavar="YYYY-MM-DD", help="the last day the acknowledgement holds (default: for good)")
-    for q in (c, p, k):
-        if q is not k:
+    x = sub.add_parser("export-reframe", help="the history's references per system partition as ReFrame 4.10 external "
+                                              "references (YAML), and a ReFrame test that runs gpubench points")
+    x.add_argument("--out", required=True, help="the folder written: gpubench-references.yaml, gpubench_points.json, "
+                                                "gpubench_check.py")
+    x.add_argument("--system", default="cluster", help="the ReFrame system name of the partitions (default cluster)")
+    x.add_argument("--partition", default="default", help="the partition of the benchmarks tracked without Slurm "
+                                                          "(default default)")
+    for q in (c, p, k, x):
+        if q not in (k, x):
             q.add_argument("--match", help="only benchmarks whose name contains this")
         q.add_argument("--min-effect", type=float, default=2.0, help="the smallest change reported, in %% (default 2)")
         q.add_argument("--alpha", type=float, default=0.01, help="the rank test's significance level (default 0.01)")
         q.add_argument("--recent", type=int, default=3, help="a step is news while it began within this many newest runs (default 3)")
     s = sub.add_parser("show", help="each benchmark's runs in the history")
     s.add_argument("--match", help="only benchmarks whose name contains this")
-    for q in (r, i, c, p, k, s):
+    for q in (r, i, c, p, k, x, s):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
         q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
                        help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
@@ -266,15 +312,18 @@ def main(argv=None):
         db = open_history(path, create=args.command in ("import", "run"), write=args.command in ("import", "run", "ack"))
         if args.command == "run":
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
-                             args.allow_test_hooks)
+                             args.allow_test_hooks, args.slurm)
         if args.command == "import":
-            added, again, total, skipped = import_runs(db, args.records, allow_test_hooks=args.allow_test_hooks)
+            if args.partition is not None and not args.partition.replace("-", "").replace("_", "").replace(".", "").isalnum():
+                raise TrackError(f"--partition '{args.partition}' is not a partition name (letters, digits, _ . -)")
+            added, again, total, skipped = import_runs(db, args.records, allow_test_hooks=args.allow_test_hooks,
+                                                       partition=args.partition or None)
             for why in skipped:
                 print(f"gpubench track: skipped {why}", file=sys.stderr)
             print(f"gpubench track: {path}: imported {added} runs ({total} repetitions); "
                   f"{again} already in the history" + (f"; {len(skipped)} files skipped (not runs)" if skipped else ""))
             return 0
-        if args.command in ("check", "publish", "ack"):
+        if args.command in ("check", "publish", "ack", "export-reframe"):
             if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
                 raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
             options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
@@ -282,6 +331,9 @@ def main(argv=None):
                 return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
             if args.command == "ack":
                 return acknowledge(db, options, args.benchmark, args.reason, args.until)
+            if args.command == "export-reframe":
+                from .reframe_export import export_reframe
+                return export_reframe(db, options, args.out, args.system, args.partition)
             from .dashboard import publish
             assessed = assess_all(db, options, args.match)
             return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
