@@ -8,7 +8,8 @@ partition Slurm does not know), that failed, was cancelled, ran out of its time 
 not started (or not finished) by the deadline is a failed run of that partition, with Slurm's
 words for it: never silence.
 
-The jobs need the gpubench program, the set file and the records folder at the same paths on the
+Each job asks for its node to itself (--exclusive): jobs sharing a node's cores would time each
+other. The jobs need the gpubench program, the set file and the records folder at the same paths on the
 partitions' nodes (a shared file system, as on every cluster), and run with the submitter's
 environment (sbatch's default --export=ALL).
 
@@ -96,7 +97,8 @@ def job_script(binary, set_path, only, job_dir):
 
 def sbatch(section, partition, script, job_dir, run=subprocess.run):
     """Submits one partition's job; (job id, None) or (None, sbatch's error)."""
-    command = ["sbatch", "--parsable", "--partition", partition, "--time", section["time_limit"],
+    # --exclusive: a benchmark has its node to itself (two jobs sharing a node's cores time each other).
+    command = ["sbatch", "--parsable", "--exclusive", "--partition", partition, "--time", section["time_limit"],
                "--job-name", f"gpubench-track-{partition}", "--output", os.path.join(job_dir, "slurm-%j.out"),
                "--chdir", job_dir]
     if section["account"]:
