@@ -152,7 +152,14 @@ std::vector<DeviceInfo> devices() {
 int device_number(const DeviceInfo& d) { return d.index; }
 
 int thread_limit(const DeviceInfo& d, int work_group_size) {
-  return d.type == "gpu" ? std::max(1, work_group_size / 32) : std::max(1, work_group_size);
+  if (d.type == "gpu") return std::max(1, work_group_size / 32);
+  return std::max(1, omp_get_num_procs());  // the host: one team of its cores (num_teams)
+}
+
+int num_teams(const DeviceInfo& d, int groups_per_cu) {
+  // The host runs each team's parallel region with threads of its own, made for every region:
+  // teams per core there cost a CG solve minutes where one team of its cores takes seconds.
+  return d.type == "gpu" ? std::max(1, groups_per_cu) * std::max(d.compute_units, 1) : 1;
 }
 
 void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what) {

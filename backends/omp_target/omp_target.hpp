@@ -24,11 +24,13 @@ int device_number(const DeviceInfo& d);
 // labelled GPU). Nothing when it ran where asked.
 void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what);
 
-// thread_limit for a launch of `work_group_size` work-items per work-group (the tunable every GPU
-// backend shares): on a GPU, GCC's nvptx runtime runs each OpenMP thread as a warp whose 32 lanes
-// take a `simd` loop's iterations, so a team of work_group_size CUDA threads is work_group_size / 32
-// OpenMP threads (at least 1); on the host, work_group_size threads.
+// The clauses of a launch of `groups_per_cu` work-groups per compute unit of `work_group_size`
+// work-items (the tunables every GPU backend shares). On a GPU, num_teams = groups_per_cu x SMs and,
+// GCC's nvptx runtime running each OpenMP thread as a warp whose 32 lanes take a `simd` loop's
+// iterations, thread_limit = work_group_size / 32 OpenMP threads (at least 1). On the host (the
+// initial device, where CI runs the regions), one team of as many threads as it has cores.
 int thread_limit(const DeviceInfo& d, int work_group_size);
+int num_teams(const DeviceInfo& d, int groups_per_cu);
 
 // Device memory of `bytes` on OpenMP device `device`, freed with the object.
 class Buffer {

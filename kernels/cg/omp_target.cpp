@@ -303,10 +303,10 @@ class OmpTargetOperations final : public Operations {
   int cols() const override { return cols_; }
 
  private:
-  // The clauses of a launch: teams per compute unit times the units; thread_limit the OpenMP
-  // threads of work_group_size work-items (omp_target::thread_limit: warps on a GPU).
+  // The clauses of a launch (omp_target::num_teams and thread_limit: on a GPU teams per SM times
+  // the SMs and warps of work_group_size work-items; on the host one team of its cores).
   Launch launch_of(const Params& p) const {
-    return {grid::groups_per_cu_of(p) * std::max(device_.compute_units, 1), omp_target::thread_limit(device_, grid::group_size_of(p))};
+    return {omp_target::num_teams(device_, grid::groups_per_cu_of(p)), omp_target::thread_limit(device_, grid::group_size_of(p))};
   }
 
   omp_target::Buffer& buffer(Slot v) {

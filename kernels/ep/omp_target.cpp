@@ -37,7 +37,7 @@ class OmpTargetOperations final : public Operations {
   TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) override {
     if (variant == Variant::serial) throw UsageError("EP's serial variant runs on the host's backend (openmp)");
     const Deal d = deal(device_, pairs, launch, largest_group());
-    const int teams = grid::groups_per_cu_of(launch) * std::max(device_.compute_units, 1);
+    const int teams = omp_target::num_teams(device_, grid::groups_per_cu_of(launch));
     const int threads = omp_target::thread_limit(device_, grid::group_size_of(launch));
     const std::uint64_t items = d.items, batches = d.batches;
     const int dev = number_;
