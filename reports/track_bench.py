@@ -164,7 +164,8 @@ def perf(args):
                        (b + 1, f"cg/poisson2d:{b}/cuda:0/classic/f64 @ H100", "cg", f"poisson2d:{b}", "cuda", 0, "H100",
                         "classic", "f64"))
         for night in range(args.nights):
-            db.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
+            db.execute("INSERT INTO runs (id, digest, gpubench_commit, date, machine, devices, source, kind, command)"
+                       " VALUES (?,?,?,?,?,?,?,?,?)",
                        (night + 1, f"d{night}", f"c{night:06x}", f"2026-01-01T{night:06}", "lab (16 CPUs)", "[]", "synthetic",
                         "nightly", None))
             for b in range(args.benchmarks):

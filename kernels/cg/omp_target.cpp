@@ -1,10 +1,10 @@
 // The CG operations on the omp_target backend, as an OpenMP programmer writes them for a GPU:
 // each kernel one `target teams distribute parallel for simd` over the rows (GCC's nvptx runs an
 // OpenMP thread per warp and a simd lane per CUDA thread, so the loops carry `simd`), with the
-// launch's tunables as OpenMP's clauses: num_teams = work_groups_per_cu x compute units and
-// thread_limit from work_group_size (a warp per OpenMP thread on a GPU: work_group_size / 32),
-// per kernel (set_launch). The SpMV is CSR, one row per lane; the
-// fused forms' spmv_dot2 adds r.r and w.r in the same region's reduction. Vectors and the matrix
+// launch's tunables as OpenMP's clauses, per kernel (set_launch): on a GPU num_teams =
+// work_groups_per_cu x SMs and thread_limit = work_group_size / 32 (a warp per OpenMP thread); on
+// the host one team of its cores (omp_target::num_teams, thread_limit). The SpMV is CSR, one row
+// per lane; the fused forms' spmv_dot2 adds r.r and w.r in the same region's reduction. Vectors and the matrix
 // live in device memory (omp_target_alloc); every region is synchronous, so the host's clock
 // around it is its device time. Each reduction's region also says whether it ran on the initial
 // device: a solve asked of a GPU that ran on the host fails (omp_target::check_ran_where_asked).

@@ -1,11 +1,12 @@
 // EP on the omp_target backend: the device loop every API shares (pair_math.h, its host path,
 // compiled for the device with `declare target`) in a `target teams distribute parallel for simd`
 // over the work-items (GCC's nvptx: an OpenMP thread per warp, an item per simd lane),
-// num_teams = work_groups_per_cu x compute units and thread_limit from work_group_size (the
-// launch's tunables; omp_target::thread_limit). reduce adds sx, sy and the counts in the region's
-// reduction; partials writes each item's 12 values to a device array, column-major, and a second
-// region adds the columns. Each region says whether it ran on the initial device: a point asked
-// of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
+// num_teams and thread_limit from work_groups_per_cu and work_group_size (the launch's tunables;
+// omp_target::num_teams and thread_limit: on a GPU teams per SM and warps, on the host one team).
+// reduce adds sx, sy and the counts in the region's reduction; partials writes each item's 12
+// values to a device array, column-major, and a second region adds the columns. Each region says
+// whether it ran on the initial device: a point asked of a GPU that ran on the host fails
+// (omp_target::check_ran_where_asked).
 #include <omp.h>
 
 #include <algorithm>
