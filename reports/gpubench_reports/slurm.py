@@ -20,6 +20,7 @@ The set file's "slurm" section (all optional):
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -179,6 +180,26 @@ def run_fleet(binary, set_path, section, only, records_dir, night, poll_s=None, 
             print(f"gpubench track: {partition}: job {job} submitted ({job_dir})", file=log, flush=True)
         jobs.append({"partition": partition, "dir": job_dir, "job": job, "failure": error, "fields": None, "done": bool(error)})
     deadline = time.monotonic() + section["deadline_minutes"] * 60
+    previous = signal.signal(signal.SIGTERM, interrupted)  # a scheduler's kill, as Ctrl-C
+    try:
+        wait_for(jobs, deadline, section, poll_s, run, log)
+    except KeyboardInterrupt:  # no job is left behind on the cluster
+        for j in jobs:
+            if not j["done"] and j["job"]:
+                scancel(j["job"], run)
+        print("gpubench track: interrupted: the fleet's unfinished jobs were cancelled", file=log)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return collect(jobs)
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
+def wait_for(jobs, deadline, section, poll_s, run, log):
+    """Polls the jobs until every one has ended or the deadline passed (those then cancelled)."""
     while not all(j["done"] for j in jobs):
         for j in jobs:
             if j["done"]:
@@ -207,6 +228,10 @@ def run_fleet(binary, set_path, section, only, records_dir, night, poll_s=None, 
                     j["done"] = True
             break
         time.sleep(poll_s)
+
+
+def collect(jobs):
+    """Each job's records and its failure, if any, in Slurm's words."""
     results = []
     for j in jobs:
         records = sorted(os.path.join(j["dir"], "records", f) for f in os.listdir(os.path.join(j["dir"], "records"))

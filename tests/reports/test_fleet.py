@@ -7,6 +7,7 @@ ReFrame test run against a real gpubench point with ReFrame's API stood in for (
 installed here)."""
 import ast
 import glob
+import io
 import json
 import os
 import shutil
@@ -194,6 +195,60 @@ class Fleet(unittest.TestCase):
         expected = statistics.median(b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
                                      for b in entries)
         self.assertAlmostEqual(test.time_per_iteration(), expected)
+
+
+class FleetWaiting(unittest.TestCase):
+    """The submitter's waiting, with Slurm's commands stood in for: a job still pending at the
+    deadline is a failed run that says so (Slurm's reason with it) and is cancelled; an interrupted
+    wait cancels every unfinished job."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(SOURCE, "reports"))
+        from gpubench_reports import slurm
+        self.slurm = slurm
+        self.dir = tempfile.mkdtemp(prefix="gpubench-fleet-wait-")
+        self.calls = []
+        self.section = slurm.slurm_section({"slurm": {"time_limit": "5", "deadline_minutes": 0.002}}, "set.json", "alpha,beta")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def fake(self, scontrol):
+        def run(command, **kwargs):
+            self.calls.append(command)
+            if command[0] == "sbatch":
+                job = str(len([c for c in self.calls if c[0] == "sbatch"]))
+                return subprocess.CompletedProcess(command, 0, f"{job}\n", "")
+            if command[0] == "scontrol":
+                return scontrol(command[-1])
+            return subprocess.CompletedProcess(command, 0, "", "")
+        return run
+
+    def test_a_job_not_started_by_the_deadline_is_a_failed_run_and_cancelled(self):
+        def scontrol(job):
+            state = "COMPLETED Reason=None" if job == "1" else "PENDING Reason=Resources"
+            return subprocess.CompletedProcess([], 0, f"JobId={job} JobState={state} ExitCode=0:0 TimeLimit=00:05:00\n", "")
+        results = self.slurm.run_fleet("/bin/gpubench", "set.json", self.section, None, self.dir, "night", poll_s=0.02,
+                                       run=self.fake(scontrol), log=io.StringIO())
+        by = {r[0]: r for r in results}
+        self.assertEqual(by["alpha"][3], "job 1 completed and wrote no records")
+        self.assertIn("job 2 had not started by the deadline", by["beta"][3])
+        self.assertIn("PENDING, reason Resources", by["beta"][3])
+        self.assertIn("; cancelled", by["beta"][3])
+        self.assertIn(["scancel", "2"], self.calls)
+        self.assertNotIn(["scancel", "1"], self.calls)
+        sbatch = [c for c in self.calls if c[0] == "sbatch"][0]
+        self.assertIn("--exclusive", sbatch)
+        self.assertEqual(sbatch[sbatch.index("--time") + 1], "5")
+
+    def test_an_interrupted_wait_cancels_the_unfinished_jobs(self):
+        def scontrol(job):
+            raise KeyboardInterrupt
+        with self.assertRaises(KeyboardInterrupt):
+            self.slurm.run_fleet("/bin/gpubench", "set.json", self.section, None, self.dir, "night", poll_s=0.02,
+                                 run=self.fake(scontrol), log=io.StringIO())
+        self.assertIn(["scancel", "1"], self.calls)
+        self.assertIn(["scancel", "2"], self.calls)
 
 
 if __name__ == "__main__":
