@@ -33,9 +33,11 @@ of two runs after it is back within --min-effect of the level before it (then it
 someone acknowledges it (track ack, for good or to a day).
 """
 import argparse
+import ctypes
 import datetime
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -97,13 +99,23 @@ def gpubench_binary():
     return binary
 
 
+def die_with_parent():
+    """In the gpubench run that track starts: killed when track dies. A batch system that ends a job
+    (Slurm at its time limit) kills track first; the run, whose parent is then gone, would escape its
+    kill and go on measuring on a node handed to the next job."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def run_gpubench(args, repetitions, target):
     """gpubench run ARGS into the records file TARGET. Returns its exit code (1: a point failed,
     the records say which)."""
     command = [gpubench_binary(), "run"] + args + ["--repetitions", str(repetitions), "--format", "json", "--out", target]
     print("gpubench track: running " + " ".join(["gpubench", "run"] + args + ["--repetitions", str(repetitions)]),
           file=sys.stderr, flush=True)
-    code = subprocess.call(command, stdout=subprocess.DEVNULL)
+    code = subprocess.call(command, stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
     if code not in (0, 1) or not os.path.exists(target):
         raise TrackError(f"gpubench run {' '.join(args)} exited {code}"
                          + ("" if os.path.exists(target) else " and wrote no records"))

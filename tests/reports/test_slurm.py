@@ -9,8 +9,9 @@ import os
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import shutil
+import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -99,6 +100,24 @@ class Fleet(unittest.TestCase):
         failures = self.rows("SELECT b.name, f.message FROM failures f JOIN benchmarks b ON b.id = f.benchmark_id")
         self.assertEqual([n for n, _ in failures], ["track/slurm-job @ slurm on alpha"])
         self.assertIn("TIMEOUT", failures[0][1])
+        # Nothing of the job outlives it: no process still measuring into its records.
+        deadline = time.monotonic() + 20
+        while self.strays() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        self.assertEqual(self.strays(), [])
+
+    def strays(self):
+        """The command lines of the processes that name this test's folder."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    line = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if self.dir in line and "test_slurm.py" not in line:
+                found.append(line)
+        return found
 
 
 if __name__ == "__main__":
