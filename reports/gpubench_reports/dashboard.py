@@ -10,7 +10,7 @@ import math
 import os
 
 from .errors import UsageError
-from .history import JOB, ON, partition_of, unit_of
+from .history import JOB, base_name, partition_of, unit_of
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em 2em; color: #222; }
@@ -292,12 +292,6 @@ LOCAL = "here"  # the machine key of runs not made through Slurm
 def machine_key(name):
     """The machine a benchmark belongs to: its Slurm partition, or LOCAL."""
     return partition_of(name) or LOCAL
-
-
-def base_name(name):
-    """A benchmark's name without its partition: the same point on every machine."""
-    partition = partition_of(name)
-    return name[: -len(ON + partition)] if partition else name
 
 
 def machines_of(assessed):

@@ -253,6 +253,12 @@ def partition_of(name):
     return device.rpartition(ON)[2] if ON in device else ""
 
 
+def base_name(name):
+    """A benchmark's name without its partition: the same point on every machine."""
+    partition = partition_of(name)
+    return name[: -len(ON + partition)] if partition else name
+
+
 def write_run(db, path, run, kind="import", command=None, written=None, partition=None):
     """Writes one run that read_run read, inside the caller's transaction. Returns (imported, samples)."""
     (digest, bytes_digest), records, points = run

@@ -24,7 +24,7 @@ import re
 import shutil
 
 from .detection import assess_all, noise_of
-from .history import JOB, ON, TrackError, partition_of, unit_of
+from .history import JOB, TrackError, base_name, partition_of, unit_of
 
 TEST_CLASS = "GpubenchPoint"
 PERF_VARIABLE = "time_per_iteration"
@@ -45,7 +45,7 @@ def references(db, options, system, default_partition):
         if not a.runs or a.failure or a.name.startswith(JOB) or unit_of(a.name)[0] != "ms":
             continue
         partition = partition_of(a.name)
-        point = a.name[: -len(ON + partition)] if partition else a.name
+        point = base_name(a.name)
         m = POINT.match(point)
         if not m or "[" in point:
             continue

@@ -239,14 +239,11 @@ def collect(jobs):
         failure = j["failure"]
         if not failure and j["fields"] is not None:
             state = j["fields"].get("JobState", "")
-            if state not in DONE_OK:
-                failure = f"job {j['job']} {describe(j['fields'])}"
+            if state not in DONE_OK or not records:
+                failure = f"job {j['job']} " + (describe(j["fields"]) if state not in DONE_OK else "completed and wrote no records")
                 tail = output_tail(j["dir"], j["job"])
                 if tail:
                     failure += f" (its output ends: {tail})"
-            elif not records:
-                failure = f"job {j['job']} completed and wrote no records" + \
-                          (f" (its output ends: {output_tail(j['dir'], j['job'])})" if output_tail(j["dir"], j["job"]) else "")
         results.append((j["partition"], j["dir"], records, failure, j["fields"] or {}))
     return results
 
