@@ -79,7 +79,8 @@ struct Raw {
   std::vector<std::string> params;                         // sweep --param, repeatable
   std::vector<std::string> replay;                         // sweep --replay, repeatable
   std::vector<std::string> specs;                          // --spec, repeatable
-  bool list_devices = false, breakdown = false, energy = false, exhaustive = false, remeasure = false, version = false;
+  bool list_devices = false, breakdown = false, energy = false, exhaustive = false, remeasure = false, version = false,
+       replace = false;
 
   std::optional<std::string> one(const std::string& option) const {
     const auto it = values.find(option);
@@ -92,7 +93,7 @@ struct Raw {
 // Which commands take an option: the run's own, the sweep's, the roofline's.
 const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--exhaustive", "--time-limit",
                                                      "--time-budget", "--seed", "--strategy", "--max-evals",
-                                                     "--cache", "--replay", "--seeds", "--objective"};
+                                                     "--cache", "--replay", "--seeds", "--objective", "--replace"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
 const std::vector<std::string> run_only_options = {"--variant", "--filter", "--repetitions", "--warmup", "--min-time",
                                                    "--baseline", "--breakdown", "--energy", "--list-devices"};
@@ -119,6 +120,9 @@ void device_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--tuning-db", "DIR",
        "the tuning database written (default $GPUBENCH_TUNING_DB, else $XDG_CACHE_HOME/gpubench, else "
        "~/.cache/gpubench); the source tree's tuning-db/ is read beneath it (write it with --tuning-db tuning-db)");
+  text(app, raw, "--busy-timeout", "S",
+       "how long a write to the tuning database waits for another gpubench holding its lock, saying which "
+       "(default 30); then nothing is written");
 }
 
 void output_options(CLI::App* app, Raw& raw, const std::string& formats) {
@@ -204,6 +208,9 @@ void sweep_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--strategy", "NAME",
        "how configurations are chosen (default auto; a replay takes a comma list or all):" + strategies);
   app->add_flag("--exhaustive", raw.exhaustive, "the same as --strategy exhaustive");
+  app->add_flag("--replace", raw.replace,
+                "store each kernel's best even where the database holds a faster entry of other parameters (default: "
+                "that one is kept, and said)");
   text(app, raw, "--max-evals", "N", "measure at most N configurations per kernel");
   text(app, raw, "--time-budget", "S",
        "start no configuration after S seconds per kernel (default: none; auto's search of a large space: " +
@@ -431,6 +438,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
     if (o.tuning_db.empty()) throw UsageError("--tuning-db needs a directory");
   }
   if (const auto v = raw.one("--isolate")) o.isolate = on_off("--isolate", *v);
+  if (const auto v = raw.one("--busy-timeout")) o.busy_timeout_s = parse_number<double>("--busy-timeout", *v, 0.0, 86400.0);
+  o.replace = raw.replace;
   if (const auto v = raw.one("--point-timeout")) o.point_timeout_s = parse_positive<double>("--point-timeout", *v);
   if (const auto v = raw.one("--kernel")) o.kernel = *v;
   if (const auto v = raw.one("--time-limit")) o.sweep.time_limit_s = parse_positive<double>("--time-limit", *v);

@@ -39,6 +39,8 @@ struct CliOptions {
   std::string backend_filter, device_filter, suite_filter, kernel_filter;
   bool isolate = true;          // --isolate on|off: points run in a worker process (bench/isolation.hpp)
   double point_timeout_s = 600; // --point-timeout S: a unit without progress for this long is a hang
+  double busy_timeout_s = 30;   // --busy-timeout S: how long a database write waits for another's lock
+  bool replace = false;         // sweep --replace: a sweep's best replaces a faster stored entry
 };
 
 // Parsed with CLI11: `gpubench [run] | sweep | roofline | tuning show`, each command with its own

@@ -21,6 +21,7 @@
 #include "bench/replay.hpp"
 #include "bench/sweep.hpp"
 #include "bench/tuning_db.hpp"
+#include "bench/tuning_db_file.hpp"
 #include "bench/build_info.hpp"
 #include "backends/registry.hpp"
 
@@ -121,6 +122,7 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
       if (!t.kernels.empty()) gpubench::writable_tuning_db_file(db->path_for(t.device));
   const bool terminal = isatty(fileno(stderr)) != 0;
   std::vector<SweepReport> reports;
+  std::optional<ExitCode> store_failed;
   const std::string date = iso_timestamp();
   for (auto& target : targets) {
     const auto ceilings = device_ceilings(target.device, db.get(), false, std::cerr);
@@ -128,8 +130,16 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
     target.kernels.clear();  // frees the device memory before the next target
     const auto entries = best_entries(reports.back(), date, build_commit);
     if (options.tuning && !entries.empty()) {
-      db->record(target.device, entries);
-      std::cerr << "gpubench: stored " << entries.size() << " entries in " << db->path_for(target.device) << "\n";
+      // A database that cannot be written now (another's lock held too long, a full disk) loses
+      // this target's entries only: the sweep goes on, its table and --out keep every best.
+      try {
+        for (const auto& note : db->record(target.device, entries, options.replace))
+          std::cerr << "gpubench: " << db->path_for(target.device) << ": " << note << "\n";
+      } catch (const Error& e) {
+        std::cerr << "gpubench: NOT STORED: " << entries.size() << " entries of " << target.device.label() << ": "
+                  << e.what() << " (the table and --out keep them)\n";
+        if (!store_failed) store_failed = e.code();
+      }
     }
   }
   std::ostringstream table;
@@ -143,6 +153,7 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   } else {
     write_out(options, table.str());
   }
+  if (store_failed) return static_cast<int>(*store_failed);
   bool all_tuned = true;
   for (const auto& r : reports)
     for (const auto& k : r.kernels) all_tuned = all_tuned && k.best >= 0;
@@ -351,6 +362,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   }
   // Ceilings always come from (and go to) the database; --tuning off only stops runs from taking
   // launch parameters from it, and sweeps from storing theirs.
+  tuning_db_busy_timeout_s = options.busy_timeout_s;
   const auto db = std::make_shared<TuningDb>(open_tuning_db(options.tuning_db));
   if (options.command == Command::tuning_show) return tuning_show(options, *db);
   if (options.command == Command::roofline) return roofline(options, *db);

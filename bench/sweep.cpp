@@ -287,7 +287,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
   Progress progress(log, terminal, label);
   const Strategy& chosen = strategy_named(options.strategy);
   std::unique_ptr<SweepCache> cache;
-  if (!options.cache.empty()) cache = std::make_unique<SweepCache>(options.cache);
+  if (!options.cache.empty()) cache = std::make_unique<SweepCache>(options.cache, &log);
   for (auto& k : target.kernels) {
     KernelSweep ks;
     ks.kernel = k->name();

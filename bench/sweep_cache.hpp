@@ -12,7 +12,9 @@
 // configuration. ID names the device, the problem, the precision and the kernel.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <ostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,15 +38,22 @@ struct CachedKernel {
   std::string id() const { return header.at("kernel").get<std::string>(); }
 };
 
-// Reads `path` (InputError naming the line and what is wrong; a last line cut short by a stopped
-// sweep is left out, and said on `log` when given).
-std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream* log = nullptr);
+// The most a cache may hold (a million configurations of a few hundred bytes each).
+inline constexpr std::uint64_t max_sweep_cache_bytes = std::uint64_t(1) << 30;
+
+// Reads `path` (InputError naming the line and what is wrong, or that it is not a sweep cache:
+// binary, not a regular file, larger than max_sweep_cache_bytes; a last line cut short by a
+// stopped sweep is left out, and said on `log` when given). `whole_bytes`: where the whole lines
+// end (before a cut-short last line).
+std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream* log = nullptr,
+                                           std::size_t* whole_bytes = nullptr);
 
 class SweepCache {
  public:
   // Opens (creating) `path` for appending, under an exclusive lock: a second sweep on the same
-  // cache is a UsageError. Reads what it holds.
-  explicit SweepCache(const std::string& path);
+  // cache is a UsageError. Reads what it holds; a last line cut short by a stopped sweep is
+  // removed from the file before anything is appended. Says on `log` what it does not reuse.
+  explicit SweepCache(const std::string& path, std::ostream* log = nullptr);
   ~SweepCache();
   SweepCache(const SweepCache&) = delete;
   SweepCache& operator=(const SweepCache&) = delete;
@@ -61,21 +70,29 @@ class SweepCache {
     std::string id_;
     std::map<Params, ConfigResult> configs_;
   };
-  // `kernel`'s part (its line written when new). A cache whose line for the same ID declares
-  // another space is an InputError: it was measured for other parameters.
+  // `kernel`'s part (its line written when new). Its ID ends in a hash of its fingerprint
+  // (sweep_cache_fingerprint): a cached sweep of the same kernel measured with anything else
+  // (another spec or source, gpubench build, driver, device) is not reused, and `log` says why.
+  // A cache whose line for the same ID declares another space is an InputError.
   Kernel& kernel(const SweepTarget& target, TunableKernel& kernel, const TunableSpace& declared);
   const std::string& path() const { return path_; }
 
  private:
   void append(const nlohmann::json& line);
   std::string path_;
+  std::ostream* log_ = nullptr;
   int fd_ = -1;
   std::vector<CachedKernel> read_;
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
 };
 
-// The ID of a kernel's sweep in a cache: "cuda NVIDIA H100 80GB HBM3 | 8192 | f32 | tuned".
+// The ID of a kernel's sweep in a cache, less its fingerprint's hash: "cuda NVIDIA H100 80GB
+// HBM3 | 8192 | f32 | tuned".
 std::string sweep_cache_id(const DeviceInfo& device, const std::string& problem, Precision precision,
                            const std::string& kernel);
+// Everything that decides a kernel's measurements besides its parameters: gpubench's commit,
+// the device, its platform, API and driver version, the problem, the precision, the kernel's
+// tuning key and its provenance (a spec's SHA-256 over it and its sources).
+nlohmann::json sweep_cache_fingerprint(const SweepTarget& target, const TunableKernel& kernel);
 
 }  // namespace gpubench

@@ -117,6 +117,10 @@ class TunableKernel {
   virtual TuningKey key() const = 0;                     // where its best configuration is stored
   virtual double flops_per_call() const = 0;             // declared work
   virtual double bytes_per_call() const = 0;
+  // What decides its results beyond gpubench's own build, the device, its driver and the problem
+  // (a sweep cache reuses a measurement only where all of it is the same): a user's kernel spec
+  // gives its and its sources' SHA-256. Default: nothing more.
+  virtual nlohmann::json provenance() const { return nlohmann::json::object(); }
   // Runs the kernel once with `params` from known inputs and checks its result, then times it.
   // Throws DeviceError when it cannot build or launch, VerificationError when the result is
   // wrong, and Error(ExitCode::point_failed) when one call takes longer than `time_limit_s`.

@@ -330,23 +330,48 @@ void TuningDb::store_ceilings(const DeviceInfo& d, const Ceilings& c) {
   update_tuning_db_file(path_for(d), DeviceIdentity::of(d), [&](TuningDbFile& db) { db.ceilings = stored; });
 }
 
-void TuningDb::record(const DeviceInfo& d, const std::vector<TuningEntry>& new_entries) {
+namespace {
+std::string us(double seconds) {
+  std::ostringstream o;
+  o << std::setprecision(4) << seconds * 1e6 << " us";
+  return o.str();
+}
+}  // namespace
+
+std::vector<std::string> TuningDb::record(const DeviceInfo& d, const std::vector<TuningEntry>& new_entries, bool replace) {
   const std::string path = path_for(d);
   for (const auto& e : new_entries)
     if (!e.params.is_object())
       throw InputError("tuning database " + path + ": the params of " + e.key.text() + " are not a JSON object (" +
                        e.params.dump() + ")");
+  std::vector<std::string> notes;
   update_tuning_db_file(path, DeviceIdentity::of(d), [&](TuningDbFile& db) {
+    notes.clear();  // the update may be retried
     for (const auto& e : new_entries) {
       const auto same = std::find_if(db.entries.begin(), db.entries.end(),
                                      [&](const TuningEntry& x) { return x.key.same_as(e.key); });
-      if (same != db.entries.end())
+      if (same != db.entries.end()) {
+        // A better entry of other parameters stays (a narrowed sweep may not have seen them), unless told.
+        const bool same_objective = same->extra.value("objective", nlohmann::json("time")) ==
+                                    e.extra.value("objective", nlohmann::json("time"));
+        if (!replace && same_objective && same->params != e.params && same->seconds > 0 && same->seconds < e.seconds) {
+          notes.push_back(e.key.text() + ": kept the stored " + same->params.dump() + " (" + us(same->seconds) + ", " +
+                          same->date + "), faster than this sweep's best " + e.params.dump() + " (" + us(e.seconds) +
+                          "); --replace stores this sweep's");
+          continue;
+        }
+        notes.push_back(e.key.text() + ": stored " + e.params.dump() + " (" + us(e.seconds) + "), replacing " +
+                        (same->params == e.params ? "its earlier measurement" : same->params.dump()) + " (" +
+                        us(same->seconds) + ")");
         *same = e;
-      else
+      } else {
         db.entries.push_back(e);
+        notes.push_back(e.key.text() + ": stored " + e.params.dump() + " (" + us(e.seconds) + ")");
+      }
       if (!db.defaults.contains(default_name(e.key))) db.defaults[default_name(e.key)] = e.params;
     }
   });
+  return notes;
 }
 
 void TuningDb::show(std::ostream& out, const ShowFilter& filter, const ParamsCheck& check) const {

@@ -50,10 +50,12 @@ class TuningDb {
   std::vector<TuningEntry> entries(const DeviceInfo& d) const;
 
   // Writes go to the write layer only (bench/tuning_db_file.hpp: locked, merged, atomic). An
-  // entry replaces the one with the same key; other entries stay. The first entry recorded for
+  // entry replaces the one with the same key, unless that one is faster with other parameters
+  // (for the same objective) and `replace` is false: then the stored one stays. Other entries
+  // stay. Returns a line per entry: what was stored, replaced or kept. The first entry recorded for
   // a suite/kernel also becomes the device's default for it in that file, unless one is set.
   void store_ceilings(const DeviceInfo& d, const Ceilings& c);
-  void record(const DeviceInfo& d, const std::vector<TuningEntry>& entries);
+  std::vector<std::string> record(const DeviceInfo& d, const std::vector<TuningEntry>& entries, bool replace = false);
 
   // What `tuning show` prints; an empty field matches everything.
   struct ShowFilter {

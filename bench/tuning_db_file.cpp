@@ -3,16 +3,22 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <iomanip>
 #include <limits>
 #include <map>
@@ -25,6 +31,8 @@
 namespace gpubench {
 
 namespace fs = std::filesystem;
+
+double tuning_db_busy_timeout_s = 30;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
@@ -334,6 +342,38 @@ class Fd {
 };
 
 
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+// Who holds the flock on the file open as `fd`: "process 1234 (gpubench sweep ...)", from
+// /proc/locks (the lock's device and inode) and the holder's command line.
+std::string lock_holder(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return "another process";
+  std::ifstream locks("/proc/locks");
+  char wanted[64];
+  std::snprintf(wanted, sizeof wanted, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino));
+  for (std::string line; std::getline(locks, line);) {
+    std::istringstream f(line);
+    std::string n, kind, mode, type, pid, where;
+    f >> n >> kind;
+    if (kind == "->") f >> kind;  // a waiter
+    f >> mode >> type >> pid >> where;
+    if (kind != "FLOCK" || where != wanted || pid == std::to_string(::getpid())) continue;
+    std::ifstream cmd("/proc/" + pid + "/cmdline", std::ios::binary);
+    std::string args{std::istreambuf_iterator<char>(cmd), std::istreambuf_iterator<char>()};
+    std::replace(args.begin(), args.end(), '\0', ' ');
+    while (!args.empty() && args.back() == ' ') args.pop_back();
+    if (args.size() > 120) args = args.substr(0, 117) + "...";
+    return "process " + pid + (args.empty() ? std::string() : " (" + args + ")");
+  }
+  return "another process";
+}
+
 // An exclusive flock on a directory, held for the lifetime of the object. Locking the directory
 // itself (not a lock file beside the data) leaves nothing behind. flock locks belong to the
 // open file description, so two writers in one process exclude each other too.
@@ -343,9 +383,24 @@ class DirectoryLock {
     if (fd_.get() < 0)
       throw UnwritableError("tuning database directory " + dir + ": cannot be opened for locking (" +
                        std::strerror(errno) + ")");
-    while (::flock(fd_.get(), LOCK_EX) != 0) {
+    // Waited for up to the busy timeout, saying who holds it; then nothing is written.
+    const auto start = std::chrono::steady_clock::now();
+    bool said = false;
+    while (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR) continue;
-      throw UnwritableError("tuning database directory " + dir + ": cannot be locked (" + std::strerror(errno) + ")");
+      if (errno != EWOULDBLOCK)
+        throw UnwritableError("tuning database directory " + dir + ": cannot be locked (" + std::strerror(errno) + ")");
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (waited >= tuning_db_busy_timeout_s)
+        throw TuningDbBusy("tuning database directory " + dir + ": " + lock_holder(fd_.get()) + " holds its lock (waited " +
+                           format_seconds(tuning_db_busy_timeout_s) + " s; --busy-timeout S waits longer); nothing was written");
+      if (!said && waited >= 1) {  // a writer done within a second is not worth a line
+        std::cerr << "gpubench: tuning database directory " << dir << ": " << lock_holder(fd_.get())
+                  << " holds its lock; waiting up to " << format_seconds(tuning_db_busy_timeout_s) << " s (--busy-timeout)"
+                  << std::endl;
+        said = true;
+      }
+      ::usleep(50000);
     }
   }
   ~DirectoryLock() { ::flock(fd_.get(), LOCK_UN); }

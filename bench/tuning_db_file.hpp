@@ -109,6 +109,14 @@ TuningDbFile read_tuning_db_file(const std::string& path, const DeviceIdentity& 
 // Version 2, pretty-printed, entries sorted by key, so that diffs show only what changed.
 std::string serialize(const DeviceIdentity& device, const TuningDbFile& db);
 
+// A database directory whose lock another process held for longer than the busy timeout.
+class TuningDbBusy : public UnwritableError {
+ public:
+  using UnwritableError::UnwritableError;
+};
+// How long a write waits for another process's lock on the directory (--busy-timeout; 30 s).
+extern double tuning_db_busy_timeout_s;
+
 // Read, change and replace `path` (for `device`) under an exclusive flock on its directory
 // (created when missing): the file is re-read under the lock, so concurrent writers lose
 // nothing, and replaced by a temporary in the same directory renamed over it, so readers never

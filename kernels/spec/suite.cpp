@@ -404,6 +404,7 @@ class SpecTunable final : public TunableKernel {
   TunableSpace tunables() const override { return space_of(t_, ops_->device()); }
   Params heuristic() const override { return heuristic_of(t_, ops_->device()); }
   TuningKey key() const override { return key_of(t_); }
+  nlohmann::json provenance() const override { return {{"spec_sha256", t_.spec->sha256}}; }
   double flops_per_call() const override {
     return real_of(*t_.spec, t_.spec->flops, work_vars(t_, heuristic(), ops_->device()), "work.flops");
   }

@@ -10,6 +10,7 @@ import math
 import os
 
 from .errors import UsageError
+from .files import write_atomic
 from .history import JOB, base_name, partition_of, unit_of
 
 STYLE = """
@@ -395,28 +396,25 @@ def publish(db, assessed, alerts, out, title, history):
                     f'{E(change_text(a)) if a.verdict != "same" else ""}</td><td>{sparkline(a)}</td></tr>')
     body.append("</tbody></table>")
     written = {"index.html", "verdicts.json", MARK}
-    with open(os.path.join(out, "index.html"), "w") as f:
-        f.write(page(title, "\n".join(body), FILTER))
+    # Each file whole or as it was: a full disk leaves the earlier dashboard's pages readable.
+    write_atomic(os.path.join(out, "index.html"), page(title, "\n".join(body), FILTER))
     if len(fleet) > 1:
-        with open(os.path.join(out, "machines.html"), "w") as f:
-            f.write(machines_page(assessed, fleet, title))
+        write_atomic(os.path.join(out, "machines.html"), machines_page(assessed, fleet, title))
         written.add("machines.html")
     of_bench = {}  # each benchmark's alerts
     for x in alerts:
         of_bench.setdefault(x.bench, []).append(x)
     for a in assessed:
-        with open(os.path.join(out, "b", f"{a.bench}.html"), "w") as f:
-            f.write(benchmark_page(a, of_bench.get(a.bench, []), day, "index.html"))
+        write_atomic(os.path.join(out, "b", f"{a.bench}.html"), benchmark_page(a, of_bench.get(a.bench, []), day, "index.html"))
         written.add(f"b/{a.bench}.html")
-    with open(os.path.join(out, "verdicts.json"), "w") as f:
-        json.dump([{"benchmark": a.name, "page": f"b/{a.bench}.html", "verdict": a.verdict,
-                    "regressions": {k: sum(x.state(day) == k for x in of_bench.get(a.bench, []))
-                                    for k in ("open", "acknowledged", "closed")}} for a in assessed], f)
+    write_atomic(os.path.join(out, "verdicts.json"), json.dumps(
+        [{"benchmark": a.name, "page": f"b/{a.bench}.html", "verdict": a.verdict,
+          "regressions": {k: sum(x.state(day) == k for x in of_bench.get(a.bench, []))
+                          for k in ("open", "acknowledged", "closed")}} for a in assessed]))
     stale = [x for x in earlier if x not in written and os.path.isfile(os.path.join(out, x))]
     for x in stale:  # the pages of benchmarks no longer published (another --match, a new history)
         os.remove(os.path.join(out, x))
-    with open(os.path.join(out, MARK), "w") as f:
-        json.dump({"files": sorted(written)}, f, indent=0)
+    write_atomic(os.path.join(out, MARK), json.dumps({"files": sorted(written)}, indent=0))
     print(f"gpubench track publish: wrote {os.path.join(out, 'index.html')} and {len(assessed)} benchmark pages"
           + (f"; removed {len(stale)} stale pages of an earlier publish" if stale else ""))
     return 0

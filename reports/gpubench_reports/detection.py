@@ -94,7 +94,8 @@ def assess(a, options, samples_of, failure=None):
         a.levels = [(0, n, math.exp(statistics.median(logs)))] if n else []
         return a
     sigma = noise_of(logs[:-1]) or 0.0  # the noise before tonight's run, which may be the step
-    spread = statistics.median(math.log(r[5] / r[4]) / 1.349 for r in a.runs if r[4] > 0) / math.sqrt(max(a.runs[-1][6], 1))
+    spreads = [math.log(r[5] / r[4]) / 1.349 for r in a.runs if r[4] > 0 and r[5] > 0]
+    spread = statistics.median(spreads) / math.sqrt(max(a.runs[-1][6], 1)) if spreads else 0.0
     sigma = max(sigma, spread, 1e-4)  # never below what one run's repetitions say its median can do
     # A run alone is an outlier, never a step: a running median of three takes it out (and keeps
     # every edge of two runs or more); the newest run stays as it is (tonight's may be a step).

@@ -5,6 +5,7 @@ import os
 import re
 
 from .errors import ReportError, UsageError
+from .files import save_figure
 from .records import NPB_CLASSES, baseline_of, everything, select, size_of
 from .tables import replay_title, strategy_replays, sweep_configs
 
@@ -57,8 +58,10 @@ def figure(args):
         raise UsageError(f"--out {args.out}: a figure is written as {', '.join(FIGURE_FORMATS)} (by the name's extension)")
     plt = pyplot()
     fig = draw(plt, args)
-    fig.savefig(args.out)
-    plt.close(fig)
+    try:
+        save_figure(fig, args.out)
+    finally:
+        plt.close(fig)
 
 
 def draw(plt, args):

@@ -2,7 +2,6 @@
 run's commit, date, machine and devices; runs imported whole (one transaction each) or not at all."""
 import contextlib
 import datetime
-import gzip
 import hashlib
 import json
 import os
@@ -11,9 +10,9 @@ import sqlite3
 import statistics
 import sys
 import urllib.parse
-import zlib
 
-from .errors import EXIT_IO, ReportError
+from .errors import EXIT_IO, ReportError, UsageError
+from .files import read_bytes
 from .records import points_of
 from .statistics import quantile
 
@@ -96,8 +95,8 @@ BUSY_TIMEOUT_S = 30  # how long a command waits for another gpubench writing the
 
 def set_busy_timeout(seconds):
     global BUSY_TIMEOUT_S
-    if not seconds >= 0:
-        raise TrackError(f"--busy-timeout {seconds}: a number of seconds, at least 0")
+    if not 0 <= seconds <= 86400:
+        raise UsageError(f"--busy-timeout {seconds}: a number of seconds in [0, 86400]")
     BUSY_TIMEOUT_S = seconds
 
 
@@ -126,7 +125,11 @@ def writing(db):
         yield
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        # SQLite may have rolled back already (a full disk, a file-size limit): the cause is what is said.
+        try:
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
         raise
 
 
@@ -206,13 +209,12 @@ def read_run(path, allow_test_hooks=False):
     1/28 of the bytes); its run is the same run as the plain file's. Raises NotARun for another of
     gpubench's JSON files, TrackError for anything else wrong."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-        if path.endswith(".gz"):
-            raw = gzip.decompress(raw)
+        raw = read_bytes(path)
         records = json.loads(raw)
-    except (OSError, ValueError, EOFError, zlib.error) as e:
-        raise TrackError(f"{path}: {e}")
+    except ReportError as e:
+        raise TrackError(str(e)) from None
+    except (ValueError, RecursionError) as e:
+        raise TrackError(f"{path}: not JSON ({'nested too deeply' if isinstance(e, RecursionError) else e})") from None
     if isinstance(records, dict) and "sweeps" in records and "benchmarks" not in records:
         raise NotARun(f"{path}: a sweep's records, not a run's")
     if isinstance(records, list) and records and all(isinstance(d, dict) and "device" in d and "backend" in d
@@ -227,6 +229,10 @@ def read_run(path, allow_test_hooks=False):
     context = records.get("context", {})
     if not context.get("date") or not context.get("gpubench_commit"):
         raise TrackError(f"{path}: its context has no date or gpubench_commit: not a run gpubench wrote")
+    if not isinstance(context["gpubench_commit"], str) or not isinstance(context["date"], str) \
+            or parse_date(context["date"]) is None:
+        raise TrackError(f"{path}: its context's date {json.dumps(context['date'])[:60]} is not an ISO 8601 date and time "
+                         "(2026-11-28T09:30:00+00:00): the history orders runs by it")
     hooks = context.get("test_hooks")
     if hooks and not allow_test_hooks:
         raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
@@ -235,6 +241,63 @@ def read_run(path, allow_test_hooks=False):
     # CRLF line ends are the same run. (Histories written before kept the bytes' digest: both are looked up.)
     canonical = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return (hashlib.sha256(canonical.encode()).hexdigest(), hashlib.sha256(raw).hexdigest()), records, points
+
+
+def parse_date(text):
+    """A records date (ISO 8601 with a time zone, as gpubench writes: 2026-11-28T09:30:00+00:00 or
+    ...Z or +0000) as an aware datetime, or None."""
+    try:
+        d = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            d = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
+        except ValueError:
+            return None
+    return d if d.tzinfo is not None else None
+
+
+def forget_runs(db, which):
+    """Removes runs from the history, in one transaction: each of `which` a run's id (track runs lists
+    them) or the records file it was imported from. Returns a line per run removed; TrackError naming
+    one that matches no run (then nothing is removed)."""
+    chosen = []
+    for w in which:
+        if w.isdigit():
+            rows = db.execute("SELECT id, date, gpubench_commit, source FROM runs WHERE id = ?", (int(w),)).fetchall()
+        else:
+            rows = db.execute("SELECT id, date, gpubench_commit, source FROM runs WHERE source = ?",
+                              (os.path.abspath(w),)).fetchall()
+        if not rows:
+            raise TrackError(f"no run '{w}' in {db_path(db)} (a run's id as 'gpubench track runs' lists it, or the "
+                             "records file it was imported from); nothing was removed")
+        chosen += [r for r in rows if r not in chosen]
+    with writing(db):
+        for run_id, _, _, _ in chosen:
+            for table in ("samples", "medians", "failures"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            # An alert that rests on the run goes with it (the next check finds it again if it stands).
+            db.execute("DELETE FROM alerts WHERE run_id = ? OR previous_run_id = ?", (run_id, run_id))
+            db.execute("UPDATE alerts SET closed = NULL, closed_run_id = NULL WHERE closed_run_id = ?", (run_id,))
+            db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        db.execute("DELETE FROM benchmarks WHERE id NOT IN (SELECT benchmark_id FROM samples UNION "
+                   "SELECT benchmark_id FROM failures UNION SELECT benchmark_id FROM alerts)")
+    return [f"run {i} ({date}, commit {commit}, from {source})" for i, date, commit, source in chosen]
+
+
+def list_runs(db):
+    """One line per run of the history, oldest first: its id, date, commit, kind, machine and file."""
+    rows = db.execute("SELECT r.id, r.date, r.gpubench_commit, r.kind, r.machine, r.partition, r.source, "
+                      "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id), "
+                      "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id AND NOT m.median > 0) "
+                      "FROM runs r ORDER BY r.date, r.id").fetchall()
+    if not rows:
+        return "no runs in the history\n"
+    lines = ["| run | date | commit | kind | machine | benchmarks | file |", "|---:|---|---|---|---|---:|---|"]
+    for i, date, commit, kind, machine, partition, source, n, bad in rows:
+        where = machine + (f" on {partition}" if partition else "")
+        note = f" ({bad} without a positive time: track forget {i})" if bad else ""
+        lines.append(f"| {i} | {date} | {commit} | {kind} | {where} | {n}{note} | {source} |")
+    return "\n".join(lines) + "\n"
 
 
 def on_partition(name, partition):
@@ -424,7 +487,8 @@ def load_history(db, match=None):
     runs = {}
     for bench, run, date, commit, median, low, high, n in db.execute(
             "SELECT m.benchmark_id, m.run_id, r.date, r.gpubench_commit, m.median, m.low, m.high, m.n "
-            "FROM medians m JOIN runs r ON r.id = m.run_id ORDER BY m.benchmark_id, r.date, r.id"):
+            "FROM medians m JOIN runs r ON r.id = m.run_id WHERE m.median > 0 "  # a zero time (an older import) is no level
+            "ORDER BY m.benchmark_id, r.date, r.id"):
         runs.setdefault(bench, []).append((run, date, commit, median, low, high, n))
     names = dict(db.execute("SELECT id, name FROM benchmarks"))
     failed = {}

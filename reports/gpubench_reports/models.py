@@ -11,6 +11,7 @@ import math
 import os
 
 from .errors import ReportError, UsageError
+from .files import save_figure
 from .portability import platform_of
 from .records import everything, select
 from .tables import Table, num
@@ -142,7 +143,9 @@ def models(args):
             raise UsageError(f"--figure {args.figure}: a figure is written as {', '.join(FIGURE_FORMATS)}")
         plt = pyplot()
         fig = models_figure(plt, groups, args)
-        fig.savefig(args.figure)
-        plt.close(fig)
+        try:
+            save_figure(fig, args.figure)
+        finally:
+            plt.close(fig)
         table.notes.append(f"figure: {args.figure}")
     return table

@@ -20,6 +20,7 @@ import os
 import re
 
 from .errors import ReportError, UsageError
+from .files import save_figure
 from .records import everything, select
 from .tables import Table, num
 
@@ -146,7 +147,9 @@ def portability(args):
         for suite in suites:
             out = args.figure if len(suites) == 1 else f"{stem}-{suite}{ext}"
             fig = cascade_figure(plt, suite, platforms, apps, args.efficiency, args)
-            fig.savefig(out)
-            plt.close(fig)
+            try:
+                save_figure(fig, out)
+            finally:
+                plt.close(fig)
             table.notes.append(f"cascade plot of {suite}: {out}")
     return table

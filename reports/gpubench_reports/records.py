@@ -1,15 +1,14 @@
 """Records files read into points: one per suite x problem x backend:device x variant x precision,
 with its repetitions (a failed point's error); every field checked against the published schema
 (schema.py); the selection and baselines of the command line."""
-import gzip
 import json
 import math
 import os
 import re
 import statistics
-import zlib
 
 from . import schema
+from .files import read_bytes
 from .errors import ReportError
 
 
@@ -146,10 +145,12 @@ def points_of(records, path):
         p.source = path
         if b.get("error_occurred") or b.get("verified") is False:
             p.error = p.error or b.get("error_message") or "not verified"
-        elif not isinstance(b.get("real_time"), (int, float)) or b.get("time_unit", "ns") not in UNITS:
+        elif (not isinstance(b.get("real_time"), (int, float)) or isinstance(b.get("real_time"), bool)
+              or b.get("time_unit", "ns") not in UNITS):
             raise ReportError(f"{path}: {b.get('name', p.label)}: no real_time in a known time_unit ({', '.join(UNITS)})")
-        elif not math.isfinite(b["real_time"]) or b["real_time"] < 0:
-            raise ReportError(f"{path}: {b.get('name', p.label)}: real_time {b['real_time']} is not a time")
+        elif not math.isfinite(b["real_time"]) or b["real_time"] <= 0:
+            raise ReportError(f"{path}: {b.get('name', p.label)}: real_time {b['real_time']} is not a time "
+                              "(a verified point takes a positive time)")
         else:
             p.entries.append(b)
         try:  # each field the schema declares (records.schema.json) of its type
@@ -213,15 +214,14 @@ def baseline_of(point, points, spec):
 
 
 def read_json(path):
-    """A JSON file; one named *.gz through gzip (the project commits its records so)."""
+    """A JSON file; one named *.gz through gzip (the project commits its records so). Only a file
+    (not a directory or a device), at most files.MAX_INPUT_BYTES, unpacked too."""
+    raw = read_bytes(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-        if path.endswith(".gz"):
-            raw = gzip.decompress(raw)
         return json.loads(raw)
-    except (OSError, ValueError, EOFError, zlib.error) as e:
-        raise ReportError(f"{path}: {e}")
+    except (ValueError, RecursionError) as e:
+        raise ReportError(f"{path}: not JSON ({e})" if not isinstance(e, RecursionError) else
+                          f"{path}: not JSON (nested too deeply)") from None
 
 
 def size_of(problem):

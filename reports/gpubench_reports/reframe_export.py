@@ -17,12 +17,14 @@ A benchmark tracked without Slurm is listed under partition DEFAULT_PARTITION (-
 it). Energy and ratio series, and the Slurm jobs' own series, are left out: ReFrame checks the
 time of a point.
 """
+import errno
 import json
 import math
 import os
 import re
-import shutil
 
+from .errors import UsageError
+from .files import write_atomic
 from .detection import assess_all, noise_of
 from .history import JOB, TrackError, base_name, partition_of, unit_of
 
@@ -73,19 +75,18 @@ def reference_yaml(refs):
 
 def export_reframe(db, options, out, system, default_partition):
     if not re.match(r"^[A-Za-z0-9_.-]+$", system) or not re.match(r"^[A-Za-z0-9_.-]+$", default_partition):
-        raise TrackError(f"--system '{system}' and --partition '{default_partition}' must be names (letters, digits, _ . -)")
+        raise UsageError(f"--system '{system}' and --partition '{default_partition}' must be names (letters, digits, _ . -)")
     refs, points = references(db, options, system, default_partition)
     if not refs:
         raise TrackError("the history holds no benchmark with runs to take a reference from")
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise TrackError(f"--out {out} is a file, not a folder")
+    if os.path.exists(out) and not os.path.isdir(out):  # an I/O fault, as publish's (exit 5)
+        raise NotADirectoryError(errno.ENOTDIR, "--out is a file, not a folder", out)
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "gpubench-references.yaml"), "w") as f:
-        f.write(reference_yaml(refs))
-    with open(os.path.join(out, "gpubench_points.json"), "w") as f:
-        json.dump(points, f, indent=1, sort_keys=True)
-        f.write("\n")
-    shutil.copyfile(CHECK, os.path.join(out, "gpubench_check.py"))
+    # Each file whole or as it was (a full disk, a file-size limit: the earlier export stays).
+    write_atomic(os.path.join(out, "gpubench-references.yaml"), reference_yaml(refs))
+    write_atomic(os.path.join(out, "gpubench_points.json"), json.dumps(points, indent=1, sort_keys=True) + "\n")
+    with open(CHECK, "rb") as f:
+        write_atomic(os.path.join(out, "gpubench_check.py"), f.read())
     count = sum(len(v) for v in refs.values())
     print(f"gpubench track export-reframe: {count} references over {len(refs)} partitions "
           f"({', '.join(sorted(refs))}) into {os.path.join(out, 'gpubench-references.yaml')}, the test "

@@ -23,6 +23,7 @@ import argparse
 import sys
 
 from .errors import ReportError, failed
+from .files import dpi, inches, write_atomic
 from .figures import figure
 from .models import models
 from .portability import portability
@@ -66,9 +67,9 @@ def make_parser():
                                "or problem: each configuration across the sweeps' sizes")
     f.add_argument("--kernel", help="sweep: only these kernels; strategies: only caches whose kernel names one")
     f.add_argument("--kernels", action="store_true", help="roofline: each kernel's point too")
-    f.add_argument("--width", type=float, default=8.0)
-    f.add_argument("--height", type=float, help="in inches (default 5; figures of many bars grow to give each its line)")
-    f.add_argument("--dpi", type=int, default=100)
+    f.add_argument("--width", type=inches, default=8.0)
+    f.add_argument("--height", type=inches, help="in inches (default 5; figures of many bars grow to give each its line)")
+    f.add_argument("--dpi", type=dpi, default=100)
     pp = sub.add_parser("portability", help="performance portability (Pennycook, Sewall and Lee) of each variant "
                                              "per API over the records' platforms, and cascade plots",
                         description="performance portability of each suite variant per API over the platforms "
@@ -84,9 +85,9 @@ def make_parser():
     pp.add_argument("--efficiency", choices=("arch", "app"), default="app", help="what the cascade plots (default app)")
     pp.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     pp.add_argument("--out", help="the table's file (stdout without it)")
-    pp.add_argument("--width", type=float, default=8.0)
-    pp.add_argument("--height", type=float, help="in inches (default 5)")
-    pp.add_argument("--dpi", type=int, default=100)
+    pp.add_argument("--width", type=inches, default=8.0)
+    pp.add_argument("--height", type=inches, help="in inches (default 5)")
+    pp.add_argument("--dpi", type=dpi, default=100)
     mo = sub.add_parser("models", help="the programming models (APIs) side by side on one device, per suite: "
                                         "each variant's time and %% of the roofline, each API's best own variant",
                         description="the APIs (backends) that ran the same suite, problem and precision on one "
@@ -99,9 +100,9 @@ def make_parser():
     mo.add_argument("--figure", help="a figure of each API's best own variant per suite: FILE.png, .svg or .pdf")
     mo.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
     mo.add_argument("--out", help="the table's file (stdout without it)")
-    mo.add_argument("--width", type=float, default=11.0)
-    mo.add_argument("--height", type=float, help="in inches (default 4.5)")
-    mo.add_argument("--dpi", type=int, default=100)
+    mo.add_argument("--width", type=inches, default=11.0)
+    mo.add_argument("--height", type=inches, help="in inches (default 4.5)")
+    mo.add_argument("--dpi", type=dpi, default=100)
     s = sub.add_parser("study", help="a source study's tables and figures, from its recipe (reports/recipes/)")
     s.add_argument("name", help="the recipe: cg-thesis, cg-multi-gpu, fused-cg, nas, lu, gemm (reports/recipes/), or a recipe file")
     s.add_argument("--data", help="the records read (default: the source tree's reports/data)")
@@ -140,8 +141,7 @@ def main(argv=None):
         table.notes += [r for r in getattr(args, "replaced", []) if r.split(": from ")[0] in shown]
         text = table.write(args.format)
         if args.out:
-            with open(args.out, "w") as out:
-                out.write(text)
+            write_atomic(args.out, text)
         else:
             sys.stdout.write(text)
         return 0

@@ -4,7 +4,14 @@ import os
 import sys
 
 from .errors import ReportError
+from .files import write_atomic
 from .records import read_json, short
+
+
+def with_code(e, code):
+    """e, exiting with the code of the command that failed inside the study (5: a full disk)."""
+    e.code = code
+    return e
 
 
 def run_records(binary, commands, target):
@@ -25,8 +32,7 @@ def run_records(binary, commands, target):
             for key in ("benchmarks", "failed_benchmarks", "sweeps"):
                 if key in records:
                     merged.setdefault(key, []).extend(records[key])
-    with open(target, "w") as f:
-        json.dump(merged, f, indent=1)
+    write_atomic(target, json.dumps(merged, indent=1))
 
 
 def study(args):
@@ -85,17 +91,17 @@ def study(args):
             for fmt, ext in (("markdown", "md"), ("latex", "tex"), ("csv", "csv")):
                 code = main(["table"] + item["table"] + files + ["--format", fmt, "--out", os.path.join(out, f"{name}.{ext}")])
                 if code:
-                    raise ReportError(f"recipe {args.name}: the table {name} failed")
+                    raise with_code(ReportError(f"recipe {args.name}: the table {name} failed"), code)
             with open(os.path.join(out, f"{name}.md")) as f:
                 index += [f.read().rstrip(), "", f"([LaTeX]({name}.tex), [CSV]({name}.csv))", ""]
         else:
             target = os.path.join(out, f"{name}.png")
-            if main(["figure"] + item["figure"] + files + ["--out", target]):
-                raise ReportError(f"recipe {args.name}: the figure {name} failed")
+            code = main(["figure"] + item["figure"] + files + ["--out", target])
+            if code:
+                raise with_code(ReportError(f"recipe {args.name}: the figure {name} failed"), code)
             index += [f"## {item.get('title', name)}", "", f"![{name}]({name}.png)", ""]
         index += ["Records: " + ", ".join(f"`{short(f)}`" for f in files), ""]
     if os.path.isdir(made):
         index += ["Records that this command ran on this machine's devices, the data lacking them: `data/`.", ""]
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(index))
+    write_atomic(os.path.join(out, "README.md"), "\n".join(index))
     print(f"gpubench report: wrote {out}/README.md and its tables and figures", file=sys.stderr)

@@ -8,6 +8,8 @@
     gpubench track ack BENCHMARK --reason TEXT [--until DATE]   accept a benchmark's open regressions
     gpubench track publish --out DIR                     the static dashboard (index.html)
     gpubench track show [--match TEXT]                   each benchmark's runs
+    gpubench track runs                                  every run of the history, with its id
+    gpubench track forget RUN [RUN..]                    removes runs (an id, or the file imported)
     gpubench track export-reframe --out DIR              references per partition for ReFrame (reframe_export.py)
     (each takes --history PATH)
 
@@ -44,8 +46,9 @@ import sys
 import tempfile
 
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
-from .errors import EXIT_IO, ReportError, failed
-from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, import_run, import_runs, load_history, open_history, partition_of, set_busy_timeout, today, unit_of, utc_now, write_job)
+from .errors import EXIT_IO, ReportError, UsageError, failed
+from .files import write_atomic
+from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, set_busy_timeout, today, unit_of, utc_now, write_job)
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # reports/: the tracked set
@@ -248,9 +251,8 @@ def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
     for note in notes:
         print(f"gpubench track check: {note}", file=sys.stderr)
     if json_out:
-        with open(json_out, "w") as f:
-            json.dump({"verdicts": [verdict_json(a) for a in assessed], "alerts": [alert_json(x, day) for x in alerts]},
-                      f, indent=1)
+        write_atomic(json_out, json.dumps({"verdicts": [verdict_json(a) for a in assessed],
+                                           "alerts": [alert_json(x, day) for x in alerts]}, indent=1))
     return 1 if opened or "failed" in of else 0
 
 
@@ -313,7 +315,11 @@ def main(argv=None):
         q.add_argument("--recent", type=int, default=3, help="a step is news while it began within this many newest runs (default 3)")
     s = sub.add_parser("show", help="each benchmark's runs in the history")
     s.add_argument("--match", help="only benchmarks whose name contains this")
-    for q in (r, i, c, p, k, x, s):
+    ru = sub.add_parser("runs", help="every run of the history: its id, date, commit, kind, machine and file")
+    f = sub.add_parser("forget", help="remove runs from the history (their samples, and the alerts that rest on them)")
+    f.add_argument("runs", nargs="+", metavar="RUN", help="a run's id ('track runs' lists them) or the records file it "
+                                                          "was imported from; all are removed or none")
+    for q in (r, i, c, p, k, x, s, ru, f):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
         q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
                        help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
@@ -321,7 +327,8 @@ def main(argv=None):
     try:
         set_busy_timeout(args.busy_timeout)
         path = args.history or default_history()
-        db = open_history(path, create=args.command in ("import", "run"), write=args.command in ("import", "run", "ack"))
+        db = open_history(path, create=args.command in ("import", "run"),
+                          write=args.command in ("import", "run", "ack", "forget"))
         if args.command == "run":
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
                              args.allow_test_hooks, args.slurm)
@@ -337,7 +344,8 @@ def main(argv=None):
             return 0
         if args.command in ("check", "publish", "ack", "export-reframe"):
             if not 0 <= args.min_effect < 100 or not 0 < args.alpha < 1 or args.recent < 1:
-                raise TrackError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1")
+                raise UsageError("--min-effect is a percentage in [0, 100), --alpha in (0, 1), --recent at least 1 "
+                                 f"(given {args.min_effect:g}, {args.alpha:g}, {args.recent})")
             options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
             if args.command == "check":
                 return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
@@ -349,6 +357,13 @@ def main(argv=None):
             from .dashboard import publish
             assessed = assess_all(db, options, args.match)
             return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
+        if args.command == "runs":
+            sys.stdout.write(list_runs(db))
+            return 0
+        if args.command == "forget":
+            for line in forget_runs(db, args.runs):
+                print(f"gpubench track: {path}: forgot {line}")
+            return 0
         sys.stdout.write(show(db, args.match))
         return 0
     except (TrackError, ReportError) as e:

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -231,7 +232,9 @@ class CountingKernel final : public TunableKernel {
  public:
   Landscape l = tiles();
   int measured = 0;
+  std::string source = "v1";  // what a spec's SHA-256 stands for
   std::string name() const override { return "tiles"; }
+  nlohmann::json provenance() const override { return {{"source", source}}; }
   TunableSpace tunables() const override { return l.space; }
   Params heuristic() const override { return l.heuristic; }
   TuningKey key() const override { return {"test", "tiles", Precision::f32, {{"n", 8}}}; }
@@ -252,19 +255,31 @@ struct TempFile {
   ~TempFile() { std::filesystem::remove(path); }
 };
 
-SweepReport sweep_with(CountingKernel*& fake, const std::string& cache, SweepOptions o = {}) {
+SweepReport sweep_with(CountingKernel*& fake, const std::string& cache, SweepOptions o = {}, const std::string& source = "v1",
+                       std::ostream* said = nullptr) {
   SweepTarget t;
   t.device.backend = "fake";
   t.device.name = "fake device";
   t.problem = "fake:8";
   t.precision = Precision::f32;
   auto k = std::make_unique<CountingKernel>();
+  k->source = source;
   fake = k.get();
   t.kernels.push_back(std::move(k));
   o.cache = cache;
   std::ostringstream log;
-  return sweep(t, o, std::nullopt, log, false);
+  auto r = sweep(t, o, std::nullopt, log, false);
+  if (said) *said << log.str();
+  return r;
 }
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The ID the cache gave the fake kernel (its first line's).
+std::string cached_id(const std::string& path) { return read_sweep_cache(path).at(0).id(); }
 
 TEST(SweepCache, ASecondSweepTakesWhatTheCacheHoldsAndContinuesWhereTheFirstStopped) {
   TempFile f;
@@ -305,14 +320,14 @@ TEST(SweepCache, ALineCutShortIsLeftOutAndAMalformedOneNamed) {
   sweep_with(fake, f.path, o);
   {
     std::ofstream out(f.path, std::ios::app);
-    out << R"({"of": "fake fake device | fake:8 | f32 | tiles", "params": {"bm": 1)";  // a sweep stopped mid-line
+    out << R"({"of": ")" << cached_id(f.path) << R"(", "params": {"bm": 1)";  // a sweep stopped mid-line
   }
   std::ostringstream log;
   EXPECT_EQ(read_sweep_cache(f.path, &log)[0].configs.size(), 10u);
   EXPECT_THAT(log.str(), HasSubstr("cut short"));
   {
     std::ofstream out(f.path, std::ios::app);
-    out << "\n{\"of\": \"fake fake device | fake:8 | f32 | tiles\", \"params\": {\"bm\": 7, \"bn\": 64, \"vw\": 1}, "
+    out << "\n{\"of\": \"" << cached_id(f.path) << "\", \"params\": {\"bm\": 7, \"bn\": 64, \"vw\": 1}, "
            "\"status\": \"verified\", \"seconds\": 1}\n";
   }
   try {
@@ -321,6 +336,103 @@ TEST(SweepCache, ALineCutShortIsLeftOutAndAMalformedOneNamed) {
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("line 12"));  // the cut line, then this one
   }
+}
+
+// Issue 55 item 1: a cached sweep of a kernel of the same name but another source (a spec's
+// SHA-256), build or driver is not reused, and the sweep says why.
+TEST(SweepCache, Issue55_1_AnotherSourcesMeasurementsAreNotReusedAndWhyIsSaid) {
+  TempFile f;
+  CountingKernel* fake = nullptr;
+  SweepOptions o;
+  o.strategy = "exhaustive";
+  sweep_with(fake, f.path, o, "v1");
+  const int legal = fake->measured;
+  std::ostringstream said;
+  const SweepReport r = sweep_with(fake, f.path, o, "v2-writes-nan", &said);
+  EXPECT_EQ(fake->measured, legal);  // all measured again
+  EXPECT_EQ(r.kernels[0].from_cache, 0u);
+  EXPECT_THAT(said.str(), HasSubstr("not reused"));
+  EXPECT_THAT(said.str(), HasSubstr("source \"v1\" (now \"v2-writes-nan\")"));
+  // Both sweeps stay in the file, each under its own fingerprint; the first is reused when it comes back.
+  EXPECT_EQ(read_sweep_cache(f.path).size(), 2u);
+  sweep_with(fake, f.path, o, "v1");
+  EXPECT_EQ(fake->measured, 0);
+}
+
+// Issue 55 item 2: a sweep resumed after a cut-off last line removes it before appending (the file
+// stays readable), and a file that is not a sweep cache is refused, not appended to.
+TEST(SweepCache, Issue55_2_ACutLastLineIsRemovedBeforeAppendingAndABinaryFileIsRefused) {
+  TempFile f;
+  CountingKernel* fake = nullptr;
+  SweepOptions o;
+  o.strategy = "random";
+  o.max_evals = 5;
+  sweep_with(fake, f.path, o);
+  {
+    std::ofstream out(f.path, std::ios::app);
+    out << R"({"of": ")" << cached_id(f.path) << R"(", "params": {"bm": 1)";
+  }
+  o.max_evals = 10;
+  std::ostringstream said;
+  sweep_with(fake, f.path, o, "v1", &said);
+  EXPECT_THAT(said.str(), HasSubstr("cut-short last line removed"));
+  const std::string text = file_text(f.path);
+  EXPECT_EQ(text.back(), '\n');
+  std::ostringstream log;
+  EXPECT_EQ(read_sweep_cache(f.path, &log)[0].configs.size(), 10u);  // every line whole
+  EXPECT_EQ(log.str(), "");
+
+  TempFile binary;
+  const std::string bytes("\x7f" "ELF\x02\x01\x01\x00\x00\x00garbage", 19);
+  { std::ofstream(binary.path, std::ios::binary) << bytes; }
+  EXPECT_THROW(sweep_with(fake, binary.path, o), InputError);
+  EXPECT_EQ(file_text(binary.path), bytes);  // not appended to
+  TempFile text_file;
+  { std::ofstream(text_file.path) << "#!/bin/sh\necho hello"; }
+  EXPECT_THROW(sweep_with(fake, text_file.path, o), InputError);
+  EXPECT_EQ(file_text(text_file.path), "#!/bin/sh\necho hello");
+  EXPECT_THROW(sweep_with(fake, std::filesystem::temp_directory_path().string(), o), InputError);  // a directory
+  EXPECT_THROW(read_sweep_cache("/dev/zero"), InputError);
+}
+
+// Issue 55 item 3: values that are not the integers a tunable takes, and a legal configuration
+// listed twice, are refused by line instead of being read as another configuration.
+TEST(SweepCache, Issue55_3_ValuesOutOfRangeFractionsAndDuplicatedLegalRowsAreRefused) {
+  TempFile f;
+  CountingKernel* fake = nullptr;
+  SweepOptions o;
+  o.strategy = "exhaustive";
+  o.max_evals = 3;
+  sweep_with(fake, f.path, o);
+  const std::string good = file_text(f.path);
+  const std::string id = cached_id(f.path);
+  const auto refused = [&](const std::string& text, const std::string& why) {
+    { std::ofstream(f.path, std::ios::binary) << text; }
+    try {
+      read_sweep_cache(f.path);
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(why));
+    }
+  };
+  auto config = [&](const std::string& bm) {
+    return good + "{\"of\": \"" + id + "\", \"params\": {\"bm\": " + bm +
+           ", \"bn\": 64, \"vw\": 1}, \"status\": \"verified\", \"seconds\": 1e-9}\n";
+  };
+  refused(config("4294967312"), "4294967312");  // 2^32 + 16: read as 16 before
+  refused(config("16.7"), "16.7");
+  refused(config("\"16\""), "\"16\"");
+  refused(config("-16"), "its parameters");
+  // A kernel line whose legal list holds a row twice.
+  nlohmann::json header = nlohmann::json::parse(good.substr(0, good.find('\n')));
+  header["legal"].push_back(header["legal"][0]);
+  refused(header.dump() + "\n", "listed twice");
+  header = nlohmann::json::parse(good.substr(0, good.find('\n')));
+  header["legal"][0][0] = 4294967312LL;
+  refused(header.dump() + "\n", "4294967312");
+  refused(good + "{\"of\": \"" + id + "\", \"params\": {\"bm\": 16, \"bn\": 64, \"vw\": 1}, \"status\": \"verified\", "
+                 "\"seconds\": 1e-9, \"samples\": [-1]}\n",
+          "not a time");
 }
 
 TEST(SweepCache, ACacheOfAnotherSpaceIsRefusedAndASecondWriterToo) {

@@ -1,3 +1,6 @@
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 
 #include "common/errors.hpp"
 #include "bench/tuning_db.hpp"
+#include "bench/tuning_db_file.hpp"
 
 namespace gpubench {
 
@@ -322,6 +326,68 @@ TEST_F(TuningDbFiles, RecordReplacesEqualKeysAndKeepsOthers) {
   EXPECT_EQ(db.lookup(d, key(20, 22), {}).params["work_group_size"], 128);
   EXPECT_EQ(db.lookup(d, key(24, 26), {}).params["work_group_size"], 512);
   EXPECT_EQ(db.lookup(d, key(24, 26, Precision::f32), {}).params["work_group_size"], 64);
+}
+
+// Issue 55 item 4: a narrowed sweep's slower best does not replace a faster stored entry of other
+// parameters, unless told; what was kept is said.
+TEST_F(TuningDbFiles, Issue55_4_AFasterStoredEntryIsKeptUnlessReplaceIsAsked) {
+  TuningDb db(dir());
+  const DeviceInfo d = h100();
+  db.record(d, {entry(key(24, 26), 32, 6.13e-6)});
+  const auto notes = db.record(d, {entry(key(24, 26), 16, 6.46e-6)});
+  EXPECT_EQ(db.lookup(d, key(24, 26), {}).params["work_group_size"], 32);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("kept the stored"));
+  EXPECT_THAT(notes[0], HasSubstr("6.13 us"));
+  EXPECT_THAT(notes[0], HasSubstr("--replace"));
+  // The same parameters measured again, or a faster best, are stored.
+  db.record(d, {entry(key(24, 26), 32, 7e-6)});
+  EXPECT_DOUBLE_EQ(db.entries(d).at(0).seconds, 7e-6);
+  db.record(d, {entry(key(24, 26), 64, 5e-6)});
+  EXPECT_EQ(db.lookup(d, key(24, 26), {}).params["work_group_size"], 64);
+  // --replace: the sweep's, slower or not.
+  const auto replaced = db.record(d, {entry(key(24, 26), 16, 9e-6)}, true);
+  EXPECT_EQ(db.lookup(d, key(24, 26), {}).params["work_group_size"], 16);
+  EXPECT_THAT(replaced.at(0), HasSubstr("replacing"));
+}
+
+// Issue 55 item 10: a write waits for another process's lock up to the busy timeout, says who
+// holds it, and then writes nothing.
+TEST_F(TuningDbFiles, Issue55_10_AWriteWaitsForAnothersLockThenSaysWhoHoldsIt) {
+  TuningDb db(dir());
+  const DeviceInfo d = h100();
+  db.record(d, {entry(key(20, 22), 128)});
+  const std::string before = read_bytes(db.path_for(d));
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    const int fd = ::open(dir().c_str(), O_RDONLY | O_DIRECTORY);
+    ::flock(fd, LOCK_EX);
+    (void)!::write(ready[1], "x", 1);
+    ::sleep(30);
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  const double saved = tuning_db_busy_timeout_s;
+  tuning_db_busy_timeout_s = 0.3;
+  std::string message;
+  try {
+    db.record(d, {entry(key(24, 26), 256)});
+  } catch (const TuningDbBusy& e) {
+    message = e.what();
+  }
+  tuning_db_busy_timeout_s = saved;
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  EXPECT_THAT(message, HasSubstr("process " + std::to_string(holder)));
+  EXPECT_THAT(message, HasSubstr("--busy-timeout"));
+  EXPECT_THAT(message, HasSubstr("nothing was written"));
+  EXPECT_EQ(read_bytes(db.path_for(d)), before);
+  db.record(d, {entry(key(24, 26), 256)});  // the lock gone, the write goes through
+  EXPECT_EQ(db.entries(d).size(), 2u);
 }
 
 TEST_F(TuningDbFiles, EntriesAreWrittenSorted) {
