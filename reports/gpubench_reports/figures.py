@@ -5,7 +5,7 @@ import os
 import re
 
 from .errors import ReportError, UsageError
-from .files import save_figure
+from .files import figure_size_checked, save_figure
 from .records import NPB_CLASSES, baseline_of, everything, select, size_of
 from .tables import replay_title, strategy_replays, sweep_configs
 
@@ -57,11 +57,12 @@ def figure(args):
     if os.path.splitext(args.out)[1].lower() not in FIGURE_FORMATS:
         raise UsageError(f"--out {args.out}: a figure is written as {', '.join(FIGURE_FORMATS)} (by the name's extension)")
     plt = pyplot()
-    fig = draw(plt, args)
-    try:
-        save_figure(fig, args.out)
-    finally:
-        plt.close(fig)
+    with figure_size_checked(args.out):
+        fig = draw(plt, args)
+        try:
+            save_figure(fig, args.out)
+        finally:
+            plt.close(fig)
 
 
 def draw(plt, args):

@@ -4,11 +4,12 @@ Reading: only a regular file (or a named pipe), and never more than such a file 
 /dev/zero or a directory is refused by name instead of filling the memory. Writing: into a
 temporary file beside the target, renamed over it once whole, so that a full disk or a file-size
 limit leaves the earlier file as it was."""
+import contextlib
 import os
 import stat
 import tempfile
 import zlib
-from typing import Union
+from typing import Iterator, Union
 
 from .errors import ReportError
 
@@ -97,6 +98,19 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
 
 # The largest figure drawn, in pixels a side (Agg's own limit is 2^16).
 MAX_FIGURE_PIXELS = 20000
+
+
+@contextlib.contextmanager
+def figure_size_checked(path: str) -> Iterator[None]:
+    """Matplotlib's refusal of a figure too large to draw (it lays figures out by drawing them) as
+    the UsageError it is: --width, --height and --dpi name a figure that cannot be made."""
+    from .errors import UsageError
+    try:
+        yield
+    except ValueError as e:
+        if "Image size" not in str(e):
+            raise
+        raise UsageError(f"{path}: {e} (pixels: lower --width, --height or --dpi)") from None
 
 
 def save_figure(fig, path: str) -> None:

@@ -100,6 +100,14 @@ def set_busy_timeout(seconds):
     BUSY_TIMEOUT_S = seconds
 
 
+def io_error(path, e):
+    """A TrackBusy (exit 5) for a history that cannot be written for a full disk, a file-size limit or
+    an I/O error, or None for any other database error."""
+    if any(w in str(e) for w in ("disk is full", "disk I/O error", "too large", "readonly database")):
+        return TrackBusy(f"{path}: cannot write the history ({e}); nothing was changed")
+    return None
+
+
 def busy(path, e, timeout):
     """A TrackError for a history another process holds, or None for any other database error."""
     if "locked" in str(e) or "busy" in str(e):
@@ -175,7 +183,7 @@ def open_history(path, create=True, timeout=None, write=False):
             if "partition" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:
                 db.execute("ALTER TABLE runs ADD COLUMN partition TEXT")
     except sqlite3.DatabaseError as e:
-        raise busy(path, e, timeout) or TrackError(f"{path}: not a gpubench history ({e})")
+        raise busy(path, e, timeout) or io_error(path, e) or TrackError(f"{path}: not a gpubench history ({e})")
     return db
 
 

@@ -11,7 +11,7 @@ import math
 import os
 
 from .errors import ReportError, UsageError
-from .files import save_figure
+from .files import figure_size_checked, save_figure
 from .portability import platform_of
 from .records import everything, select
 from .tables import Table, num
@@ -142,7 +142,8 @@ def models(args):
         if ext.lower() not in FIGURE_FORMATS:
             raise UsageError(f"--figure {args.figure}: a figure is written as {', '.join(FIGURE_FORMATS)}")
         plt = pyplot()
-        fig = models_figure(plt, groups, args)
+        with figure_size_checked(args.figure):
+            fig = models_figure(plt, groups, args)
         try:
             save_figure(fig, args.figure)
         finally:

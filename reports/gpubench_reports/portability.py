@@ -20,7 +20,7 @@ import os
 import re
 
 from .errors import ReportError, UsageError
-from .files import save_figure
+from .files import figure_size_checked, save_figure
 from .records import everything, select
 from .tables import Table, num
 
@@ -146,7 +146,8 @@ def portability(args):
         suites = sorted({k[0] for k in apps})
         for suite in suites:
             out = args.figure if len(suites) == 1 else f"{stem}-{suite}{ext}"
-            fig = cascade_figure(plt, suite, platforms, apps, args.efficiency, args)
+            with figure_size_checked(out):
+                fig = cascade_figure(plt, suite, platforms, apps, args.efficiency, args)
             try:
                 save_figure(fig, out)
             finally:

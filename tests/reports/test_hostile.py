@@ -172,5 +172,190 @@ class Hostile(unittest.TestCase):
         self.assertLess(len(kept), pages)
 
 
+def limited(size_bytes):
+    """A preexec_fn: a file-size limit (ulimit -f) of size_bytes for the child, SIGXFSZ ignored so that
+    a write past it fails with EFBIG (what Python's own startup does too)."""
+    import resource
+    import signal
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size_bytes, size_bytes))
+    return apply
+
+
+class SmallDisk:
+    """A tmpfs of a few KiB, full after one file (issue 55 item 6): None where mounting is not allowed."""
+
+    def __init__(self, parent, kib=32):
+        self.path = os.path.join(parent, "small-disk")
+        os.makedirs(self.path)
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={kib}k", "tmpfs", self.path], capture_output=True)
+        self.mounted = r.returncode == 0
+
+    def fill(self):
+        try:
+            with open(os.path.join(self.path, "filler"), "wb") as f:
+                while True:
+                    f.write(b"x" * 4096)
+                    f.flush()
+        except OSError:
+            pass
+
+    def close(self):
+        if self.mounted:
+            subprocess.run(["umount", self.path])
+
+
+class Issue55(Hostile):
+    """The hostile-input round of 2026-11-28 on report and track: nothing lost, nothing silently wrong."""
+
+    def history_with_runs(self):
+        self.assertEqual(run(TRACK, "import", "--history", self.history, EP, LU).returncode, 0)
+
+    def test_5_a_zero_time_or_a_date_that_is_not_one_is_refused_at_import(self):
+        zero = self.records("zero.json", lambda r: r["benchmarks"][0].update(real_time=0))
+        self.expect(run(TRACK, "import", "--history", self.history, zero), 3, "zero.json", "real_time 0 is not a time")
+        boolean = self.records("true.json", lambda r: r["benchmarks"][0].update(real_time=True))
+        self.expect(run(TRACK, "import", "--history", self.history, boolean), 3, "true.json")
+        for date in ("not a date", "2026-13-45T00:00:00+00:00", "2026-11-28", 5):
+            bad = self.records("date.json", lambda r: r["context"].update(date=date))
+            self.expect(run(TRACK, "import", "--history", self.history, bad), 3, "date.json", "not an ISO 8601 date")
+        self.assertFalse(os.path.exists(self.history) and
+                         sqlite3.connect(self.history).execute("SELECT count(*) FROM runs").fetchone()[0])
+        self.expect(run(REPORT, "table", zero), 3, "zero.json", "not a time")
+
+    def test_5_a_history_poisoned_before_is_read_and_the_run_can_be_forgotten(self):
+        self.history_with_runs()
+        db = sqlite3.connect(self.history)
+        run_id = db.execute("SELECT id FROM runs ORDER BY id LIMIT 1").fetchone()[0]
+        db.execute("UPDATE medians SET median = 0, low = 0 WHERE run_id = ?", (run_id,))  # an older gpubench's import
+        db.execute("UPDATE samples SET seconds = 0 WHERE run_id = ?", (run_id,))
+        db.commit()
+        db.close()
+        out = os.path.join(self.dir, "out")
+        for args in (["check", "--no-remeasure"], ["publish", "--out", out], ["export-reframe", "--out", out + "-rf"],
+                     ["ack", "lu", "--reason", "x"], ["show"]):
+            r = run(TRACK, *args, "--history", self.history)
+            self.assertNotIn("Traceback", r.stdout + r.stderr)
+            self.assertIn(r.returncode, (0, 1, 3), r.stderr)
+        r = run(TRACK, "runs", "--history", self.history)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"track forget {run_id}", r.stdout)
+        self.expect(run(TRACK, "forget", "999", "--history", self.history), 3, "no run '999'", "nothing was removed")
+        r = run(TRACK, "forget", str(run_id), "--history", self.history)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"forgot run {run_id}", r.stdout)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT count(*) FROM runs").fetchone()[0], 1)
+        self.assertEqual(db.execute("SELECT count(*) FROM samples WHERE run_id = ?", (run_id,)).fetchone()[0], 0)
+        db.close()
+        # by the file it came from
+        r = run(TRACK, "forget", LU, "--history", self.history)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sqlite3.connect(self.history).execute("SELECT count(*) FROM runs").fetchone()[0], 0)
+
+    def assert_unchanged(self, path, before):
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), before, f"{path} was changed")
+
+    def test_6_a_write_cut_by_a_file_size_limit_leaves_the_earlier_file(self):
+        self.history_with_runs()
+        table = os.path.join(self.dir, "t.md")
+        self.assertEqual(run(REPORT, "table", EP, LU, "--out", table).returncode, 0)
+        with open(table, "rb") as f:
+            before = f.read()
+        self.assertGreater(len(before), 2048)
+        r = subprocess.run([sys.executable, REPORT, "table", EP, LU, "--out", table, "--format", "latex"],
+                           capture_output=True, text=True, preexec_fn=limited(2048))
+        self.expect(r, 5, "t.md")
+        self.assert_unchanged(table, before)
+        self.assertEqual([f for f in os.listdir(self.dir) if f.endswith(".tmp")], [])
+        site, refs = os.path.join(self.dir, "site"), os.path.join(self.dir, "refs")
+        for command in (["publish", "--out", site], ["export-reframe", "--out", refs]):
+            self.assertEqual(run(TRACK, *command, "--history", self.history).returncode, 0)
+        pages = {}
+        for folder in (site, refs):
+            for name in os.listdir(folder):
+                if os.path.isfile(os.path.join(folder, name)):
+                    with open(os.path.join(folder, name), "rb") as f:
+                        pages[os.path.join(folder, name)] = f.read()
+        for command in (["publish", "--out", site, "--title", "x" * 5000], ["export-reframe", "--out", refs]):
+            r = subprocess.run([sys.executable, TRACK] + command + ["--history", self.history], capture_output=True,
+                               text=True, preexec_fn=limited(1024))
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertEqual(r.returncode, 5, r.stderr)
+        for path, before in pages.items():
+            self.assert_unchanged(path, before)
+
+    def test_6_and_13_a_full_disk_leaves_earlier_files_and_exits_5(self):
+        disk = SmallDisk(self.dir)
+        if not disk.mounted:
+            self.skipTest("no tmpfs can be mounted here (not root): the file-size limit test covers the writes")
+        try:
+            self.history_with_runs()
+            table = os.path.join(disk.path, "t.md")
+            self.assertEqual(run(REPORT, "table", EP, "--out", table).returncode, 0)
+            with open(table, "rb") as f:
+                before = f.read()
+            site = os.path.join(disk.path, "site")
+            disk.fill()
+            self.expect(run(REPORT, "table", EP, LU, "--out", table, "--format", "latex"), 5, "t.md")
+            self.assert_unchanged(table, before)
+            self.expect(run(TRACK, "publish", "--history", self.history, "--out", site), 5)
+            self.expect(run(TRACK, "export-reframe", "--history", self.history, "--out", os.path.join(disk.path, "r")), 5)
+            self.expect(run(TRACK, "export-reframe", "--history", self.history, "--out", "/dev/full"), 5, "/dev/full")
+            r = run(REPORT, "study", "lu", "--out", os.path.join(disk.path, "study"))
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertEqual(r.returncode, 5, r.stderr)
+            # A history on the full disk: the write fails with its cause, and the history is as it was.
+            full_history = os.path.join(disk.path, "h.sqlite")
+            r = run(TRACK, "import", "--history", full_history, EP)
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertNotIn("cannot rollback", r.stderr)
+            self.assertEqual(r.returncode, 5, r.stderr)
+        finally:
+            disk.close()
+
+    def test_6_a_history_write_past_a_file_size_limit_names_the_cause(self):
+        self.assertEqual(run(TRACK, "import", "--history", self.history, EP).returncode, 0)
+        big = os.path.join(SOURCE, "reports", "data", "h100-2026-11-23-cg-cuda-opencl-poisson2d-2048-f64-12-repetitions.json")
+        r = subprocess.run([sys.executable, TRACK, "import", "--history", self.history, big], capture_output=True,
+                           text=True, preexec_fn=limited(1024))  # the rollback journal holds whole pages
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertNotIn("cannot rollback", r.stderr)
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertEqual(sqlite3.connect(self.history).execute("SELECT count(*) FROM runs").fetchone()[0], 1)
+
+    def test_9_files_that_never_end_directories_and_devices_are_refused_by_name(self):
+        for path, kind in (("/dev/zero", "a character device"), (self.dir, "a directory")):
+            self.expect(run(REPORT, "table", path), 3, path, kind)
+            self.expect(run(TRACK, "import", "--history", self.history, path), 3, path, kind)
+            self.expect(run(REPORT, "table", "--kind", "sweep", path), 3, path)
+        fifo = os.path.join(self.dir, "pipe.json")
+        os.mkfifo(fifo)
+        writer = subprocess.Popen(["sh", "-c", f"cat '{EP}' > '{fifo}'"])
+        r = run(REPORT, "table", fifo)  # a named pipe the user asks for is read
+        writer.wait()
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_13_bad_option_values_are_usage_errors(self):
+        self.history_with_runs()
+        png = os.path.join(self.dir, "f.png")
+        for option in (["--width", "-5"], ["--width", "nan"], ["--height", "0"], ["--dpi", "100000"], ["--dpi", "0"]):
+            r = run(REPORT, "figure", EP, "--kind", "speedup", "--baseline", "openmp:serial", "--out", png, *option)
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertEqual(r.returncode, 2, r.stderr)
+        r = run(REPORT, "figure", EP, "--kind", "speedup", "--baseline", "openmp:serial", "--out", png,
+                "--width", "100", "--dpi", "1200")
+        self.expect(r, 2, "pixels")
+        self.assertFalse(os.path.exists(png))
+        for option in (["--alpha", "5"], ["--alpha", "-1"], ["--min-effect", "nan"], ["--recent", "0"],
+                       ["--busy-timeout", "-1"]):
+            self.expect(run(TRACK, "check", "--no-remeasure", "--history", self.history, *option), 2)
+        self.expect(run(TRACK, "export-reframe", "--history", self.history, "--out", os.path.join(self.dir, "x"),
+                        "--system", "a b:c"), 2, "--system")
+
+
 if __name__ == "__main__":
     unittest.main()
