@@ -411,7 +411,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
       std::stringstream in(*v + ",");
       for (std::string n; std::getline(in, n, ',');) {
         if (n.empty()) throw UsageError("--device " + *v + ": an empty device index (give N,N,.. or all)");
-        o.run.device_group.push_back(parse_number<int>("--device", n, 0));
+        const int d = parse_number<int>("--device", n, 0);
+        if (std::find(o.run.device_group.begin(), o.run.device_group.end(), d) != o.run.device_group.end())
+          throw UsageError("--device " + *v + ": device " + n + " is named twice (one solve runs once on each device)");
+        o.run.device_group.push_back(d);
       }
     }
     else o.run.device = parse_number<int>("--device", *v, 0);
@@ -420,11 +423,13 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
                        " takes one device: --device N");
   }
   // An empty value is a mistake (a shell variable that was not set), never "the default".
-  for (const char* option : {"--problem", "--variant", "--backend", "--precision", "--suite", "--filter", "--device"})
+  for (const char* option : {"--problem", "--variant", "--backend", "--precision", "--suite", "--filter", "--device",
+                             "--out", "--format", "--baseline"})
     if (const auto v = raw.one(option); v && v->find_first_not_of(" \t") == std::string::npos)
       throw UsageError(std::string(option) + " is empty: give a value, or leave the option out for the default");
   if (const auto v = raw.one("--problem")) o.run.problem = *v;
-  if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1);
+  // Bounded like --warmup: each repetition is an entry of the records (about a kilobyte).
+  if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1, 100000);
   if (const auto v = raw.one("--warmup")) o.run.warmup = parse_number<int>("--warmup", *v, 0, 1000000);
   if (const auto v = raw.one("--min-time")) {
     o.run.min_time_s = parse_number<double>("--min-time", *v, 0.0, 3600.0);
@@ -472,6 +477,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
                                "--tuning-db", "--param", "--cache", "--time-limit", "--kernel"})
       if (raw.values.count(option) && !raw.values.at(option).empty())
         throw UsageError(std::string(option) + " has no effect with --replay (the cache answers every evaluation)");
+    if (!raw.specs.empty())
+      throw UsageError("--spec has no effect with --replay (the cache answers every evaluation, its kernel included)");
     if (o.strategies.empty()) o.strategies = {o.sweep.strategy};
     return o;
   }

@@ -27,10 +27,12 @@ void on_signal(int sig) {
   }
   received = sig;
   if (say_it)
-    write_text(sig == SIGINT ? "\ngpubench: interrupted (SIGINT): stopping after the current step and writing the "
-                               "points measured so far (Ctrl-C again to exit at once)\n"
-                             : "\ngpubench: SIGTERM: stopping after the current step and writing the points measured "
-                               "so far (a second signal exits at once)\n");
+    write_text(sig == SIGINT   ? "\ngpubench: interrupted (SIGINT): stopping after the current step and writing the "
+                                 "points measured so far (Ctrl-C again to exit at once)\n"
+               : sig == SIGHUP ? "\ngpubench: SIGHUP (the terminal closed): stopping after the current step and "
+                                 "writing the points measured so far (a second signal exits at once)\n"
+                               : "\ngpubench: SIGTERM: stopping after the current step and writing the points measured "
+                                 "so far (a second signal exits at once)\n");
 }
 
 }  // namespace
@@ -44,12 +46,15 @@ void catch_signals(bool say, bool exit_on_second) {
   action.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and looks at the flag
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGHUP, &action, nullptr);
 }
 
 int requested() { return received; }
 
 std::string reason(int sig) {
-  return sig == SIGINT ? "interrupted by SIGINT (Ctrl-C)" : "interrupted by signal " + std::to_string(sig) + (sig == SIGTERM ? " (SIGTERM)" : "");
+  if (sig == SIGINT) return "interrupted by SIGINT (Ctrl-C)";
+  return "interrupted by signal " + std::to_string(sig) +
+         (sig == SIGTERM ? " (SIGTERM)" : sig == SIGHUP ? " (SIGHUP: the terminal closed)" : "");
 }
 
 int exit_code(int sig) { return 128 + sig; }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include "bench/interrupt.hpp"
@@ -138,11 +139,87 @@ std::optional<std::string> crash_of(const nlohmann::json& unit_result) {
   return std::nullopt;
 }
 
+namespace {
+
+// Without a worker (--isolate off): the unit running and when it last made progress, which a
+// watchdog thread reads (watch_without_worker).
+struct Watched {
+  std::mutex m;
+  std::string unit;  // "" between units
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+Watched& watched() {
+  static Watched w;
+  return w;
+}
+void mark(const std::string* unit_name) {
+  Watched& w = watched();
+  std::lock_guard<std::mutex> lock(w.m);
+  if (unit_name) w.unit = *unit_name;
+  w.last = std::chrono::steady_clock::now();
+}
+
+}  // namespace
+
+void watch_without_worker(double timeout_s) {
+  // A signal's "stop after the current step" waits this long for the step before giving up on it.
+  constexpr double after_signal_s = 10;
+  std::thread([timeout_s] {
+    int seen_signal = 0;
+    auto signalled_at = std::chrono::steady_clock::now();
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const auto now = std::chrono::steady_clock::now();
+      std::string unit_name;
+      double idle = 0;
+      {
+        Watched& w = watched();
+        std::lock_guard<std::mutex> lock(w.m);
+        unit_name = w.unit;
+        idle = std::chrono::duration<double>(now - w.last).count();
+      }
+      if (const int sig = interrupt::requested(); sig && !seen_signal) {
+        seen_signal = sig;
+        signalled_at = now;
+      }
+      if (unit_name.empty()) continue;
+      std::string why;
+      int code = static_cast<int>(ExitCode::point_failed);
+      if (idle >= timeout_s) {
+        why = "no progress for " + seconds_text(timeout_s) + " s (--point-timeout)";
+      } else if (seen_signal && std::chrono::duration<double>(now - signalled_at).count() >= after_signal_s &&
+                 idle >= after_signal_s) {
+        why = "its current step did not end within " + seconds_text(after_signal_s) + " s of " +
+              interrupt::reason(seen_signal).substr(std::string("interrupted by ").size());
+        code = interrupt::exit_code(seen_signal);
+      } else {
+        continue;
+      }
+      const std::string text = "\ngpubench: " + unit_name + ": " + why +
+                               "; with --isolate off there is no worker to kill, so gpubench exits now and the points "
+                               "finished before it are not written (--isolate on fails this point alone and keeps "
+                               "them)\n";
+      const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+      (void)n;
+      ::_exit(code);
+    }
+  }).detach();
+}
+
 nlohmann::json unit(const std::string& name, const std::function<nlohmann::json()>& work, bool* replayed) {
   if (replayed) *replayed = false;
   if (!in_worker()) {
-    plant_fault(name);
-    return work();
+    mark(&name);
+    const std::string none;
+    try {
+      plant_fault(name);
+      nlohmann::json result = work();
+      mark(&none);
+      return result;
+    } catch (...) {
+      mark(&none);
+      throw;
+    }
   }
   if (auto it = worker().journal.find(name); it != worker().journal.end()) {
     if (replayed) *replayed = !crash_of(*it).has_value();
@@ -162,7 +239,11 @@ nlohmann::json unit(const std::string& name, const std::function<nlohmann::json(
 }
 
 void alive() {
-  send_message({{"alive", true}});  // nothing outside a worker
+  if (!in_worker()) {
+    mark(nullptr);
+    return;
+  }
+  send_message({{"alive", true}});
 }
 
 std::optional<int> supervise(const SuperviseOptions& options, std::ostream& log) {

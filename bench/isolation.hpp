@@ -34,6 +34,11 @@ nlohmann::json unit(const std::string& name, const std::function<nlohmann::json(
 // again. Does nothing outside a worker.
 void alive();
 
+// With --isolate off: a thread that ends the process when a unit makes no progress for
+// `timeout_s` (a hang), or when a stop asked by a signal waits more than 10 s for a step, saying
+// so (exit 1, or 128 + the signal): nothing else could end a hung kernel.
+void watch_without_worker(double timeout_s);
+
 struct SuperviseOptions {
   // The longest a unit may go without a step (a hang). Between units (planning, generating a
   // problem, writing the output) there is no limit: only a unit can be failed and skipped.

@@ -25,6 +25,7 @@
 #include "bench/build_info.hpp"
 #include "backends/registry.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -353,6 +354,7 @@ int run(const std::vector<std::string>& args, const std::shared_ptr<gpubench::Co
   } else if (graceful) {
     interrupt::catch_signals(true, true);
   }
+  if (measures && !options.isolate && !comm) isolation::watch_without_worker(options.point_timeout_s);
 
   if (options.list_devices) {
     std::ostringstream listed;
@@ -381,6 +383,9 @@ int ended(const std::shared_ptr<gpubench::Comm>& comm, const std::string& messag
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past a file-size limit (ulimit -f) fails with EFBIG, which is reported and the records
+  // kept on stdout, instead of killing the process (workers inherit it).
+  ::signal(SIGXFSZ, SIG_IGN);
   std::shared_ptr<gpubench::Comm> comm;
   try {
     comm = gpubench::start_mpi(&argc, &argv);

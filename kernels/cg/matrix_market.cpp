@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/input_file.hpp"
 #include "kernels/cg/problems.hpp"
 
 namespace gpubench::cg {
@@ -25,9 +26,8 @@ namespace gpubench::cg {
 namespace {
 
 std::string read_whole_file(const std::string& path) {
-  if (std::filesystem::is_directory(path)) {
-    throw InputError("cannot read Matrix Market file '" + path + "': it is a directory");
-  }
+  // A directory, /dev/zero or another device is refused by name, never read until memory runs out.
+  check_input_file(path, "Matrix Market file");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   if (!file) {

@@ -11,6 +11,7 @@
 
 #include "backends/openmp/host_blas.hpp"
 #include "common/errors.hpp"
+#include "common/input_file.hpp"
 #include "common/host_memory.hpp"
 #include "kernels/cg/matrix_market.hpp"
 
@@ -108,6 +109,7 @@ std::vector<double> read_array(const std::string& path, std::ifstream& in, const
 }
 
 std::vector<double> read_file(const std::string& path, std::int64_t& n) {
+  check_input_file(path, "LU problem mtx:");  // a directory, /dev/zero or another device: refused by name
   std::ifstream in(path);
   if (!in) throw InputError("LU problem mtx:" + path + ": cannot open the file");
   std::string header;

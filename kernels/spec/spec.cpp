@@ -14,10 +14,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/input_file.hpp"
 
 namespace gpubench::spec {
 
 namespace {
+
+// The most a spec, and each source or data file it names, may hold.
+constexpr std::uint64_t max_spec_bytes = std::uint64_t(16) << 20;
+constexpr std::uint64_t max_spec_file_bytes = std::uint64_t(1) << 30;
 
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
@@ -49,13 +54,15 @@ class Reader {
   // A file the spec names, relative to its folder: its text (InputError naming the field when unreadable).
   std::string file(const std::string& name, const std::string& field, std::string* resolved = nullptr) const {
     const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : fs::path(s_.dir) / name;
-    std::ifstream in(p, std::ios::binary);
-    if (!in) fail(field, "cannot read " + p.string() + ": " + std::strerror(errno));
-    std::ostringstream body;
-    body << in.rdbuf();
+    std::string body;
+    try {  // a regular file (or a pipe) only, of at most max_spec_file_bytes
+      body = read_input_file(p.string(), "file", max_spec_file_bytes);
+    } catch (const InputError& e) {
+      fail(field, e.what());
+    }
     if (resolved) *resolved = p.string();
-    hashed_ += body.str();
-    return body.str();
+    hashed_ += body;
+    return body;
   }
   std::string hashed() const { return hashed_; }
 
@@ -114,7 +121,17 @@ Init parse_init(const Reader& r, const json& v, const std::string& field, Elem t
   } else {
     r.fail(field, "unknown initialisation '" + kind + "' (valid: zero, constant, random, ramp, file)");
   }
-  (void)type;
+  // An integer buffer's values are whole numbers its type holds (a ramp's end is checked at its length).
+  if (type == Elem::i32 || type == Elem::u32 || type == Elem::i64 || type == Elem::u64) {
+    const auto [low, high] = integer_range(type);
+    const auto whole = [&](double x, const std::string& f, bool step) {
+      if (!std::isfinite(x) || x != std::floor(x) || (!step && (x < low || x > high)))
+        r.fail(f, std::to_string(x) + " is not a whole number that " + to_string(type) + " holds");
+    };
+    if (init.kind == Init::constant) whole(init.a, field + ".constant", false);
+    if (init.kind == Init::random) whole(init.a, field + ".random[0]", false), whole(init.b, field + ".random[1]", false);
+    if (init.kind == Init::ramp) whole(init.a, field + ".ramp[0]", false), whole(init.b, field + ".ramp[1]", true);
+  }
   return init;
 }
 
@@ -240,6 +257,17 @@ void check_expression(const Reader& r, const std::string& text, const std::strin
 
 }  // namespace
 
+// The values an integer element type holds, as doubles (exact up to 2^53).
+std::pair<double, double> integer_range(Elem type) {
+  switch (type) {
+    case Elem::i32: return {-2147483648.0, 2147483647.0};
+    case Elem::u32: return {0.0, 4294967295.0};
+    case Elem::i64: return {-9007199254740992.0, 9007199254740992.0};
+    case Elem::u64: return {0.0, 9007199254740992.0};
+    default: return {-HUGE_VAL, HUGE_VAL};
+  }
+}
+
 std::size_t elem_bytes(Elem e, Precision p) {
   switch (e) {
     case Elem::f32: case Elem::i32: case Elem::u32: return 4;
@@ -327,17 +355,25 @@ Spec load(const std::string& path) {
   s.dir = fs::path(path).parent_path().string();
   if (s.dir.empty()) s.dir = ".";
   Reader r(s);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("spec " + path + ": cannot read it: " + std::strerror(errno));
-  std::ostringstream body;
-  body << in.rdbuf();
-  const std::string text = body.str();
+  const std::string text = read_input_file(path, "spec", max_spec_bytes);
   json j;
+  // A key given twice in one object is refused (JSON parsers differ on which one wins).
+  std::vector<std::set<std::string>> keys;
+  std::string twice;
+  const json::parser_callback_t no_duplicates = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+             twice.empty())
+      twice = parsed.get<std::string>();
+    return true;
+  };
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
+    j = json::parse(text, no_duplicates);
+  } catch (const json::exception& e) {  // a syntax error, a number past a double's range
     throw InputError("spec " + path + ": not valid JSON: " + e.what());
   }
+  if (!twice.empty()) throw InputError("spec " + path + ": the key \"" + twice + "\" is given twice in one object");
   if (!j.is_object()) throw InputError("spec " + path + ": not a JSON object");
   check_fields(r, j, "", {"$schema", "schema", "version", "name", "description", "sources", "precisions", "sizes",
                           "buffers", "tunables", "constraints", "defaults", "steps", "work", "verify"});
@@ -397,8 +433,13 @@ Spec load(const std::string& path) {
   if (j.contains("tunables")) {
     const json& t = j["tunables"];
     if (!t.is_object()) r.fail("tunables", "must be an object: {\"NAME\": [values]}");
+    std::set<std::string> defines;  // each tunable is the kernel's -D NAME in capitals
     for (const auto& [n, v] : t.items()) {
       if (!valid_name(n) || names.count(n)) r.fail("tunables." + n, "'" + n + "' is a size, a built-in or not a C identifier");
+      std::string upper = n;
+      std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      if (!defines.insert(upper).second)
+        r.fail("tunables." + n, "'" + n + "' is another tunable's name in other capitals: both would be -D" + upper);
       names.insert(n);
       s.space.params.push_back(parse_tunable(r, n, v, "tunables." + n));
     }
@@ -557,13 +598,18 @@ std::vector<unsigned char> initial_contents(const Spec& spec, const Buffer& b, s
   const std::size_t size = elem_bytes(b.type, p);
   std::vector<unsigned char> out(static_cast<std::size_t>(count) * size, 0);
   if (b.init.kind == Init::file) {
-    std::ifstream in(b.init.path, std::ios::binary);
-    std::ostringstream data;
-    data << in.rdbuf();
-    const std::string d = data.str();
-    if (!in || d.size() != out.size())
+    // At most one byte more than the buffer: enough to tell a longer file, never more (/dev/zero).
+    std::string d;
+    try {
+      d = read_input_file(b.init.path, "file", out.size() + 1);
+    } catch (const InputError& e) {
+      if (std::string(e.what()).find("larger than") == std::string::npos)
+        throw InputError(spec.where("buffers." + b.name + ".init.file") + ": " + e.what());
+      d.assign(out.size() + 1, '\0');
+    }
+    if (d.size() != out.size())
       throw InputError(spec.where("buffers." + b.name + ".init.file") + ": " + b.init.path + " holds " +
-                       std::to_string(d.size()) + " bytes; the buffer is " + std::to_string(count) + " elements of " +
+                       (d.size() > out.size() ? "more than " + std::to_string(out.size()) : std::to_string(d.size())) + " bytes; the buffer is " + std::to_string(count) + " elements of " +
                        to_string(b.type) + " (" + std::to_string(out.size()) + " bytes)");
     std::memcpy(out.data(), d.data(), out.size());
     return out;
@@ -581,7 +627,12 @@ std::vector<unsigned char> initial_contents(const Spec& spec, const Buffer& b, s
     switch (b.init.kind) {
       case Init::zero: break;
       case Init::constant: v = b.init.a; break;
-      case Init::ramp: v = b.init.a + b.init.b * static_cast<double>(i); break;
+      case Init::ramp:
+        v = b.init.a + b.init.b * static_cast<double>(i);
+        if (integer && (v < integer_range(b.type).first || v > integer_range(b.type).second))
+          throw InputError(spec.where("buffers." + b.name + ".init.ramp") + ": element " + std::to_string(i) + " would be " +
+                           std::to_string(v) + ", more than " + to_string(b.type) + " holds");
+        break;
       case Init::random: {
         const double u = static_cast<double>(next() >> 11) * 0x1.0p-53;
         v = integer ? std::floor(b.init.a + u * (b.init.b - b.init.a + 1)) : b.init.a + u * (b.init.b - b.init.a);

@@ -6,10 +6,12 @@
 // the field ("spec k.json: buffers.out.length: ...").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/params.hpp"
@@ -21,6 +23,8 @@ namespace gpubench::spec {
 
 enum class Elem { f32, f64, real, i32, u32, i64, u64 };
 std::size_t elem_bytes(Elem e, Precision p);
+// The values an integer element type holds, as doubles (i64 and u64 up to 2^53, what a double holds exactly).
+std::pair<double, double> integer_range(Elem type);
 std::string to_string(Elem e);
 
 struct Init {
@@ -114,9 +118,17 @@ std::vector<unsigned char> initial_contents(const Spec& spec, const Buffer& b, s
 std::string compare(const std::string& buffer, Elem type, Precision p, const void* got, const void* want,
                     std::int64_t count, double abs, double rel);
 
-// The guard zone: `guard` elements after each buffer, filled with this byte, checked after runs.
+// The guard zone after each buffer, filled with this byte, checked after every run: as long as the
+// buffer itself, at least 1024 elements and 64 KiB, at most 64 MiB (guard_elements_of), so that a
+// write past the end by up to the buffer's own length (a doubled index, an offset by n) is caught.
 constexpr unsigned char canary = 0xA5;
 constexpr std::int64_t guard_elements = 1024;
+constexpr std::int64_t guard_min_bytes = std::int64_t(64) << 10, guard_max_bytes = std::int64_t(64) << 20;
+inline std::int64_t guard_elements_of(std::int64_t length, std::size_t elem) {
+  const auto e = static_cast<std::int64_t>(elem);
+  const std::int64_t least = std::max(guard_elements, guard_min_bytes / e);
+  return std::max(least, std::min(length, guard_max_bytes / e));
+}
 // "" when the zone is intact, else "wrote past the end of buffer `out` by N elements".
 std::string guard_damage(const std::string& buffer, const unsigned char* zone, std::size_t zone_bytes, std::size_t elem);
 

@@ -4,7 +4,9 @@
 // reference kernel's (run once at its fixed configuration) or the expected files; the tuner
 // sweeps the spec's tunables, compiled in as defines, into the database under "spec/<name>".
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -134,11 +136,11 @@ Layout layout_of(const Spec& s, const Sizes& sizes, const Params& params, Precis
     const std::int64_t n = int_of(s, b.length, vars, f);
     if (n < 1) throw InputError(s.where(f) + ": `" + b.length + "` = " + std::to_string(n) + ": a buffer holds at least one element");
     const std::size_t size = elem_bytes(b.type, p);
-    if (n > (exact_limit - guard_elements) / static_cast<std::int64_t>(size))
+    if (n > (exact_limit - guard_max_bytes) / static_cast<std::int64_t>(size))
       throw InputError(s.where(f) + ": `" + b.length + "` = " + std::to_string(n) + " elements of " +
                        std::to_string(size) + " bytes pass 2^53 bytes: refused");
     l.lengths.push_back(n);
-    l.bytes.push_back(static_cast<std::size_t>(n + guard_elements) * size);
+    l.bytes.push_back(static_cast<std::size_t>(n + guard_elements_of(n, size)) * size);
     if (device.max_alloc_bytes && l.bytes.back() > device.max_alloc_bytes)
       throw InputError(s.where(f) + ": `" + b.length + "` = " + std::to_string(n) + " elements, " +
                        std::to_string(l.bytes.back()) + " bytes with the guard zone, pass the largest buffer " +
@@ -230,7 +232,7 @@ class Instance {
 
  private:
   std::size_t elem(std::size_t i) const { return elem_bytes(spec_.buffers[i].type, precision_); }
-  std::size_t guard_bytes(std::size_t i) const { return static_cast<std::size_t>(guard_elements) * elem(i); }
+  std::size_t guard_bytes(std::size_t i) const { return layout_.bytes[i] - initial_[i].size(); }
   void upload(std::size_t i) { ops_.write(buffers_[i], initial_[i].data(), initial_[i].size(), 0); }
   void release_all() noexcept {
     for (int b : buffers_) {
@@ -297,6 +299,45 @@ IntVars work_vars(const Target& t, const Params& params, const DeviceInfo& d) {
 
 std::string spec_summary(const Target& t) {
   return t.spec->name + " (" + t.spec->path + ", sha256 " + t.spec->sha256.substr(0, 12) + ")";
+}
+
+// What a point would find too late, found while planning (exit 3, before any device): a work
+// count that is negative or not a number, a data or expected file whose size is not its buffer's.
+void check_work_and_files(const Spec& s, const Layout& layout, const IntVars& vars, Precision p) {
+  auto count = [&](const std::string& text, const std::string& field) {
+    if (text.empty()) return;
+    const double v = real_of(s, text, vars, field);
+    if (!std::isfinite(v) || v < 0)
+      throw InputError(s.where(field) + ": `" + text + "` = " + std::to_string(v) + ": a count of work is a number >= 0");
+  };
+  count(s.flops, "work.flops");
+  count(s.bytes, "work.bytes");
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    count(s.steps[i].flops, "steps[" + std::to_string(i) + "].flops");
+    count(s.steps[i].bytes, "steps[" + std::to_string(i) + "].bytes");
+  }
+  for (std::size_t i = 0; i < s.buffers.size(); ++i) {
+    const Buffer& b = s.buffers[i];
+    const std::uint64_t want = static_cast<std::uint64_t>(layout.lengths[i]) * elem_bytes(b.type, p);
+    const auto fits = [&](const std::string& path, const std::string& field) {
+      std::error_code error;
+      const auto size = std::filesystem::file_size(path, error);
+      if (!error && size != want)
+        throw InputError(s.where(field) + ": " + path + " holds " + std::to_string(size) + " bytes; the buffer `" +
+                         b.name + "` is " + std::to_string(layout.lengths[i]) + " elements of " + to_string(b.type) +
+                         " (" + std::to_string(want) + " bytes) at this problem and precision");
+    };
+    if (b.init.kind == Init::file) fits(b.init.path, "buffers." + b.name + ".init.file");
+    if (b.init.kind == Init::ramp && b.type != Elem::real && b.type != Elem::f32 && b.type != Elem::f64) {
+      const double end = b.init.a + b.init.b * static_cast<double>(layout.lengths[i] - 1);
+      const auto [low, high] = integer_range(b.type);
+      if (end < low || end > high)
+        throw InputError(s.where("buffers." + b.name + ".init.ramp") + ": its last element would be " + std::to_string(end) +
+                         ", more than " + to_string(b.type) + " holds, at " + std::to_string(layout.lengths[i]) + " elements");
+    }
+    if (const auto it = s.verify.expected.find(b.name); it != s.verify.expected.end())
+      fits(it->second, "verify.expected." + b.name);
+  }
 }
 
 class SpecPoint final : public Point {
@@ -469,7 +510,8 @@ class SpecSuite final : public Suite {
           id.params["spec_sha256"] = spec->sha256;
           // Everything a configuration is, evaluated now: a length past 2^53 or a launch that
           // does not divide is the spec's error, said before any device is opened.
-          layout_of(*spec, t.sizes, params, p, device, spec->steps, "steps");
+          const Layout layout = layout_of(*spec, t.sizes, params, p, device, spec->steps, "steps");
+          check_work_and_files(*spec, layout, work_vars(t, params, device), p);
           if (!spec->verify.reference.empty())
             layout_of(*spec, t.sizes, spec->verify.reference_params, p, device, spec->verify.reference, "verify.reference.steps");
           plan.points.push_back(std::make_unique<SpecPoint>(std::move(id), std::move(t), params));
@@ -505,7 +547,8 @@ class SpecSuite final : public Suite {
           } else if (spec->space.params.empty()) {
             target.untunable.push_back(spec->name + ": the spec declares no tunables");
           } else {
-            heuristic_of(t, device);  // a space no configuration meets is an error before the device opens
+            const Params h = heuristic_of(t, device);  // a space no configuration meets is an error before the device opens
+            check_work_and_files(*spec, layout_of(*spec, t.sizes, h, p, device, spec->steps, "steps"), work_vars(t, h, device), p);
             if (!ops) ops = std::shared_ptr<Operations>((*operations_registry().factory(device.backend))(device));
             target.kernels.push_back(std::make_unique<SpecTunable>(ops, std::move(t)));
           }

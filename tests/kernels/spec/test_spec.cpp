@@ -194,6 +194,95 @@ TEST(SpecFaults, TheGuardZoneCatchesAKernelThatWritesPastItsBuffer) {
   EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 3 elements"));
 }
 
+// Issue 55 item 8: a write far past the end (an offset by n and more) is caught, not only a few elements.
+TEST(SpecFaults, Issue55_8_TheGuardZoneCatchesAWriteFarPastTheEnd) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  const Scale s(scale_spec(), "");
+  std::ofstream(s.dir.path / "scale.cl")
+      << "#define LIMIT (n)\n#define WRONG (-1)\n" << scale_cl
+      << "__kernel void scale_far(__global real* out, __global const real* in, int n) {\n"
+         "  const int i = get_global_id(0);\n  out[i] = (real)2 * in[i];\n  if (i == 0) out[n + 5000] = 7;\n}\n";
+  auto j = scale_spec();
+  j["steps"][0]["kernel"] = "scale_far";
+  std::ofstream(s.spec) << j.dump(2);
+  const Result r = gpubench("--spec " + s.spec + " --backend opencl --precision f32 --repetitions 2");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 5001 elements"));
+  EXPECT_EQ(gpubench::spec::guard_elements_of(1024, 4), 16384);              // 64 KiB of f32
+  EXPECT_EQ(gpubench::spec::guard_elements_of(1 << 20, 8), 1 << 20);         // as long as the buffer
+  EXPECT_EQ(gpubench::spec::guard_elements_of(std::int64_t(1) << 30, 4), std::int64_t(16) << 20);  // 64 MiB at most
+}
+
+// Issue 55 item 11: what a spec gets wrong is found when it is read (exit 3), by field, before a point runs.
+TEST(SpecErrors, Issue55_11_HostileSpecsAreRefusedByFieldBeforeAnyPoint) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
+  struct Case {
+    std::string what;
+    std::function<void(nlohmann::json&, const TempDir&)> change;
+    std::vector<std::string> messages;
+  };
+  const std::vector<Case> cases = {
+      {"negative work", [](nlohmann::json& j, const TempDir&) { j["work"]["bytes"] = "-n"; },
+       {"scale.json: work.bytes: `-n`", "a count of work is a number >= 0"}},
+      {"a step's flops 0/0", [](nlohmann::json& j, const TempDir&) { j["steps"][0]["flops"] = "0/0"; },
+       {"scale.json: steps[0].flops"}},
+      {"a tunable in two capitals", [](nlohmann::json& j, const TempDir&) { j["tunables"]["GROUP"] = {32}; },
+       {"tunables.group", "-DGROUP"}},
+      {"an integer ramp of halves", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["idx"] = {{"type", "i32"}, {"length", "n"}, {"init", {{"ramp", {0, 0.5}}}}}; },
+       {"buffers.idx.init.ramp[1]", "not a whole number that i32 holds"}},
+      {"an integer random of fractions", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["idx"] = {{"type", "i32"}, {"length", "n"}, {"init", {{"random", {0.5, 0.7}}, {"seed", 1}}}}; },
+       {"buffers.idx.init.random[0]"}},
+      {"3e9 in i32", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["idx"] = {{"type", "i32"}, {"length", "n"}, {"init", {{"constant", 3e9}}}}; },
+       {"buffers.idx.init.constant", "i32"}},
+      {"-1 in u32", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["idx"] = {{"type", "u32"}, {"length", "n"}, {"init", {{"constant", -1}}}}; },
+       {"buffers.idx.init.constant", "u32"}},
+      {"a ramp past i32 at its length", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["idx"] = {{"type", "i32"}, {"length", "n"}, {"init", {{"ramp", {2147483000, 1000}}}}}; },
+       {"buffers.idx.init.ramp", "more than i32 holds"}},
+      {"a source that is a directory", [](nlohmann::json& j, const TempDir& d) {
+         fs::create_directories(d.path / "src.cl");
+         j["sources"]["opencl"] = "src.cl"; },
+       {"sources.opencl", "is a directory"}},
+      {"a data file of the wrong size", [](nlohmann::json& j, const TempDir& d) {
+         d.file("in.bin", std::string(100, 'x'));
+         j["buffers"]["in"]["init"] = {{"file", "in.bin"}}; },
+       {"buffers.in.init.file", "holds 100 bytes", "4096 bytes"}},
+      {"a data file that never ends", [](nlohmann::json& j, const TempDir&) {
+         j["buffers"]["in"]["init"] = {{"file", "/dev/zero"}}; },
+       {"buffers.in.init.file", "character device"}},
+      {"an expected file of the wrong size", [](nlohmann::json& j, const TempDir& d) {
+         d.file("out.bin", std::string(8, 'x'));
+         j["verify"] = {{"expected", {{"out", "out.bin"}}}, {"tolerance", {{"abs", 0}, {"rel", 0}}}}; },
+       {"verify.expected.out", "holds 8 bytes"}},
+  };
+  for (const auto& c : cases) {
+    auto j = scale_spec();
+    const Scale s(j);
+    c.change(j, s.dir);
+    std::ofstream(s.spec) << j.dump(2);
+    const Result r = s.run();
+    EXPECT_EQ(r.exit_code, 3) << c.what << "\n" << r.output;
+    for (const auto& m : c.messages) EXPECT_THAT(r.output, HasSubstr(m)) << c.what;
+    EXPECT_THAT(r.output, testing::Not(HasSubstr("internal error"))) << c.what;
+  }
+  // Text no JSON object can be written as: a key twice, a number past a double's range.
+  const Scale s(scale_spec());
+  std::string text = scale_spec().dump(2);
+  std::ofstream(s.spec) << "{\"name\": \"other\", " << text.substr(1);
+  Result r = s.run();
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the key \"name\" is given twice"));
+  std::ofstream(s.spec) << std::regex_replace(text, std::regex("\"n\": 1024"), "\"n\": 1" + std::string(400, '0'));
+  r = s.run();
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not valid JSON"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("internal error")));
+}
+
 TEST(SpecErrors, EachMistakeIsNamedWithTheFileTheFieldAndItsExitCode) {
   if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
   struct Case {
@@ -205,7 +294,7 @@ TEST(SpecErrors, EachMistakeIsNamedWithTheFileTheFieldAndItsExitCode) {
   };
   const std::vector<Case> cases = {
       {"missing source", [](nlohmann::json& j) { j["sources"]["opencl"] = "nothere.cl"; }, "", 3,
-       {"scale.json: sources.opencl: cannot read", "nothere.cl"}},
+       {"scale.json: sources.opencl: file ", "nothere.cl: cannot read it"}},
       {"expression that does not parse", [](nlohmann::json& j) { j["buffers"]["out"]["length"] = "n *"; }, "", 3,
        {"scale.json: buffers.out.length: `n *` does not parse"}},
       {"unknown size", [](nlohmann::json& j) { j["steps"][0]["global"] = {"q"}; }, "", 3,
