@@ -67,12 +67,11 @@ void check_probe(const std::string& backend) {
   if (device.max_alloc_bytes > 0) {
     EXPECT_LE(c.array_bytes, device.max_alloc_bytes);
   }
-  EXPECT_EQ(c.array_bytes, ceilings::stream_array_bytes(device));
-  const std::uint64_t memory_cap =
-      std::min(device.global_mem_bytes / 12, device.max_alloc_bytes) / ceilings::mib * ceilings::mib;
-  if (device.cache_bytes > 0 && 4 * device.cache_bytes <= memory_cap) {
-    EXPECT_GE(c.array_bytes, 4 * device.cache_bytes);
-  }
+  // The rule's size before the cap of what memory is free at the instant the probe ran (issue 55
+  // item 14: free memory moves between two calls, and a VM may report a cache it does not have);
+  // the rule itself, that cap included, is checked on made-up devices below.
+  EXPECT_LE(c.array_bytes, ceilings::stream_array_bytes(device, 0));
+  EXPECT_GE(c.array_bytes, ceilings::mib);
 
   // One line per measurement.
   const std::string text = log.str();

@@ -174,6 +174,30 @@ TEST_P(SecondInterrupt, ExitsAtOnce) {
   EXPECT_THAT(run.output(), HasSubstr("interrupted again: exiting now"));
 }
 
+// Issue 55 item 10: with --isolate off no worker can be killed, so a hung step ends the run by
+// --point-timeout, and a signal's "after the current step" waits for it 10 s at most.
+TEST(NoWorker, AHangEndsTheRunAtThePointTimeoutAndASignalWithinSeconds) {
+  const std::vector<std::string> args = {"--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:32",
+                                         "--variant", "form1", "--iterations", "20", "--repetitions", "2",
+                                         "--isolate", "off", "--point-timeout", "2"};
+  {
+    Running run(args, {"OMP_NUM_THREADS=1", "GPUBENCH_FAULT=hang@form1"});
+    EXPECT_EQ(run.finish(60), 1) << run.output();
+    EXPECT_THAT(run.output(), HasSubstr("no progress for 2 s (--point-timeout)"));
+    EXPECT_THAT(run.output(), HasSubstr("--isolate on fails this point alone"));
+  }
+  std::vector<std::string> patient = args;
+  patient.back() = "600";
+  Running run(patient, {"OMP_NUM_THREADS=1", "GPUBENCH_FAULT=hang@form1"});
+  ASSERT_TRUE(run.wait_for("4992 nonzeros", 120)) << run.output();
+  ::usleep(500000);
+  run.signal_process(SIGTERM);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run.finish(60), 143) << run.output();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
+  EXPECT_THAT(run.output(), HasSubstr("did not end within 10 s of signal 15 (SIGTERM)"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Isolation, SecondInterrupt,
                          testing::Values(std::vector<std::string>{}, std::vector<std::string>{"--isolate", "off"}),
                          [](const testing::TestParamInfo<std::vector<std::string>>& i) {
@@ -186,7 +210,11 @@ INSTANTIATE_TEST_SUITE_P(
                     Stop{"sigterm", {}, SIGTERM, false, 143, "interrupted by signal 15 (SIGTERM)"},
                     Stop{"ctrl_c_no_worker", {"--isolate", "off"}, SIGINT, true, 130, "interrupted by SIGINT (Ctrl-C)"},
                     Stop{"sigterm_no_worker", {"--isolate", "off"}, SIGTERM, false, 143,
-                         "interrupted by signal 15 (SIGTERM)"}),
+                         "interrupted by signal 15 (SIGTERM)"},
+                    // Issue 55 item 7: a closed terminal (SIGHUP) keeps the finished points too.
+                    Stop{"sighup", {}, SIGHUP, false, 129, "interrupted by signal 1 (SIGHUP: the terminal closed)"},
+                    Stop{"sighup_no_worker", {"--isolate", "off"}, SIGHUP, false, 129,
+                         "interrupted by signal 1 (SIGHUP: the terminal closed)"}),
     [](const testing::TestParamInfo<Stop>& i) { return i.param.name; });
 
 // ---------------------------------------------------------------------------------- test hooks

@@ -62,6 +62,21 @@ def make(folder):
     return 0
 
 
+def measured_noise(history):
+    """This machine's own night-to-night noise, measured in the history made here: the largest spread
+    (max / min - 1) of a benchmark's run medians over the nights of commit aaaaaaa, which changed
+    nothing between them (issue 55 item 14: a margin from the machine's own noise, not a constant
+    that another machine's noise outgrows)."""
+    db = sqlite3.connect(history)
+    rows = db.execute("SELECT b.name, m.median FROM medians m JOIN runs r ON r.id = m.run_id "
+                      "JOIN benchmarks b ON b.id = m.benchmark_id WHERE r.gpubench_commit = 'aaaaaaa'").fetchall()
+    db.close()
+    by = {}
+    for name, median in rows:
+        by.setdefault(name, []).append(median)
+    return max((max(v) / min(v) - 1 for v in by.values() if len(v) > 1 and min(v) > 0), default=0.0)
+
+
 class Check(unittest.TestCase):
     folder = None
 
@@ -70,6 +85,13 @@ class Check(unittest.TestCase):
         self.history = os.path.join(self.dir, "history.sqlite")
         shutil.copy(os.path.join(self.folder, "history.sqlite"), self.history)
         self.env = {"GPUBENCH_TUNING_DB": os.path.join(self.folder, "tuning-db")}  # the nights' ceilings
+        # What the check must not report: a change within this machine's own measured noise (with a
+        # margin), at least MACHINE_NOISE. The planted 50% must stand clear of it to be told apart.
+        noise = measured_noise(self.history)
+        self.margin = max(MACHINE_NOISE, 1.25 * noise + 0.02)
+        if self.margin >= 0.35:
+            self.skipTest(f"this machine's nights of one commit spread by {noise:.0%}: a planted 50% step is not "
+                          "apart from its noise here (run the test on a quieter machine)")
 
     def tearDown(self):
         shutil.rmtree(self.dir)
@@ -97,18 +119,18 @@ class Check(unittest.TestCase):
         self.assertEqual(len(planted), 1, reported)
         self.assertEqual((planted[0]["commit"], planted[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
         self.assertAlmostEqual(planted[0]["change"], 0.50, delta=0.2)
-        others = [v for v in reported if v not in planted and abs(v.get("change") or 1) >= MACHINE_NOISE]
+        others = [v for v in reported if v not in planted and abs(v.get("change") or 1) >= self.margin]
         self.assertEqual(others, [], "reported beyond this machine's own noise")
         blamed = [x for x in out["alerts"] if x["state"] == "open" and x["commit"] != x["previous_commit"]]
         self.assertIn(PLANTED, [x["benchmark"].split(" @ ")[0] for x in blamed], out["alerts"])
         self.assertEqual([x for x in blamed if not x["benchmark"].startswith(PLANTED)
-                          and abs(x["change"]) >= MACHINE_NOISE], [], out["alerts"])
+                          and abs(x["change"]) >= self.margin], [], out["alerts"])
         publish = gpubench(["track", "publish", "--history", self.history, "--out", os.path.join(self.folder, "site")])
         self.assertEqual(publish.returncode, 0, publish.stderr)
 
     def test_without_a_remeasure_it_is_only_suspected(self):
         r = gpubench(["track", "check", "--history", self.history, "--no-remeasure", "--min-effect",
-                      str(round(MACHINE_NOISE * 100))], self.env)  # (above the machine's own noise)
+                      str(round(self.margin * 100))], self.env)  # (above the machine's own noise)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn(f"suspected   {PLANTED} @ ", r.stdout)  # (others may be too: one run is not enough)
         self.assertIn("0 regressed", r.stdout)
@@ -125,7 +147,7 @@ class Check(unittest.TestCase):
         # This shared 2-core machine moves whole runs by up to 14% (EP's serial kernel has two modes
         # 8-10% apart): with every step of the history now kept open, the check asked here is one
         # for changes above that noise.
-        r = gpubench(["track", "check", "--history", self.history, "--min-effect", str(round(MACHINE_NOISE * 100))],
+        r = gpubench(["track", "check", "--history", self.history, "--min-effect", str(round(self.margin * 100))],
                      self.env)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("0 failing, 0 regressed, 0 acknowledged, 0 improved, 0 suspected", r.stdout)
