@@ -208,7 +208,7 @@ std::vector<CachedKernel> read_sweep_cache(const std::string& path, std::ostream
 }
 
 SweepCache::SweepCache(const std::string& path, std::ostream* log) : path_(path), log_(log) {
-  check_input_file_if_present(path, "--cache");
+  check_input_file(path, "--cache");  // a missing cache is made below
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw UsageError("--cache " + path + ": cannot open it for writing: " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -17,10 +17,10 @@
 namespace gpubench {
 
 // InputError "WHAT PATH: is a directory" (a character device, ...) unless `path` is a regular
-// file or a named pipe; "cannot read" with the system's reason when it is missing.
+// file or a named pipe. One that cannot be looked at (missing) passes: opening it says why.
 inline void check_input_file(const std::string& path, const std::string& what) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(what + " " + path + ": cannot read it: " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) return;
   if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) return;
   const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
                      : S_ISCHR(st.st_mode)  ? "a character device"
@@ -28,13 +28,6 @@ inline void check_input_file(const std::string& path, const std::string& what) {
                      : S_ISSOCK(st.st_mode) ? "a socket"
                                             : "not a regular file";
   throw InputError(what + " " + path + ": is " + kind + ", not a file");
-}
-
-// The same for a file that may not exist yet (one to be created): a missing file passes.
-inline void check_input_file_if_present(const std::string& path, const std::string& what) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return;
-  check_input_file(path, what);
 }
 
 // The whole of `path`, checked as above, at most `max_bytes` (an InputError naming the limit

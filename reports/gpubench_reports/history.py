@@ -171,6 +171,10 @@ def open_history(path, create=True, timeout=None, write=False):
         check = db.execute("PRAGMA integrity_check").fetchone()[0]
         if check != "ok":
             raise TrackError(f"{path}: the history is damaged ({check})")
+        dangling = db.execute("PRAGMA foreign_key_check").fetchall()
+        if dangling:  # rows of a table that refer to rows gone (a table dropped, edited by hand)
+            raise TrackError(f"{path}: the history is damaged ({len(dangling)} rows of {dangling[0][0]} refer to "
+                             f"{dangling[0][2]} rows it does not hold)")
         if readonly:
             present = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for table in SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[1:]:
@@ -241,6 +245,12 @@ def read_run(path, allow_test_hooks=False):
             or parse_date(context["date"]) is None:
         raise TrackError(f"{path}: its context's date {json.dumps(context['date'])[:60]} is not an ISO 8601 date and time "
                          "(2026-11-28T09:30:00+00:00): the history orders runs by it")
+    for field, kind, name in (("devices", list, "a list of devices"), ("test_hooks", dict, "an object"),
+                              ("host_name", str, "a name"), ("num_cpus", int, "a count")):
+        if field in context and context[field] is not None and not isinstance(context[field], kind):
+            raise TrackError(f"{path}: its context's {field} is {json.dumps(context[field])[:40]}, not {name}")
+    if any(not isinstance(d, dict) for d in context.get("devices") or []):
+        raise TrackError(f"{path}: its context's devices are not all objects")
     hooks = context.get("test_hooks")
     if hooks and not allow_test_hooks:
         raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
@@ -339,7 +349,7 @@ def write_run(db, path, run, kind="import", command=None, written=None, partitio
     commit, date = stamp() or (context["gpubench_commit"], context["date"])
     machine = f"{context.get('host_name', '?')} ({context.get('num_cpus', '?')} CPUs)"
     devices = json.dumps([{k: d.get(k) for k in ("backend", "index", "api", "name", "driver", "compute_units")}
-                          for d in context.get("devices", [])])
+                          for d in context.get("devices") or []])
     if context.get("test_hooks") or stamp():
         kind += " (test hooks)"
     samples = 0

@@ -140,8 +140,15 @@ def points_of(records, path):
     for b in records.get("benchmarks", []) + records.get("failed_benchmarks", []):
         if not isinstance(b, dict) or b.get("run_type") == "aggregate" or "suite" not in b:
             continue
-        p = Point(b)
-        p = points.setdefault(p.key, p)
+        try:  # each field the schema declares (records.schema.json) of its type, before any is used
+            schema.check(b, path, fields)
+        except schema.RecordsError as e:
+            raise ReportError(str(e)) from None
+        try:
+            p = Point(b)
+            p = points.setdefault(p.key, p)
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ReportError(f"{path}: {str(b.get('name'))[:80]}: a field of the wrong kind ({e})") from None
         p.source = path
         if b.get("error_occurred") or b.get("verified") is False:
             p.error = p.error or b.get("error_message") or "not verified"
@@ -153,10 +160,6 @@ def points_of(records, path):
                               "(a verified point takes a positive time)")
         else:
             p.entries.append(b)
-        try:  # each field the schema declares (records.schema.json) of its type
-            schema.check(b, path, fields)
-        except schema.RecordsError as e:
-            raise ReportError(str(e)) from None
     return points
 
 

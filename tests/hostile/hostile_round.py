@@ -399,7 +399,7 @@ class Round:
                 self.expect_unchanged("writes", f"report table under ulimit -f {size}", table, earlier)
         disk = os.path.join(self.work, "small-disk")
         os.makedirs(disk, exist_ok=True)
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", disk], capture_output=True).returncode:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk], capture_output=True).returncode:
             print("hostile_round: no tmpfs can be mounted here: the full-disk cases are left out", file=sys.stderr)
             return
         try:
@@ -433,27 +433,27 @@ class Round:
                         "--out", out]
                 self.cases += 1
                 self.by_surface["signals"] = self.by_surface.get("signals", 0) + 1
-                p = subprocess.Popen([GPUBENCH] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=self.env, cwd=self.work, start_new_session=True)
-                err = ""
+                log = os.path.join(self.work, f"signal-{sig}-{isolate}.log")
+                with open(log, "w") as err_file:
+                    p = subprocess.Popen([GPUBENCH] + args, stdout=subprocess.DEVNULL, stderr=err_file, env=self.env,
+                                         cwd=self.work, start_new_session=True)
                 deadline = time.time() + 120
                 try:
-                    # Wait for the first point to end ("... verified" on stderr), then signal.
-                    os.set_blocking(p.stderr.fileno(), False)
+                    # Wait for the first point to end (the second one starting, on stderr), then signal.
                     while time.time() < deadline and p.poll() is None:
-                        chunk = p.stderr.read() or ""
-                        err += chunk
-                        if "point 2/" in err or "[2/" in err:
-                            break
+                        with open(log, errors="replace") as f:
+                            if "[2/" in f.read():
+                                break
                         time.sleep(0.05)
                     p.send_signal(sig)
-                    stdout, rest = p.communicate(timeout=120)
-                    err += rest or ""
+                    p.wait(timeout=120)
                 except subprocess.TimeoutExpired:
                     os.killpg(p.pid, signal.SIGKILL)
-                    p.communicate()
+                    p.wait()
                     self.fault("signals", f"{signal.Signals(sig).name} --isolate {isolate}", args, "no exit within 120 s")
                     continue
+                with open(log, errors="replace") as f:
+                    err = f.read()
                 what = f"{signal.Signals(sig).name} --isolate {isolate}"
                 if p.returncode != 128 + sig:
                     self.fault("signals", what, args, f"exit {p.returncode}, not {128 + sig}", err)
@@ -473,6 +473,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=55)
     parser.add_argument("--keep", help="work in this folder and keep it")
+    parser.add_argument("--only", help="only these surfaces (a comma list: specs, caches, records, histories, options, "
+                                       "special_files, writes, signals)")
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="gpubench-hostile-")
     os.makedirs(work, exist_ok=True)
@@ -480,7 +482,14 @@ def main():
     start = time.time()
     try:
         for surface in (r.specs, r.caches, r.records, r.histories, r.options, r.special_files, r.writes, r.signals):
+            if args.only and surface.__name__ not in args.only.split(","):
+                continue
+            before, faults = r.cases, len(r.faults)
             surface()
+            print(f"hostile_round: {surface.__name__}: {r.cases - before} cases, {len(r.faults) - faults} faults "
+                  f"({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
+    except Exception as e:  # the round's own failure is a fault of the round, said with the rest
+        r.faults.append(f"the round itself failed: {type(e).__name__}: {e}")
     finally:
         if not args.keep:
             subprocess.run(["umount", os.path.join(work, "small-disk")], capture_output=True)
