@@ -134,8 +134,11 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
       // A database that cannot be written now (another's lock held too long, a full disk) loses
       // this target's entries only: the sweep goes on, its table and --out keep every best.
       try {
-        for (const auto& note : db->record(target.device, entries, options.replace))
-          std::cerr << "gpubench: " << db->path_for(target.device) << ": " << note << "\n";
+        const auto notes = db->record(target.device, entries, options.replace);
+        const auto stored = std::count_if(notes.begin(), notes.end(),
+                                          [](const std::string& n) { return n.find(": kept the stored") == std::string::npos; });
+        std::cerr << "gpubench: stored " << stored << " entries in " << db->path_for(target.device) << "\n";
+        for (const auto& note : notes) std::cerr << "gpubench:   " << note << "\n";
       } catch (const Error& e) {
         std::cerr << "gpubench: NOT STORED: " << entries.size() << " entries of " << target.device.label() << ": "
                   << e.what() << " (the table and --out keep them)\n";
