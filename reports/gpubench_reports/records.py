@@ -8,7 +8,7 @@ import re
 import statistics
 
 from . import schema
-from .files import read_bytes
+from .files import MAX_INPUT_BYTES, read_bytes
 from .errors import ReportError
 
 
@@ -216,10 +216,10 @@ def baseline_of(point, points, spec):
     return None
 
 
-def read_json(path):
+def read_json(path, max_bytes=MAX_INPUT_BYTES):
     """A JSON file; one named *.gz through gzip (the project commits its records so). Only a file
-    (not a directory or a device), at most files.MAX_INPUT_BYTES, unpacked too."""
-    raw = read_bytes(path)
+    (not a directory or a device), at most max_bytes, unpacked too."""
+    raw = read_bytes(path, max_bytes)
     try:
         return json.loads(raw)
     except (ValueError, RecursionError) as e:

@@ -47,7 +47,8 @@ import tempfile
 
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, UsageError, failed
-from .files import read_bytes, write_atomic
+from .files import write_atomic
+from .records import read_json
 from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, set_busy_timeout, today, unit_of, utc_now, write_job)
 
 
@@ -59,11 +60,9 @@ OWN_OPTIONS = ("--repetitions", "--format", "--out")  # track sets these itself
 def load_set(path):
     """The tracked set: {"repetitions": R, "runs": [{"name": ..., "args": [gpubench run arguments]}]}."""
     try:
-        tracked = json.loads(read_bytes(path, 16 << 20))  # a regular file of at most 16 MiB
+        tracked = read_json(path, 16 << 20)  # a regular file of at most 16 MiB
     except ReportError as e:
         raise TrackError(str(e)) from None
-    except (ValueError, RecursionError) as e:
-        raise TrackError(f"{path}: not JSON ({e if isinstance(e, ValueError) else 'nested too deeply'})") from None
     problem = None
     if not isinstance(tracked, dict) or not isinstance(tracked.get("runs"), list) or not tracked["runs"]:
         problem = "no list of runs"
