@@ -208,6 +208,31 @@ std::vector<DeviceHandle> all_devices() {
   return result;
 }
 
+}  // namespace
+
+std::optional<std::pair<int, int>> nvidia_compute_capability(cl_device_id device) {
+  constexpr cl_device_info major = 0x4000, minor = 0x4001;  // CL_DEVICE_COMPUTE_CAPABILITY_{MAJOR,MINOR}_NV
+  std::size_t size = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size) != CL_SUCCESS) return std::nullopt;
+  std::string extensions(size, '\0');
+  if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr) != CL_SUCCESS ||
+      !has_extension(extensions, "cl_nv_device_attribute_query"))
+    return std::nullopt;
+  cl_uint a = 0, b = 0;
+  if (clGetDeviceInfo(device, major, sizeof a, &a, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(device, minor, sizeof b, &b, nullptr) != CL_SUCCESS)
+    return std::nullopt;
+  return std::pair{static_cast<int>(a), static_cast<int>(b)};
+}
+
+std::optional<std::pair<int, int>> nvidia_compute_capability(int index) {
+  const auto handles = all_devices();
+  if (index < 0 || static_cast<std::size_t>(index) >= handles.size()) return std::nullopt;
+  return nvidia_compute_capability(handles[static_cast<std::size_t>(index)].device);
+}
+
+namespace {
+
 DeviceInfo describe(const DeviceHandle& h, int index) {
   DeviceInfo info;
   info.backend = "opencl";

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ void check(cl_int status, std::string_view call, std::string_view detail = {});
 // Every OpenCL device of every platform, numbered 0..N-1 in platform order, then device order.
 // No platform at all (CL_PLATFORM_NOT_FOUND_KHR) is an empty list, not an error.
 std::vector<DeviceInfo> list_devices();
+
+// An NVIDIA device's compute capability {major, minor} (the cl_nv_device_attribute_query
+// extension), or nullopt where the device is not NVIDIA's or does not say: what decides whether a
+// kernel may use inline PTX's newer instructions (mma.sync, cp.async).
+std::optional<std::pair<int, int>> nvidia_compute_capability(cl_device_id device);
+// The same for device `index` of list_devices() (nullopt for an index out of range).
+std::optional<std::pair<int, int>> nvidia_compute_capability(int index);
 
 namespace detail {
 template <typename T>

@@ -319,7 +319,7 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         gpubench::gemm::cublas_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
          gpubench::gemm::Variant::tensor, gpubench::gemm::Variant::vendor},
-        [](gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
+        [](const gpubench::DeviceInfo&, gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
           if (v == gpubench::gemm::Variant::tensor && p == gpubench::Precision::f32)
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
           return {};

@@ -1,7 +1,8 @@
 // GEMM on OpenCL: kernels/gemm/opencl.cl (naive, tiled, tuned; each program built once per
-// configuration on first use) and CLBlast as the vendor variant, where it was found when
-// configured. Device time: the kernel's profiling event; CLBlast's, between two markers (it may
-// run more than one kernel).
+// configuration on first use), kernels/gemm/tensor.cl (tensor: FP64 tensor cores through inline
+// PTX, on NVIDIA's OpenCL of compute capability 8.0 or later) and CLBlast as the vendor variant,
+// where it was found when configured. Device time: from the first kernel's start to the last's
+// end (profiling events); CLBlast's, between two markers (it may run more than one kernel).
 #include <map>
 #include <string>
 #include <type_traits>
@@ -61,10 +62,13 @@ class OpenclOperations final : public Operations {
   double run(Variant v, const Params& params, double alpha, double beta) override {
     context_.copy(c0_, c_, c_.bytes());  // in order before the call; not timed
     if (v == Variant::vendor) return vendor(alpha, beta);
-    if (v == Variant::tensor || v == Variant::serial)
-      throw DeviceError("GEMM variant " + to_string(v) + " does not run on opencl");
+    if (v == Variant::serial) throw DeviceError("GEMM variant " + to_string(v) + " does not run on opencl");
+    if (v == Variant::tensor && !std::is_same_v<T, double>)
+      throw DeviceError("tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)");
     return kernels_.enqueue(v, params, whole(shape_), alpha, a_, b_, beta, c_).seconds();
   }
+
+  std::string mode(Variant v) const override { return v == Variant::tensor ? kernels_.tensor_mode() : std::string(); }
 
   std::vector<double> result() const override {
     std::vector<T> c(static_cast<std::size_t>(shape_.c_elements()));
@@ -110,34 +114,99 @@ class OpenclOperations final : public Operations {
 
 }  // namespace
 
-const Kernel& OpenclKernels::kernel(const std::string& options, const std::string& name) {
+const Kernel& OpenclKernels::kernel(const std::string& path, const std::string& options, const std::string& name) {
   const std::string all = (precision_ == Precision::f32
                                ? std::string("-DREAL=float -DGEMM_VEC2=float2 -DGEMM_VEC4=float4")
                                : std::string("-DREAL=double -DGEMM_VEC2=double2 -DGEMM_VEC4=double4 -DGEMM_FP64")) +
                           options;
-  auto found = kernels_.find(all);
-  if (found == kernels_.end()) found = kernels_.emplace(all, context_->program("gemm/opencl.cl", all).kernel(name)).first;
+  const std::string key = path + " " + all + " " + name;
+  auto found = kernels_.find(key);
+  if (found == kernels_.end()) found = kernels_.emplace(key, context_->program(path, all).kernel(name)).first;
   return found->second;
 }
 
-Event OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, double alpha, const Buffer& a,
-                             const Buffer& bm, double beta, const Buffer& c, cl_command_queue queue) {
+std::string opencl_tensor_unavailable(const DeviceInfo& device) {
+  const auto cc = opencl::nvidia_compute_capability(device.index);
+  const std::string needs = "tensor needs NVIDIA's OpenCL on compute capability 8.0 or later (FP64 mma.sync through "
+                            "inline PTX): ";
+  if (!cc) return needs + device.label() + " is not an NVIDIA device";
+  if (cc->first < 8)
+    return needs + device.label() + " is compute capability " + std::to_string(cc->first) + "." +
+           std::to_string(cc->second);
+  return {};
+}
+
+std::string OpenclKernels::tensor_mode() const {
+  const auto cc = opencl::nvidia_compute_capability(context_->device());
+  if (!cc) return {};
+  return cc->first >= 9 ? "FP64 tensor cores: inline PTX mma.sync m16n8k16, cp.async (compute capability 9.0)"
+                        : "FP64 tensor cores: inline PTX mma.sync m8n8k4, cp.async (compute capability 8.x)";
+}
+
+// The tensor kernel (tensor.cl) in configuration `params` (the 48 KB one where none is given),
+// after the scaling of C by beta where K is split.
+Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alpha, const Buffer& a, const Buffer& bm,
+                               double beta, const Buffer& c, cl_command_queue queue) {
+  if (precision_ != Precision::f64)
+    throw DeviceError("tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)");
+  if (const std::string why = opencl_tensor_unavailable(context_->info()); !why.empty()) throw DeviceError(why);
+  const gemm_tc::Shape t = params.empty() ? gemm_tc::small_local : tensor_config(params);
+  const int splits = params.contains("splitk") ? params.at("splitk") : 1;
+  const std::string what = "tensor " + (params.empty() ? std::string("(its 48 KB configuration)") : format_params(params));
+  if (!gemm_tc::legal(t) || t.stages > 6 || splits < 1)
+    throw DeviceError(what + " is not a configuration of the tensor kernel");
+  const auto local = context_->info().local_mem_bytes;
+  if (static_cast<std::uint64_t>(t.shared_bytes()) > local)
+    throw DeviceError(what + ": " + std::to_string(t.shared_bytes()) + " bytes of local memory, but the device gives a "
+                      "work-group " + std::to_string(local));
+  const auto cc = opencl::nvidia_compute_capability(context_->device());
+  const std::string options = " -DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) +
+                              " -DBK=" + std::to_string(t.bk) + " -DSTAGES=" + std::to_string(t.stages) +
+                              " -DWM=" + std::to_string(t.wm) + " -DWN=" + std::to_string(t.wn) +
+                              " -DUNROLL=" + std::to_string(t.unroll) + (cc && cc->first >= 9 ? " -DGEMM_MMA_M16" : "");
+  const Kernel& k = kernel("gemm/tensor.cl", options, b.transpose_a ? "gemm_tensor_tn" : "gemm_tensor_nn");
+  const auto threads = static_cast<std::size_t>(t.threads());
+  if (const std::size_t largest = k.max_work_group_size(context_->device()); threads > largest)
+    throw DeviceError(what + ": " + std::to_string(threads) + " work-items per group, but the device runs this kernel "
+                      "with at most " + std::to_string(largest) + " (registers)");
+  const auto i = [](std::int64_t x) { return static_cast<cl_int>(x); };
+  const auto launch = [&](const Kernel& kernel, const Geometry& g) {
+    return queue ? context_->launch_on(queue, kernel, g) : context_->launch(kernel, g);
+  };
+  Enqueued done;
+  if (splits > 1) {  // C = beta C first: each share of K adds alpha times its product into it
+    const Kernel& scale = kernel("gemm/tensor.cl", options, "gemm_tensor_scale");
+    scale.set_args(i(b.m), i(b.n), beta, c, i(b.coff), i(b.ldc));
+    done.first = launch(scale, Geometry{2, {round_up(b.n, 16), round_up(b.m, 16), 1}, {16, 16, 1}});
+  }
+  k.set_args(i(b.m), i(b.n), i(b.k), alpha, a, i(b.aoff), i(b.lda), bm, i(b.boff), i(b.ldb), beta, c, i(b.coff),
+             i(b.ldc));
+  const std::size_t groups_x = round_up(b.n, static_cast<std::size_t>(t.bn)) / static_cast<std::size_t>(t.bn),
+                    groups_y = round_up(b.m, static_cast<std::size_t>(t.bm)) / static_cast<std::size_t>(t.bm);
+  done.last = launch(k, Geometry{3, {groups_x * threads, groups_y, static_cast<std::size_t>(splits)}, {threads, 1, 1}});
+  if (!done.first) done.first = done.last;
+  return done;
+}
+
+Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, double alpha, const Buffer& a,
+                                const Buffer& bm, double beta, const Buffer& c, cl_command_queue queue) {
+  if (v == Variant::tensor) return tensor(params, b, alpha, a, bm, beta, c, queue);
   const Kernel* k = nullptr;
   Geometry g;
   switch (v) {
     case Variant::naive:
-      k = &kernel("", "gemm_naive");
+      k = &kernel("gemm/opencl.cl", "", "gemm_naive");
       g = Geometry{2, {round_up(b.n, naive_group), round_up(b.m, naive_group), 1}, {naive_group, naive_group, 1}};
       break;
     case Variant::tiled: {
       const auto tile = static_cast<std::size_t>(params.at("tile"));
-      k = &kernel(compile_options(params), "gemm_tiled");
+      k = &kernel("gemm/opencl.cl", compile_options(params), "gemm_tiled");
       g = Geometry{2, {round_up(b.n, tile), round_up(b.m, tile), 1}, {tile, tile, 1}};
       break;
     }
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
-      k = &kernel(compile_options(params), "gemm_tuned");
+      k = &kernel("gemm/opencl.cl", compile_options(params), "gemm_tuned");
       const auto threads = static_cast<std::size_t>(t.threads());
       const std::size_t largest = k->max_work_group_size(context_->device());
       if (threads > largest)
@@ -158,7 +227,8 @@ Event OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, do
   else
     k->set_args(i(b.m), i(b.n), i(b.k), i(b.transpose_a), alpha, a, i(b.aoff), i(b.lda), bm, i(b.boff), i(b.ldb), beta,
                 c, i(b.coff), i(b.ldc));
-  return queue ? context_->launch_on(queue, *k, g) : context_->launch(*k, g);
+  Event done = queue ? context_->launch_on(queue, *k, g) : context_->launch(*k, g);
+  return {done, done};
 }
 
 }  // namespace gpubench::gemm
@@ -172,5 +242,11 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
     gpubench::gemm::BackendTraits{
         gpubench::gemm::clblast_library,
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
-         gpubench::gemm::Variant::vendor},
-        nullptr, "no BLAS library was found when configured (Debian libclblast-dev)"});
+         gpubench::gemm::Variant::tensor, gpubench::gemm::Variant::vendor},
+        [](const gpubench::DeviceInfo& d, gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
+          if (v != gpubench::gemm::Variant::tensor) return {};
+          if (p == gpubench::Precision::f32)
+            return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
+          return gpubench::gemm::opencl_tensor_unavailable(d);
+        },
+        "no BLAS library was found when configured (Debian libclblast-dev)"});

@@ -104,7 +104,7 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
         {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::serial,
          gpubench::gemm::Variant::packed, gpubench::gemm::Variant::vendor, gpubench::gemm::Variant::blis},
         // BLIS is looked for when a run asks for it (loaded at run time; no build-time trace).
-        [](gpubench::gemm::Variant v, gpubench::Precision) {
+        [](const gpubench::DeviceInfo&, gpubench::gemm::Variant v, gpubench::Precision) {
           return v == gpubench::gemm::Variant::blis ? gpubench::host_blas::blis_missing() : std::string();
         },
         "no BLAS library was found when configured (Debian libopenblas-dev)"});

@@ -61,8 +61,9 @@ using OperationsFactory = std::function<std::unique_ptr<Operations>(const Device
 struct BackendTraits {
   std::string vendor;  // the library the vendor variant calls ("OpenBLAS 0.3.21"); empty: none in this build
   std::vector<Variant> variants;  // those this backend runs (vendor runs only where `vendor` is set)
-  // Variants that run one precision only, and why not the other ("tensor: FP64 tensor cores").
-  std::function<std::string(Variant, Precision)> refuses = nullptr;
+  // Variants that run one precision only or on some devices only, and why not on `device` in
+  // that precision ("tensor: FP64 tensor cores"); empty where they run.
+  std::function<std::string(const DeviceInfo&, Variant, Precision)> refuses = nullptr;
   // Why the vendor variant is not in this build, where `vendor` is empty.
   std::string no_vendor = "no BLAS library was found when configured";
 };
@@ -79,11 +80,15 @@ inline const BackendTraits* backend_traits(const std::string& backend) { return 
 // configuration (OpenCL's compiler, NVRTC), so the space is the same on every backend.
 TunableSpace tuned_space(const DeviceInfo& device, Precision p);
 
-// The FP64 tensor-core kernel's space (tensor_shape.h): block tile bm x bn of wm x wn warps, slice
-// bk, pipeline stages, unroll (16-deep steps unrolled together), minb (blocks an SM holds: caps
-// registers), splitk (K's shares, added into C with atomics); the same on every device of
-// compute capability 9.0 (its 227 KiB of shared memory).
-TunableSpace tensor_space();
+// The FP64 tensor-core kernel's space (tensor_shape.h) on `device`: block tile bm x bn of wm x wn
+// warps, slice bk, pipeline stages, unroll (16-deep steps unrolled together), minb (blocks an SM
+// holds: caps registers; CUDA only, 1 on OpenCL), splitk (K's shares, added into C with atomics);
+// its stages within the shared memory a block may have there (tensor_shared_limit). Without a
+// device: CUDA's (every value any device takes).
+TunableSpace tensor_space(const DeviceInfo& device = {});
+// The shared memory a block of the tensor kernel may have on `device`: CUDA's 227 KiB (compute
+// capability 9.0, opted in); on OpenCL the device's local memory (NVIDIA's: 48 KB).
+int tensor_shared_limit(const DeviceInfo& device);
 
 // The parameters of GEMM's own kernel `v` (tiled, tuned, tensor, packed) for `shape` on `device`, as a GEMM run
 // would choose them: the tuning database's entry for its size bucket (or the nearest), else the

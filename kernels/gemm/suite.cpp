@@ -41,11 +41,20 @@ TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
   return space;
 }
 
-TunableSpace tensor_space() {
+int tensor_shared_limit(const DeviceInfo& device) {
+  if (device.backend == "opencl" && device.local_mem_bytes > 0)
+    return static_cast<int>(std::min<std::uint64_t>(device.local_mem_bytes, gemm_tc::max_shared));
+  return gemm_tc::max_shared;
+}
+
+TunableSpace tensor_space(const DeviceInfo& device) {
+  const bool opencl = device.backend == "opencl";  // no __launch_bounds__ there: minb 1
+  const int shared = tensor_shared_limit(device);
   TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
                       Tunable::list("bk", {16, 32, 64}), Tunable::list("stages", {2, 3, 4, 5, 6}),
                       Tunable::list("wm", {1, 2, 4}), Tunable::list("wn", {1, 2, 4}), Tunable::list("unroll", {1, 2, 4}),
-                      Tunable::list("minb", {1, 2, 3, 4}), Tunable::list("splitk", {1, 2, 4, 8})},
+                      opencl ? Tunable::list("minb", {1}) : Tunable::list("minb", {1, 2, 3, 4}),
+                      Tunable::list("splitk", {1, 2, 4, 8})},
                      {}};
   space.constraints.push_back({"whole m16n8 tiles per warp: 16 wm divides bm, 8 wn divides bn",
                                [](const Params& q) { return q.at("bm") % (16 * q.at("wm")) == 0 && q.at("bn") % (8 * q.at("wn")) == 0; }});
@@ -58,9 +67,10 @@ TunableSpace tensor_space() {
                                  const gemm_tc::Shape t = tensor_config(q);
                                  return t.tiles() <= 16 && t.tiles() * t.threads() <= 16 * 256;
                                }});
-  space.constraints.push_back({"stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(gemm_tc::max_shared) +
-                                   " bytes of shared memory (compute capability 9.0)",
-                               [](const Params& q) { return tensor_config(q).shared_bytes() <= gemm_tc::max_shared; }});
+  space.constraints.push_back({"stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(shared) +
+                                   (opencl ? " bytes of the device's local memory"
+                                           : " bytes of shared memory (compute capability 9.0)"),
+                               [shared](const Params& q) { return tensor_config(q).shared_bytes() <= shared; }});
   space.constraints.push_back({"minb blocks fit an SM: their shared memory (and 1 KiB each) <= " +
                                    std::to_string(gemm_tc::sm_shared) + " bytes, their threads <= 2048, and minb 1 "
                                    "where the registers allow no more than one",
@@ -92,14 +102,17 @@ Params params_of(const gemm_tc::Shape& t, int splitk) {
           {"wn", t.wn}, {"unroll", t.unroll}, {"minb", t.minb}, {"splitk", splitk}};
 }
 
-// The first tensor kernel's 128 x 128 blocks where C has enough of them to give every SM one;
-// else 64 x 64 blocks of 4 warps, and K split in up to 8 shares (of two slices or more) until
-// every SM has a block.
+// The first tensor kernel's 128 x 128 blocks where C has enough of them to give every SM one and
+// the device the shared memory; else 64 x 64 blocks of 4 warps (slices of 16 in two stages where
+// 48 KB is all there is), and K split in up to 8 shares (of two slices or more) until every SM
+// has a block.
 Params tensor_heuristic(const Shape& s, const DeviceInfo& device) {
   const auto blocks = [&](int b) { return ((s.m + b - 1) / b) * ((s.n + b - 1) / b); };
   const std::int64_t sms = std::max(1, device.compute_units);
-  if (blocks(128) >= sms) return params_of(gemm_tc::preferred, 1);
-  const gemm_tc::Shape small{64, 64, 32, 3, 2, 2, 1, 1};
+  const int shared = tensor_shared_limit(device);
+  if (blocks(128) >= sms && gemm_tc::preferred.shared_bytes() <= shared) return params_of(gemm_tc::preferred, 1);
+  gemm_tc::Shape small{64, 64, 32, 3, 2, 2, 1, 1};
+  if (small.shared_bytes() > shared) small = gemm_tc::small_local;  // NVIDIA OpenCL's 48 KB
   int splitk = 1;
   while (splitk < 8 && blocks(64) * splitk < sms && s.k >= 2 * 2 * splitk * small.bk) splitk *= 2;
   return params_of(small, splitk);
@@ -144,7 +157,7 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
     return {std::move(space), std::move(heuristic)};
   }
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
-  if (v == Variant::tensor) return {tensor_space(), tensor_heuristic(s, device)};
+  if (v == Variant::tensor) return {tensor_space(device), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};
   TunableSpace space = tuned_space(device, p);
   Params heuristic = tuned_heuristic(s, p, space);
@@ -327,7 +340,7 @@ class GemmSuite final : public Suite {
         }
         for (Precision p : options.precisions) {
           if (traits.refuses) {
-            if (const std::string why = traits.refuses(v, p); !why.empty()) {
+            if (const std::string why = traits.refuses(device, v, p); !why.empty()) {
               plan.unavailable.push_back(to_string(v) + " " + to_string(p) + " on " + device.backend + ": " + why);
               continue;
             }
@@ -396,7 +409,7 @@ class GemmSuite final : public Suite {
             continue;
           }
           if (traits.refuses) {
-            if (const std::string why = traits.refuses(v, p); !why.empty()) {
+            if (const std::string why = traits.refuses(device, v, p); !why.empty()) {
               target.untunable.push_back(to_string(v) + " " + to_string(p) + ": " + why);
               continue;
             }

@@ -39,5 +39,8 @@ GEMM_TC_HD constexpr bool legal(const Shape& s) {
 }
 // The configuration of the first tensor kernel (before it was tunable): 8 warps of 64 x 32.
 constexpr Shape preferred{128, 128, 32, 3, 2, 4, 1, 1};
+// 64 x 64 blocks of 4 warps in two stages of 16-deep slices: 37 KB, within the 48 KB of local
+// memory a work-group has on NVIDIA's OpenCL.
+constexpr Shape small_local{64, 64, 16, 2, 2, 2, 1, 1};
 }  // namespace gemm_tc
 #endif

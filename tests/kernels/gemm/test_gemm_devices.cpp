@@ -39,19 +39,26 @@ std::vector<double> as_held(std::vector<double> v, Precision p) {
   return v;
 }
 
-// The parameter sets a variant is checked with.
-std::vector<Params> params_of(Variant v, Precision p) {
+// The parameter sets a variant is checked with on `device`.
+std::vector<Params> params_of(Variant v, Precision p, const DeviceInfo& device) {
   if (v == Variant::tiled) return {{{"tile", 8}}, {{"tile", 16}}, {{"tile", 32}}};
-  if (v == Variant::tensor) {  // the first kernel's shape, small blocks, deep slices, unrolled, and K split
+  if (v == Variant::tensor) {
+    // The first kernel's shape, small blocks, deep slices, unrolled, and K split; then shapes
+    // within the 48 KB of NVIDIA's OpenCL (two stages, narrow blocks, split 3 and 8). Each where
+    // its stages fit the device's shared memory (tensor_shared_limit).
     std::vector<Params> sets = {{}};
     for (const auto& [bm, bn, bk, stages, wm, wn, unroll, minb, splitk] :
          std::vector<std::array<int, 9>>{{128, 128, 32, 3, 2, 4, 1, 1, 1}, {64, 64, 16, 4, 2, 2, 1, 2, 1},
                                          {64, 64, 16, 3, 2, 2, 1, 3, 1}, {64, 32, 64, 2, 2, 1, 4, 1, 1},
                                          {128, 64, 32, 3, 4, 2, 2, 1, 3}, {32, 128, 16, 6, 1, 4, 1, 1, 8},
-                                         {64, 64, 32, 2, 2, 2, 1, 2, 1}})
-      sets.push_back({{"bm", bm}, {"bn", bn}, {"bk", bk}, {"stages", stages}, {"wm", wm}, {"wn", wn},
-                      {"unroll", unroll}, {"minb", minb}, {"splitk", splitk}});
-    for (const Params& q : sets) EXPECT_TRUE(q.empty() || tensor_space().legal(q) || q.at("splitk") == 3) << format_params(q);
+                                         {64, 64, 32, 2, 2, 2, 1, 2, 1}, {64, 64, 16, 2, 2, 2, 1, 1, 1},
+                                         {32, 64, 16, 3, 1, 4, 1, 1, 3}, {32, 32, 32, 2, 1, 2, 2, 1, 1},
+                                         {32, 32, 16, 4, 1, 2, 1, 1, 8}}) {
+      const Params q{{"bm", bm}, {"bn", bn}, {"bk", bk}, {"stages", stages}, {"wm", wm}, {"wn", wn},
+                     {"unroll", unroll}, {"minb", minb}, {"splitk", splitk}};
+      EXPECT_TRUE(tensor_space().legal(q) || splitk == 3) << format_params(q);
+      if (tensor_config(q).shared_bytes() <= tensor_shared_limit(device)) sets.push_back(q);
+    }
     return sets;
   }
   if (v != Variant::tuned) return {{}};
@@ -73,10 +80,19 @@ TEST_P(GemmDevice, EveryConfigurationVerifiesOnOddShapesInBothLayouts) {
   const Case& c = GetParam();
   if (find_backend(c.backend).devices().empty()) GTEST_SKIP() << "backend " << c.backend << " has no device here";
   const DeviceInfo device = find_device(c.backend, -1);
+  std::string refused;  // why a precision does not run here
+  bool ran = false;
   for (Precision p : {Precision::f32, Precision::f64}) {
     const auto* traits = backend_traits(c.backend);
-    if (traits->refuses && !traits->refuses(c.variant, p).empty()) continue;
-    if (p == Precision::f64 && !device.fp64) continue;
+    if (const std::string why = traits->refuses ? traits->refuses(device, c.variant, p) : ""; !why.empty()) {
+      refused += std::string(refused.empty() ? "" : "; ") + to_string(p) + ": " + why;
+      continue;
+    }
+    if (p == Precision::f64 && !device.fp64) {
+      refused += (refused.empty() ? "" : "; ") + std::string("f64: the device has no fp64");
+      continue;
+    }
+    ran = true;
     auto ops = (*find_operations(c.backend))(device, p);
     for (const char* spec : {"1", "33", "67x45x91", "67x45x91:TN", "128x5x200:TN", "130x257x19", "256"}) {
       const Shape s = parse_shape(spec);
@@ -87,7 +103,7 @@ TEST_P(GemmDevice, EveryConfigurationVerifiesOnOddShapesInBothLayouts) {
       const auto ic = make_input(s.c_elements(), 33, true);
       std::vector<double> exact = ic;
       reference_gemm(s, 2.0, ia, ib, -1.0, exact);
-      for (const Params& params : params_of(c.variant, p)) {
+      for (const Params& params : params_of(c.variant, p, device)) {
         const std::string what = std::string(spec) + " " + to_string(p) + " " + format_params(params);
         ops->upload(s, a, b, c0);
         try {
@@ -107,6 +123,38 @@ TEST_P(GemmDevice, EveryConfigurationVerifiesOnOddShapesInBothLayouts) {
       }
     }
   }
+  if (!ran) GTEST_SKIP() << to_string(c.variant) << " runs in no precision on " << device.label() << ": " << refused;
+}
+
+// The tensor kernel on OpenCL (issue 56 item 3): its space there holds only configurations whose
+// stages fit the device's local memory (NVIDIA's 48 KB), minb 1 (OpenCL has no launch bounds),
+// and the heuristic's choice for any shape lies in it; CUDA's space is unchanged by it.
+TEST(GemmTensorSpace, OnOpenclItFitsTheDevicesLocalMemoryAndTheHeuristicIsInIt) {
+  DeviceInfo nvidia_opencl;
+  nvidia_opencl.backend = "opencl";
+  nvidia_opencl.compute_units = 132;
+  nvidia_opencl.local_mem_bytes = 48 * 1024;
+  const TunableSpace space = tensor_space(nvidia_opencl);
+  const auto legal = space.enumerate();
+  ASSERT_GT(legal.size(), 20u);
+  for (const Params& q : legal) {
+    EXPECT_LE(tensor_config(q).shared_bytes(), 48 * 1024) << format_params(q);
+    EXPECT_EQ(q.at("minb"), 1) << format_params(q);
+    EXPECT_TRUE(tensor_space().legal(q)) << format_params(q);  // within CUDA's: one database names both
+  }
+  EXPECT_FALSE(space.legal({{"bm", 128}, {"bn", 128}, {"bk", 32}, {"stages", 3}, {"wm", 2}, {"wn", 4}, {"unroll", 1},
+                            {"minb", 1}, {"splitk", 1}}));  // CUDA's first shape: 107 KB
+  for (const char* problem : {"8192", "4097x129x1023", "64x8x4096", "1x1x1", "16384x16384x256", "8192:TN"}) {
+    const Params h = own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape(problem), Precision::f64).params;
+    EXPECT_TRUE(space.legal(h)) << problem << ": " << format_params(h);
+  }
+  EXPECT_EQ(own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape("256x256x8192"), Precision::f64).params.at("splitk"), 8);
+  DeviceInfo cuda;
+  cuda.backend = "cuda";
+  cuda.compute_units = 132;
+  cuda.local_mem_bytes = 48 * 1024;  // CUDA's kernel opts in to more: its limit is not this
+  EXPECT_EQ(tensor_shared_limit(cuda), gemm_tc::max_shared);
+  EXPECT_EQ(own_launch(nullptr, cuda, Variant::tensor, parse_shape("8192"), Precision::f64).params.at("bm"), 128);
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceBackends, GemmDevice, testing::ValuesIn(cases()),

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -109,6 +110,21 @@ TEST(GemmSuite, OpenclVariantsVerifyAndAPlantedWrongResultFails) {
     points.insert(b["variant"].get<std::string>() + "/" + b["precision"].get<std::string>());
   }
   for (const char* p : {"naive/f32", "naive/f64", "tiled/f32", "tiled/f64", "tuned/f64"}) EXPECT_TRUE(points.count(p)) << p;
+  // The tensor variant (FP64 tensor cores through inline PTX) runs on NVIDIA's OpenCL only: on any
+  // other device it is listed unavailable, with the reason, and never compiled.
+  std::set<std::string> unavailable;
+  for (const auto& u : j["context"]["unavailable"]) unavailable.insert(u.get<std::string>());
+  const bool nvidia = std::any_of(j["context"]["devices"].begin(), j["context"]["devices"].end(),
+                                  [](const auto& d) { return d.value("vendor", "").find("NVIDIA") != std::string::npos; });
+  if (!nvidia) {
+    EXPECT_EQ(points.count("tensor/f64"), 0u);
+    EXPECT_TRUE(std::any_of(unavailable.begin(), unavailable.end(), [](const std::string& u) {
+      return u.rfind("tensor f64 on opencl: tensor needs NVIDIA's OpenCL on compute capability 8.0 or later", 0) == 0 &&
+             u.find("is not an NVIDIA device") != std::string::npos;
+    })) << j["context"]["unavailable"].dump();
+  }
+  EXPECT_TRUE(unavailable.count("tensor f32 on opencl: tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores "
+                                "would be TF32)")) << j["context"]["unavailable"].dump();
   ASSERT_FALSE(j["failed_benchmarks"].empty());
   for (const auto& b : j["failed_benchmarks"]) {
     EXPECT_EQ(b["variant"], "tuned");
