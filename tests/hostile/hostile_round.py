@@ -158,9 +158,13 @@ class Round:
                 p = os.path.join(folder, "mutated.json")
                 with open(p, "w") as f:
                     json.dump(spec, f)
+                # A launch the spec makes huge (2^31 work-items of its reference on PoCL) may take
+                # minutes on a loaded 2-core machine: legal, and gpubench's own watchdog is what
+                # must end it, as a FAILED point (the default --point-timeout, 600 s, outlasts
+                # the round's 120 s).
                 self.run("spec", f"{'.'.join(map(str, path))} = {json.dumps(value) if value is not KeyError else 'removed'}",
-                         ["run", "--spec", p, "--backend", "opencl", "--precision", "f32", "--repetitions", "1"],
-                         timeout=120)
+                         ["run", "--spec", p, "--backend", "opencl", "--precision", "f32", "--repetitions", "1",
+                          "--point-timeout", "30"], timeout=120)
                 n += 1
         text = json.dumps(SCALE_SPEC)
         raw = [text[: len(text) // 2], text.replace('"n": 1024', '"n": 1' + "0" * 400), "{" + '"name": "x", ' + text[1:],
@@ -171,7 +175,7 @@ class Round:
             with open(p, "w") as f:
                 f.write(t)
             self.run("spec", f"raw text {i}", ["run", "--spec", p, "--backend", "opencl", "--precision", "f32",
-                                                "--repetitions", "1"], timeout=120)
+                                                "--repetitions", "1", "--point-timeout", "30"], timeout=120)
         for special in ("/dev/zero", folder, "/nonexistent/spec.json"):
             self.run("spec", f"--spec {special}", ["run", "--spec", special, "--backend", "opencl"])
 
