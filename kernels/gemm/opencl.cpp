@@ -143,7 +143,7 @@ std::string OpenclKernels::tensor_mode() const {
                         : "FP64 tensor cores: inline PTX mma.sync m8n8k4, cp.async (compute capability 8.x)";
 }
 
-// The tensor kernel (tensor.cl) in configuration `params` (the 48 KB one where none is given),
+// The tensor kernel (tensor.cl) in configuration `params` (64 x 64 blocks where none is given),
 // after the scaling of C by beta where K is split.
 Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alpha, const Buffer& a, const Buffer& bm,
                                double beta, const Buffer& c, cl_command_queue queue) {
@@ -152,12 +152,12 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   if (const std::string why = opencl_tensor_unavailable(context_->info()); !why.empty()) throw DeviceError(why);
   const gemm_tc::Shape t = params.empty() ? gemm_tc::small_local : tensor_config(params);
   const int splits = params.contains("splitk") ? params.at("splitk") : 1;
-  const std::string what = "tensor " + (params.empty() ? std::string("(its 48 KB configuration)") : format_params(params));
+  const std::string what = "tensor " + (params.empty() ? std::string("(64 x 64 blocks)") : format_params(params));
   if (!gemm_tc::legal(t) || t.stages > 6 || splits < 1)
     throw DeviceError(what + " is not a configuration of the tensor kernel");
   const auto local = context_->info().local_mem_bytes;
-  if (static_cast<std::uint64_t>(t.shared_bytes()) > local)
-    throw DeviceError(what + ": " + std::to_string(t.shared_bytes()) + " bytes of local memory, but the device gives a "
+  if (static_cast<std::uint64_t>(t.local_bytes()) > local)
+    throw DeviceError(what + ": " + std::to_string(t.local_bytes()) + " bytes of local memory, but the device gives a "
                       "work-group " + std::to_string(local));
   const auto cc = opencl::nvidia_compute_capability(context_->device());
   const std::string options = " -DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) +

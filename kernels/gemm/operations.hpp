@@ -89,6 +89,9 @@ TunableSpace tensor_space(const DeviceInfo& device = {});
 // The shared memory a block of the tensor kernel may have on `device`: CUDA's 227 KiB (compute
 // capability 9.0, opted in); on OpenCL the device's local memory (NVIDIA's: 48 KB).
 int tensor_shared_limit(const DeviceInfo& device);
+// The shared memory a block of configuration `s` takes on `device`: CUDA's padded rows
+// (shared_bytes), OpenCL's swizzled ones (local_bytes).
+int tensor_block_bytes(const DeviceInfo& device, const gemm_tc::Shape& s);
 
 // The parameters of GEMM's own kernel `v` (tiled, tuned, tensor, packed) for `shape` on `device`, as a GEMM run
 // would choose them: the tuning database's entry for its size bucket (or the nearest), else the

@@ -47,6 +47,10 @@ int tensor_shared_limit(const DeviceInfo& device) {
   return gemm_tc::max_shared;
 }
 
+int tensor_block_bytes(const DeviceInfo& device, const gemm_tc::Shape& s) {
+  return device.backend == "opencl" ? s.local_bytes() : s.shared_bytes();
+}
+
 TunableSpace tensor_space(const DeviceInfo& device) {
   const bool opencl = device.backend == "opencl";  // no __launch_bounds__ there: minb 1
   const int shared = tensor_shared_limit(device);
@@ -67,10 +71,11 @@ TunableSpace tensor_space(const DeviceInfo& device) {
                                  const gemm_tc::Shape t = tensor_config(q);
                                  return t.tiles() <= 16 && t.tiles() * t.threads() <= 16 * 256;
                                }});
-  space.constraints.push_back({"stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(shared) +
-                                   (opencl ? " bytes of the device's local memory"
-                                           : " bytes of shared memory (compute capability 9.0)"),
-                               [shared](const Params& q) { return tensor_config(q).shared_bytes() <= shared; }});
+  space.constraints.push_back({opencl ? "stages (bm + bn) bk x 8 bytes <= " + std::to_string(shared) +
+                                            " bytes of the device's local memory"
+                                      : "stages (bm + bn + 8) bk x 8 bytes <= " + std::to_string(shared) +
+                                            " bytes of shared memory (compute capability 9.0)",
+                               [shared, device](const Params& q) { return tensor_block_bytes(device, tensor_config(q)) <= shared; }});
   space.constraints.push_back({"minb blocks fit an SM: their shared memory (and 1 KiB each) <= " +
                                    std::to_string(gemm_tc::sm_shared) + " bytes, their threads <= 2048, and minb 1 "
                                    "where the registers allow no more than one",
@@ -103,16 +108,19 @@ Params params_of(const gemm_tc::Shape& t, int splitk) {
 }
 
 // The first tensor kernel's 128 x 128 blocks where C has enough of them to give every SM one and
-// the device the shared memory; else 64 x 64 blocks of 4 warps (slices of 16 in two stages where
-// 48 KB is all there is), and K split in up to 8 shares (of two slices or more) until every SM
-// has a block.
+// the device the shared memory (128 x 64 in two 16-deep stages where 48 KiB is all there is);
+// else 64 x 64 blocks of 4 warps (16-deep slices in two stages within 48 KiB), and K split in up
+// to 8 shares (of two slices or more) until every SM has a block.
 Params tensor_heuristic(const Shape& s, const DeviceInfo& device) {
   const auto blocks = [&](int b) { return ((s.m + b - 1) / b) * ((s.n + b - 1) / b); };
   const std::int64_t sms = std::max(1, device.compute_units);
   const int shared = tensor_shared_limit(device);
-  if (blocks(128) >= sms && gemm_tc::preferred.shared_bytes() <= shared) return params_of(gemm_tc::preferred, 1);
+  if (blocks(128) >= sms && tensor_block_bytes(device, gemm_tc::preferred) <= shared)
+    return params_of(gemm_tc::preferred, 1);
+  if (blocks(128) >= sms && tensor_block_bytes(device, gemm_tc::preferred_local) <= shared)
+    return params_of(gemm_tc::preferred_local, 1);
   gemm_tc::Shape small{64, 64, 32, 3, 2, 2, 1, 1};
-  if (small.shared_bytes() > shared) small = gemm_tc::small_local;  // NVIDIA OpenCL's 48 KB
+  if (tensor_block_bytes(device, small) > shared) small = gemm_tc::small_local;  // NVIDIA OpenCL's 48 KB
   int splitk = 1;
   while (splitk < 8 && blocks(64) * splitk < sms && s.k >= 2 * 2 * splitk * small.bk) splitk *= 2;
   return params_of(small, splitk);

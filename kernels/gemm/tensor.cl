@@ -8,7 +8,8 @@
 // -D BM BN BK STAGES WM WN UNROLL as tensor_shape.h's Shape (minb has no OpenCL equivalent: 1),
 // -D GEMM_MMA_M16 where the device has m16n8k16 (compute capability 9.0 or later).
 // NVIDIA's OpenCL gives a work-group 48 KB of local memory (CUDA's kernel opts in to 227 KiB):
-// the space on OpenCL holds only configurations whose STAGES buffers fit there.
+// the space on OpenCL holds only configurations whose STAGES buffers fit there, unpadded
+// (tensor_shape.h: local_bytes).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(WM) || !defined(WN) || !defined(UNROLL)
@@ -19,11 +20,14 @@
 #define WARP_N (BN / WN)
 #define MI (WARP_M / 16)
 #define NJ (WARP_N / 8)
-#define LD_MK (BK + 4) /* A as stored (NN): [m][k] */
-#define LD_KM (BM + 4) /* A transposed (TN): [k][m] */
-#define LD_KN (BN + 4) /* B: [k][n] */
-#define A_STAGE (BM * LD_MK > BK * LD_KM ? BM * LD_MK : BK * LD_KM)
-#define B_STAGE (BK * LD_KN)
+// Local memory unpadded (tensor.h pads each row by 4 doubles), each row's columns XOR-swizzled
+// by 4 (row % 4) instead: the fragment loads of a half-warp (rows g or t, 0..3, columns 4 apart)
+// still hit 16 distinct doubles, 32 banks, and the 48 KiB hold a third stage of 64 x 64 x 16.
+// A stored (NN) is [m][k] rows of BK, A transposed (TN) [k][m] rows of BM, B [k][n] rows of BN;
+// a pair of doubles (even column) stays together and 16-byte aligned.
+#define AT(row, col, ld) ((row) * (ld) + ((col) ^ (((row) & 3) << 2)))
+#define A_STAGE (BM * BK)
+#define B_STAGE (BK * BN)
 #if BM % (16 * WM) != 0 || BN % (8 * WN) != 0 || BK % 16 != 0 || STAGES < 2 || STAGES > 6 || \
     (BM * BK / 2) % THREADS != 0 || (BK * BN / 2) % THREADS != 0 || (BK / 16) % UNROLL != 0
 #error "not a configuration of the tensor kernel (tensor_shape.h: legal)"
@@ -91,21 +95,21 @@ static inline void cp_async16_or_8(__local double* s, __global const double* g, 
 #endif
 
 // `pairs` 16-byte pairs of a whole slice, `per_row` to each stored row, from matrix m (leading
-// dimension ld) at stored row `row`, column `col`, to dst (leading dimension ld_s); every address
-// aligned and inside the matrix. Where the threads cover whole rows per pass, a thread's copies
-// lie one stride apart.
+// dimension ld) at stored row `row`, column `col`, to dst (rows of ld_s, swizzled: AT); every
+// address aligned and inside the matrix. Where the threads cover whole rows per pass, a thread's
+// copies lie one stride apart.
 static inline void copy_whole(const int pairs, const int per_row, __local double* dst, const int ld_s,
                        __global const double* m, int ld, int row, int col, int tid) {
   if (THREADS % per_row == 0) {
     const int step = THREADS / per_row, r = tid / per_row, c = 2 * (tid % per_row);
     __global const double* src = m + (long)(row + r) * ld + col + c;
 #pragma unroll
-    for (int i = 0; i < pairs / THREADS; ++i, src += (long)step * ld) cp_async16(dst + (r + i * step) * ld_s + c, src);
+    for (int i = 0; i < pairs / THREADS; ++i, src += (long)step * ld) cp_async16(dst + AT(r + i * step, c, ld_s), src);
   } else {
 #pragma unroll
     for (int i = 0; i < pairs / THREADS; ++i) {
       const int idx = tid + i * THREADS, r = idx / per_row, c = 2 * (idx % per_row);
-      cp_async16(dst + r * ld_s + c, m + (long)(row + r) * ld + col + c);
+      cp_async16(dst + AT(r, c, ld_s), m + (long)(row + r) * ld + col + c);
     }
   }
 }
@@ -117,10 +121,10 @@ static inline void load_slice(const int ta, const int whole, __local double* as,
                        int ldb, int tid) {
   if (whole && k0 + BK <= k_end) {
     if (ta)  // stored K x M
-      copy_whole(BM * BK / 2, BM / 2, as, LD_KM, A, lda, k0, row0, tid);
+      copy_whole(BM * BK / 2, BM / 2, as, BM, A, lda, k0, row0, tid);
     else
-      copy_whole(BM * BK / 2, BK / 2, as, LD_MK, A, lda, row0, k0, tid);
-    copy_whole(BK * BN / 2, BN / 2, bs, LD_KN, B, ldb, k0, col0, tid);
+      copy_whole(BM * BK / 2, BK / 2, as, BK, A, lda, row0, k0, tid);
+    copy_whole(BK * BN / 2, BN / 2, bs, BN, B, ldb, k0, col0, tid);
     return;
   }
 #pragma unroll 4
@@ -128,11 +132,11 @@ static inline void load_slice(const int ta, const int whole, __local double* as,
     const int idx = tid + i * THREADS;
     if (ta) {
       const int l = idx / (BM / 2), r = 2 * (idx % (BM / 2)), gl = k0 + l, gr = row0 + r;
-      cp_async16_or_8(as + l * LD_KM + r, A + (long)gl * lda + gr, A, gl < k_end && gr < M,
+      cp_async16_or_8(as + AT(l, r, BM), A + (long)gl * lda + gr, A, gl < k_end && gr < M,
                       gl < k_end && gr + 1 < M);
     } else {
       const int r = idx / (BK / 2), l = 2 * (idx % (BK / 2)), gl = k0 + l, gr = row0 + r;
-      cp_async16_or_8(as + r * LD_MK + l, A + (long)gr * lda + gl, A, gr < M && gl < k_end,
+      cp_async16_or_8(as + AT(r, l, BK), A + (long)gr * lda + gl, A, gr < M && gl < k_end,
                       gr < M && gl + 1 < k_end);
     }
   }
@@ -140,7 +144,7 @@ static inline void load_slice(const int ta, const int whole, __local double* as,
   for (int i = 0; i < BK * BN / (2 * THREADS); ++i) {
     const int idx = tid + i * THREADS;
     const int l = idx / (BN / 2), c = 2 * (idx % (BN / 2)), gl = k0 + l, gc = col0 + c;
-    cp_async16_or_8(bs + l * LD_KN + c, B + (long)gl * ldb + gc, B, gl < k_end && gc < N, gl < k_end && gc + 1 < N);
+    cp_async16_or_8(bs + AT(l, c, BN), B + (long)gl * ldb + gc, B, gl < k_end && gc < N, gl < k_end && gc + 1 < N);
   }
 }
 
@@ -197,13 +201,13 @@ static inline void gemm_tensor(const int ta, int M, int N, int K, double alpha, 
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
 #pragma unroll
-        for (int u = 0; u < 4; ++u) fb[j][u] = bs[(kk + t + 4 * u) * LD_KN + wn + j * 8 + g];
+        for (int u = 0; u < 4; ++u) fb[j][u] = bs[AT(kk + t + 4 * u, wn + j * 8 + g, BN)];
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int u = 0; u < 8; ++u) {
           const int r = wm + i * 16 + g + 8 * (u % 2), l = kk + t + 4 * (u / 2);
-          fa[i][u] = ta ? as[l * LD_KM + r] : as[r * LD_MK + l];
+          fa[i][u] = ta ? as[AT(l, r, BM)] : as[AT(r, l, BK)];
         }
 #pragma unroll
       for (int i = 0; i < MI; ++i)

@@ -26,6 +26,8 @@ struct Shape {
   GEMM_TC_HD constexpr int a_stage() const { return bm * ld_mk() > bk * ld_km() ? bm * ld_mk() : bk * ld_km(); }
   GEMM_TC_HD constexpr int b_stage() const { return bk * ld_kn(); }
   GEMM_TC_HD constexpr int shared_bytes() const { return stages * (a_stage() + b_stage()) * 8; }
+  // OpenCL's kernel (tensor.cl) keeps its rows unpadded, swizzled instead.
+  GEMM_TC_HD constexpr int local_bytes() const { return stages * (bm * bk + bk * bn) * 8; }
 };
 // Dynamic shared memory a block may take on compute capability 9.0 (227 KiB, opted in), and an
 // SM holds for all its blocks (228 KiB, 1 KiB of it reserved per block).
@@ -39,8 +41,10 @@ GEMM_TC_HD constexpr bool legal(const Shape& s) {
 }
 // The configuration of the first tensor kernel (before it was tunable): 8 warps of 64 x 32.
 constexpr Shape preferred{128, 128, 32, 3, 2, 4, 1, 1};
-// 64 x 64 blocks of 4 warps in two stages of 16-deep slices: 37 KB, within the 48 KB of local
-// memory a work-group has on NVIDIA's OpenCL.
+// Within the 48 KiB of local memory a work-group has on NVIDIA's OpenCL (local_bytes, unpadded):
+// 128 x 64 blocks of 4 warps in two stages of 16-deep slices, 48 KiB (the H200's best at 8192,
+// reports/data/h200-2026-11-28-issue56), and 64 x 64 ones, 32 KiB, for shapes with few blocks.
+constexpr Shape preferred_local{128, 64, 16, 2, 2, 2, 1, 1};
 constexpr Shape small_local{64, 64, 16, 2, 2, 2, 1, 1};
 }  // namespace gemm_tc
 #endif

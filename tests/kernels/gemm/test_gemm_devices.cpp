@@ -53,11 +53,11 @@ std::vector<Params> params_of(Variant v, Precision p, const DeviceInfo& device) 
                                          {128, 64, 32, 3, 4, 2, 2, 1, 3}, {32, 128, 16, 6, 1, 4, 1, 1, 8},
                                          {64, 64, 32, 2, 2, 2, 1, 2, 1}, {64, 64, 16, 2, 2, 2, 1, 1, 1},
                                          {32, 64, 16, 3, 1, 4, 1, 1, 3}, {32, 32, 32, 2, 1, 2, 2, 1, 1},
-                                         {32, 32, 16, 4, 1, 2, 1, 1, 8}}) {
+                                         {32, 32, 16, 4, 1, 2, 1, 1, 8}, {128, 64, 16, 2, 4, 2, 1, 1, 1}}) {
       const Params q{{"bm", bm}, {"bn", bn}, {"bk", bk}, {"stages", stages}, {"wm", wm}, {"wn", wn},
                      {"unroll", unroll}, {"minb", minb}, {"splitk", splitk}};
       EXPECT_TRUE(tensor_space().legal(q) || splitk == 3) << format_params(q);
-      if (tensor_config(q).shared_bytes() <= tensor_shared_limit(device)) sets.push_back(q);
+      if (tensor_block_bytes(device, tensor_config(q)) <= tensor_shared_limit(device)) sets.push_back(q);
     }
     return sets;
   }
@@ -138,17 +138,21 @@ TEST(GemmTensorSpace, OnOpenclItFitsTheDevicesLocalMemoryAndTheHeuristicIsInIt) 
   const auto legal = space.enumerate();
   ASSERT_GT(legal.size(), 20u);
   for (const Params& q : legal) {
-    EXPECT_LE(tensor_config(q).shared_bytes(), 48 * 1024) << format_params(q);
+    EXPECT_LE(tensor_config(q).local_bytes(), 48 * 1024) << format_params(q);
     EXPECT_EQ(q.at("minb"), 1) << format_params(q);
     EXPECT_TRUE(tensor_space().legal(q)) << format_params(q);  // within CUDA's: one database names both
   }
   EXPECT_FALSE(space.legal({{"bm", 128}, {"bn", 128}, {"bk", 32}, {"stages", 3}, {"wm", 2}, {"wn", 4}, {"unroll", 1},
-                            {"minb", 1}, {"splitk", 1}}));  // CUDA's first shape: 107 KB
+                            {"minb", 1}, {"splitk", 1}}));  // CUDA's first shape: 96 KiB unpadded
+  EXPECT_TRUE(space.legal({{"bm", 64}, {"bn", 64}, {"bk", 16}, {"stages", 3}, {"wm", 2}, {"wn", 2}, {"unroll", 1},
+                           {"minb", 1}, {"splitk", 1}}));  // 48 KiB unpadded: a third stage
   for (const char* problem : {"8192", "4097x129x1023", "64x8x4096", "1x1x1", "16384x16384x256", "8192:TN"}) {
     const Params h = own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape(problem), Precision::f64).params;
     EXPECT_TRUE(space.legal(h)) << problem << ": " << format_params(h);
   }
   EXPECT_EQ(own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape("256x256x8192"), Precision::f64).params.at("splitk"), 8);
+  EXPECT_EQ(own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape("8192"), Precision::f64).params.at("bm"), 128);
+  EXPECT_EQ(own_launch(nullptr, nvidia_opencl, Variant::tensor, parse_shape("8192"), Precision::f64).params.at("bk"), 16);
   DeviceInfo cuda;
   cuda.backend = "cuda";
   cuda.compute_units = 132;
