@@ -455,9 +455,16 @@ class ProjectHistory(unittest.TestCase):
             self.assertIn(" with too little history", r.stdout)
             db = sqlite3.connect(history)
             names = {n for (n,) in db.execute("SELECT name FROM benchmarks")}
-            # The points' times; their energy series began on 2026-11-27 (issue 38), with one run.
-            fewest = db.execute("SELECT min(c) FROM (SELECT count(*) AS c FROM medians m JOIN benchmarks b ON "
-                                "b.id = m.benchmark_id WHERE b.name NOT LIKE '%[J/iter]%' GROUP BY benchmark_id)").fetchone()[0]
+            # The points' times; their energy series began on 2026-11-27 (issue 38), with one run. A
+            # machine the tracked set has run on fewer than 5 times (the H200, from 2026-11-28) has
+            # too little history for a verdict yet, which check says; every benchmark of a machine
+            # with 5 runs has them all.
+            counts = db.execute("SELECT b.name, count(*) FROM medians m JOIN benchmarks b ON b.id = m.benchmark_id "
+                                "WHERE b.name NOT LIKE '%[J/iter]%' GROUP BY b.id").fetchall()
+            by_machine = {}
+            for name, count in counts:
+                by_machine.setdefault(name.rsplit(" @ ", 1)[-1], []).append(count)
+            fewest = min(min(c) for c in by_machine.values() if max(c) >= 5)
             self.assertTrue(any("[J/iter] @" in n for n in names) and any("[opencl/cuda] @" in n for n in names))
             newest = db.execute("SELECT max(date) FROM runs").fetchone()[0]
             db.close()
