@@ -149,7 +149,8 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
                                double beta, const Buffer& c, cl_command_queue queue) {
   if (precision_ != Precision::f64)
     throw DeviceError("tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)");
-  if (const std::string why = opencl_tensor_unavailable(context_->info()); !why.empty()) throw DeviceError(why);
+  const auto cc = opencl::nvidia_compute_capability(context_->device());  // (the device's own, no listing)
+  if (!cc || cc->first < 8) throw DeviceError(opencl_tensor_unavailable(context_->info()));
   const gemm_tc::Shape t = params.empty() ? gemm_tc::small_local : tensor_config(params);
   const int splits = params.contains("splitk") ? params.at("splitk") : 1;
   const std::string what = "tensor " + (params.empty() ? std::string("(64 x 64 blocks)") : format_params(params));
@@ -159,7 +160,6 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   if (static_cast<std::uint64_t>(t.local_bytes()) > local)
     throw DeviceError(what + ": " + std::to_string(t.local_bytes()) + " bytes of local memory, but the device gives a "
                       "work-group " + std::to_string(local));
-  const auto cc = opencl::nvidia_compute_capability(context_->device());
   const std::string options = " -DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) +
                               " -DBK=" + std::to_string(t.bk) + " -DSTAGES=" + std::to_string(t.stages) +
                               " -DWM=" + std::to_string(t.wm) + " -DWN=" + std::to_string(t.wn) +
