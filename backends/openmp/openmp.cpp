@@ -110,7 +110,13 @@ std::uint64_t last_level_cache_bytes(const std::string& sys_cpu) {
     if (size > 0) largest = std::max(largest, static_cast<std::uint64_t>(size));
   }
 #endif
-  return largest;
+  return cpuid_cache_bound(largest, proc_field("/proc/cpuinfo", "vendor_id"), sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+std::uint64_t cpuid_cache_bound(std::uint64_t cpuid_bytes, const std::string& vendor, long cpus) {
+  constexpr std::uint64_t amd_ccd_l3_max = std::uint64_t{96} << 20;
+  if (vendor != "AuthenticAMD" || cpus <= 0) return cpuid_bytes;
+  return std::min(cpuid_bytes, amd_ccd_l3_max * static_cast<std::uint64_t>(cpus));
 }
 
 namespace {

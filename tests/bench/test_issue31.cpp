@@ -83,6 +83,17 @@ TEST(HostCache, IsTheLastLevelFromLinuxTopologyTimesItsInstances) {
   }
 }
 
+// Without /sys's topology, CPUID's figure through sysconf: an AMD core reaches only its CCD's L3
+// (96 MiB at most), so a 2-core VM whose CPUID says 508 MiB has at most 192 MiB.
+TEST(HostCache, CpuidsFigureIsBoundedByTheCcdsAnAmdCoreReaches) {
+  EXPECT_EQ(openmp::cpuid_cache_bound(508ull << 20, "AuthenticAMD", 2), 192ull << 20);
+  EXPECT_EQ(openmp::cpuid_cache_bound(32ull << 20, "AuthenticAMD", 2), 32ull << 20);
+  EXPECT_EQ(openmp::cpuid_cache_bound(1152ull << 20, "AuthenticAMD", 96), 1152ull << 20);
+  EXPECT_EQ(openmp::cpuid_cache_bound(504ull << 20, "GenuineIntel", 2), 504ull << 20);
+  EXPECT_EQ(openmp::cpuid_cache_bound(508ull << 20, "AuthenticAMD", 0), 508ull << 20);
+  EXPECT_EQ(openmp::cpuid_cache_bound(0, "AuthenticAMD", 2), 0u);
+}
+
 Ceilings trial(double gbps, double f32, double f64) {
   Ceilings c;
   c.copy_gbps = c.triad_gbps = gbps;
