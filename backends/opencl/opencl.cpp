@@ -390,6 +390,14 @@ std::size_t Kernel::max_work_group_size(cl_device_id device) const {
   return size;
 }
 
+std::size_t Kernel::local_mem_bytes(cl_device_id device) const {
+  cl_ulong bytes = 0;
+  const cl_int status =
+      clGetKernelWorkGroupInfo(kernel_.get(), device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof bytes, &bytes, nullptr);
+  if (status != CL_SUCCESS) check(status, "clGetKernelWorkGroupInfo", "for kernel '" + name_ + "'");
+  return static_cast<std::size_t>(bytes);
+}
+
 Kernel Program::kernel(const std::string& name) const {
   cl_int status = CL_SUCCESS;
   Handle<cl_kernel> kernel(clCreateKernel(program_.get(), name.c_str(), &status));

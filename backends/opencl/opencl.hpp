@@ -199,6 +199,9 @@ class Kernel {
 
   // CL_KERNEL_WORK_GROUP_SIZE on `device`: the largest work-group this kernel can run with.
   std::size_t max_work_group_size(cl_device_id device) const;
+  // CL_KERNEL_LOCAL_MEM_SIZE on `device`: the local memory a work-group of it takes, its own
+  // __local variables and the __local arguments as last set.
+  std::size_t local_mem_bytes(cl_device_id device) const;
 
  private:
   void set_arg_bytes(cl_uint index, std::size_t size, const void* value) const;

@@ -4,6 +4,7 @@
 // FP64 tensor-core kernel for f64, tuned for f32) on blocks of the column-major matrix; two
 // streams for the look-ahead, joined by events; cuSOLVER's getrf as the vendor variant.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -32,6 +33,7 @@ namespace {
 #define LU_GROUP 256
 template <typename real>
 struct Lu {
+  static __device__ int lu_grid_sync(unsigned int*, int*, int*);  // the leaf's barrier: kernels/lu/nvrtc.cu's
 #include "kernels/lu/device.h"
 };
 constexpr int group = LU_GROUP;
@@ -136,7 +138,24 @@ class CudaOperations final : public Operations, public StudyOps<T> {
 
   void start() override {
     study_ran_ = false;
+    leaves_ = {0, 0};
     start_.record(stream_[0]);
+  }
+
+  std::string panel() const override {
+    std::string s;
+    if (leaves_[0] > 0)
+      s = std::to_string(leaves_[0]) + " of " + std::to_string(leaves_[0] + leaves_[1]) +
+          " leaves in one cooperative launch of up to " + std::to_string(leaf_groups_) +
+          " blocks meeting at a grid barrier";
+    if (leaves_[1] > 0) {
+      if (!s.empty()) s += "; the others ";
+      s += "a launch per column";
+      s += leaf_groups_ == 0 ? ": the device has no cooperative launch"
+                             : " (their rows exceed the " + std::to_string(leaf_bytes_) + " bytes of shared memory per "
+                               "block)";
+    }
+    return s;
   }
   double stop() override {
     if (side_used_) {
@@ -181,8 +200,10 @@ class CudaOperations final : public Operations, public StudyOps<T> {
       int jj = static_cast<int>(j), ww = static_cast<int>(w);
       void* args[] = {&pa, const_cast<int*>(&n), &jj, &ww, &slab, &pv, &pr, &prs, &rc, &pi, &barrier};
       cuda::rtc_launch_argv(kernels_.leaf, "leaf", groups, group, bytes, s, args, true);
+      ++leaves_[0];
       return;
     }
+    ++leaves_[1];
     int groups = groups_for(n_ - j);
     cuda::rtc_launch(kernels_.pivot, "pivot", groups, group, 0, s, const_a(), n, int(j), int(w), pvalue_[q].data(),
                      prow_[q].data(), prows_[q].data());
@@ -332,6 +353,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   cuda::Event start_, end_, side_done_, events_[2];
   int max_groups_ = 1;
   int leaf_groups_ = 0;  // 0: no cooperative launch here
+  std::array<int, 2> leaves_{0, 0};  // the last run's leaves: in one launch, by launches per column
   std::size_t leaf_bytes_ = 0;
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
@@ -366,7 +388,7 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
                                 {gpubench::lu::Variant::naive, gpubench::lu::Variant::optimised,
                                  gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
                                 true,
-                                [](gpubench::Precision p) {
+                                [](const gpubench::DeviceInfo&, gpubench::Precision p) {
                                   if (p == gpubench::Precision::f64) return std::vector<std::string>{"tensor", "tuned"};
                                   return std::vector<std::string>{"tuned"};
                                 }});

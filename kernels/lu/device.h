@@ -137,6 +137,135 @@ LU_FN void lu_step(LU_G real* a, int n, int c, int j, int w, int pgroups, LU_G c
   lu_candidate(a, n, j, w, best, best_row, nvalue, nrow, nrows, value, row, lid, group);  // none after the last
 }
 
+// --- The panel's leaf: columns [j, j + w) in one launch of work-groups all resident at once ---
+// Each API supplies, before including this file: lu_grid_sync(word, failed, flag), where every
+// work-group of the launch meets (what each wrote to global memory before it is visible to all
+// after it; 1 for all of a group's items, or 0 where the API gives up waiting, *failed set: the
+// leaf then returns unfinished and the host says so; `flag` one int of local memory); and, where
+// LU_SHUFFLE is defined, lu_shfl_real(v, o) and lu_shfl_int(v, o): v from the lane o away in a
+// butterfly of 32 lanes (a warp). Without shuffles the groups' maxima are lu_group_max's trees.
+#ifdef LU_SHUFFLE
+#define LU_REDUCE_SLOTS (LU_GROUP / 32)
+// The largest |value| of a group and its row (the smaller row on ties, as LAPACK's idamax): within
+// each warp by shuffles, then across the warps through `value` and `row` (one entry per warp);
+// every item gets the result. One barrier: callers separate two calls by another (the leaf's
+// grid sync and its column step's barriers do).
+LU_FN void lu_leaf_max(LU_L real* value, LU_L int* row, int tid, real v, int r, real* best, int* best_row) {
+  for (int o = 16; o > 0; o >>= 1) {  // a butterfly: every lane ends with its warp's result
+    const real ov = lu_shfl_real(v, o);
+    const int orow = lu_shfl_int(r, o);
+    if (ov > v || (ov == v && orow < r)) {
+      v = ov;
+      r = orow;
+    }
+  }
+  if (tid % 32 == 0) {
+    value[tid / 32] = v;
+    row[tid / 32] = r;
+  }
+  LU_SYNC();
+  v = value[0];
+  r = row[0];
+  for (int w = 1; w < LU_GROUP / 32; ++w) {
+    const real ov = value[w];
+    const int orow = row[w];
+    if (ov > v || (ov == v && orow < r)) {
+      v = ov;
+      r = orow;
+    }
+  }
+  *best = v;
+  *best_row = r;
+}
+#else
+#define LU_REDUCE_SLOTS LU_GROUP
+#define lu_leaf_max lu_group_max
+#endif
+
+// Each group holds `slab` consecutive rows in local memory `s` (column-major, ld slab) from the
+// first column to the last, and the groups meet once per column (lu_grid_sync) instead of once
+// per launch. Per column c: each group's candidate (the largest |A(r, c)|, r >= c, the smaller
+// row on ties, as LAPACK's idamax) with its row's values, and row c's values from the group that
+// holds it, go to the partials of c's parity; after the sync every group takes the pivot p from
+// them, the holders of rows c and p swap those rows, and every group eliminates its rows below c:
+// each row by `split` items (as many as the group has for its rows), the multiplier and then its
+// share of the row's columns right of c. A zero column keeps its row and is left as it is (as
+// LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's. value and row: LU_REDUCE_SLOTS entries; u:
+// LU_LEAF_MAX; winner and flag: one each.
+LU_FN void lu_leaf(LU_G real* a, int n, int j, int w, int slab, LU_G real* pvalue, LU_G int* prow, LU_G real* prows,
+                   LU_G real* rowc, LU_G int* ipiv, LU_G unsigned int* word, LU_G int* failed, LU_L real* s,
+                   LU_L real* value, LU_L int* row, LU_L real* u, LU_L int* winner, LU_L int* flag, int tid, int b,
+                   int groups) {
+  const int r0 = j + b * slab, rows = max(0, min(slab, n - r0));
+  for (int e = tid; e < rows * w; e += LU_GROUP) s[e % rows + e / rows * slab] = a[r0 + e % rows + (long)(j + e / rows) * n];
+  LU_SYNC();
+  for (int k = 0; k < w; ++k) {
+    const int c = j + k, in = k & 1;
+    LU_G real* cv = pvalue + in * LU_GROUP;
+    LU_G int* cr = prow + in * LU_GROUP;
+    LU_G real* crows = prows + in * LU_GROUP * LU_LEAF_MAX;
+    LU_G real* rc = rowc + in * LU_LEAF_MAX;
+    real best = (real)-1;
+    int best_row = n;
+    for (int i = max(0, c - r0) + tid; i < rows; i += LU_GROUP) {
+      const real v = fabs(s[i + k * slab]);
+      if (v > best) {
+        best = v;
+        best_row = r0 + i;
+      }
+    }
+    real g;
+    int p;
+    lu_leaf_max(value, row, tid, best, best_row, &g, &p);
+    if (tid == 0) {
+      cv[b] = g;
+      cr[b] = p;
+    }
+    if (p < n)
+      for (int t = tid; t < w; t += LU_GROUP) crows[b * LU_LEAF_MAX + t] = s[p - r0 + t * slab];
+    if (c >= r0 && c < r0 + rows)
+      for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
+    if (!lu_grid_sync(word, failed, flag)) return;  // (the matrix untouched: the host says why)
+    lu_leaf_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
+    const int swap = g > 0 && p != c && p < n;
+    if (swap && tid < groups && cr[tid] == p) *winner = tid;
+    LU_SYNC();
+    const int from = *winner;
+    for (int t = tid; t < w; t += LU_GROUP) u[t] = swap ? crows[from * LU_LEAF_MAX + t] : rc[t];
+    if (b == 0 && tid == 0) ipiv[c] = swap ? p : c;
+    if (swap) {
+      if (c >= r0 && c < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[c - r0 + t * slab] = crows[from * LU_LEAF_MAX + t];
+      if (p >= r0 && p < r0 + rows)
+        for (int t = tid; t < w; t += LU_GROUP) s[p - r0 + t * slab] = rc[t];
+    }
+    LU_SYNC();
+    const real pivot = u[k];
+    const int first = max(0, c + 1 - r0), below = rows - first;
+    // `split` items per row where the rows are fewer than the items: item tid takes row
+    // first + tid % per_pass and the columns k + 1 + part, + split, ...
+    const int split = below > 0 ? max(1, min(LU_GROUP / below, w - k - 1)) : 1, per_pass = LU_GROUP / split;
+    const int part = tid / per_pass;
+    real kept = 0;
+    int kept_row = -1;
+    if (pivot != (real)0 && part < split)
+      for (int i = first + tid % per_pass; i < rows; i += per_pass) {
+        const real m = s[i + k * slab] / pivot;
+        for (int t = k + 1 + part; t < w; t += split) s[i + t * slab] -= m * u[t];
+        if (split == 1)
+          s[i + k * slab] = m;
+        else if (part == 0) {  // one pass (per_pass >= below): written once every part has read it
+          kept = m;
+          kept_row = i;
+        }
+      }
+    LU_SYNC();
+    if (kept_row >= 0) s[kept_row + k * slab] = kept;
+  }
+  LU_SYNC();
+  for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
+}
+
 // Rows k and ipiv[k] swapped for k in [k0, k1), in order, on the group's LU_SWAP_COLS columns of
 // [c0, c1), LU_SWAP_ROWS swaps at a time. The chunk's rows and the rows its pivots name outside
 // it are loaded at once (coalesced down the columns, the outside ones each once: a later swap

@@ -7,7 +7,6 @@
 #define LU_G
 #define LU_L
 #define LU_SYNC() __syncthreads()
-#include "kernels/lu/device.h"
 
 // Every block of a cooperative launch (all resident at once) meets here; what each wrote to
 // global memory before it is visible to all after it. `barrier` is one word, zero before the
@@ -29,6 +28,16 @@ __device__ __forceinline__ void grid_sync(unsigned* barrier) {
   }
   __syncthreads();
 }
+
+// The leaf's (kernels/lu/device.h): a cooperative launch never waits in vain.
+__device__ __forceinline__ int lu_grid_sync(unsigned* barrier, int*, int*) {
+  grid_sync(barrier);
+  return 1;
+}
+#define LU_SHUFFLE
+__device__ __forceinline__ real lu_shfl_real(real v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ int lu_shfl_int(int v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+#include "kernels/lu/device.h"
 
 __device__ __forceinline__ int gid_x() { return (int)(blockIdx.x * blockDim.x + threadIdx.x); }
 __device__ __forceinline__ int gid_y() { return (int)(blockIdx.y * blockDim.y + threadIdx.y); }
@@ -76,123 +85,16 @@ extern "C" __global__ void copy_block(const real* src, int ld, real* a, int n, i
   lu_copy(src, ld, a, n, row0, col0, rows, cols, gid_x(), gid_y());
 }
 
-// The largest |value| of a block and its row (the smaller row on ties, as LAPACK's idamax), for
-// the leaf: within each warp by shuffles, then across the warps through `value` and `row` (one
-// entry per warp); every thread gets the result. One barrier: callers separate two calls by
-// another (the leaf's grid_sync and its column step's barriers do).
-__device__ __forceinline__ void block_max(real* value, int* row, int tid, real v, int r, real* best, int* best_row) {
-  for (int o = 16; o > 0; o >>= 1) {  // a butterfly: every lane ends with its warp's result
-    const real ov = __shfl_xor_sync(0xffffffffu, v, o);
-    const int orow = __shfl_xor_sync(0xffffffffu, r, o);
-    if (ov > v || (ov == v && orow < r)) {
-      v = ov;
-      r = orow;
-    }
-  }
-  if (tid % 32 == 0) {
-    value[tid / 32] = v;
-    row[tid / 32] = r;
-  }
-  __syncthreads();
-  v = value[0];
-  r = row[0];
-  for (int w = 1; w < LU_GROUP / 32; ++w) {
-    const real ov = value[w];
-    const int orow = row[w];
-    if (ov > v || (ov == v && orow < r)) {
-      v = ov;
-      r = orow;
-    }
-  }
-  *best = v;
-  *best_row = r;
-}
-
-// The panel's leaf, columns [j, j + w) over rows [j, n), in one cooperative launch: each block
-// holds `slab` consecutive rows in shared memory (column-major, ld slab) from the first column to
-// the last, and the blocks meet once per column (grid_sync) instead of once per launch. Per
-// column c: each block's candidate (the largest |A(r, c)|, r >= c, the smaller row on ties, as
-// LAPACK's idamax) with its row's values, and row c's values from the block that holds it, go to
-// the partials of c's parity; after the sync every block takes the pivot p from them, the
-// holders of rows c and p swap those rows, and every block eliminates its rows below c: each row
-// by `split` threads (as many as the block has for its rows), the multiplier and then its share
-// of the row's columns right of c. A zero column keeps its row and is left as it is (as
-// LAPACK's dgetf2). ipiv[c]: 0-based, as getf2's. Five barriers and one grid sync per column.
+// The panel's leaf (kernels/lu/device.h), in one cooperative launch: `slab` rows per block in
+// shared memory (the launch's dynamic shared memory), the blocks meeting at grid_sync.
 extern "C" __global__ void __launch_bounds__(LU_GROUP)
 leaf(real* a, int n, int j, int w, int slab, real* pvalue, int* prow, real* prows, real* rowc, int* ipiv,
      unsigned* barrier) {
   extern __shared__ __align__(16) unsigned char shared[];
-  real* s = reinterpret_cast<real*>(shared);
-  __shared__ real value[LU_GROUP / 32];
-  __shared__ int row[LU_GROUP / 32];
+  __shared__ real value[LU_REDUCE_SLOTS];
+  __shared__ int row[LU_REDUCE_SLOTS];
   __shared__ real u[LU_LEAF_MAX];
-  __shared__ int winner;
-  const int tid = threadIdx.x, b = blockIdx.x, groups = gridDim.x;
-  const int r0 = j + b * slab, rows = max(0, min(slab, n - r0));
-  for (int e = tid; e < rows * w; e += LU_GROUP) s[e % rows + e / rows * slab] = a[r0 + e % rows + (long)(j + e / rows) * n];
-  __syncthreads();
-  for (int k = 0; k < w; ++k) {
-    const int c = j + k, in = k & 1;
-    real* cv = pvalue + in * LU_GROUP;
-    int* cr = prow + in * LU_GROUP;
-    real* crows = prows + in * LU_GROUP * LU_LEAF_MAX;
-    real* rc = rowc + in * LU_LEAF_MAX;
-    real best = (real)-1;
-    int best_row = n;
-    for (int i = max(0, c - r0) + tid; i < rows; i += LU_GROUP) {
-      const real v = fabs(s[i + k * slab]);
-      if (v > best) {
-        best = v;
-        best_row = r0 + i;
-      }
-    }
-    real g;
-    int p;
-    block_max(value, row, tid, best, best_row, &g, &p);
-    if (tid == 0) {
-      cv[b] = g;
-      cr[b] = p;
-    }
-    if (p < n)
-      for (int t = tid; t < w; t += LU_GROUP) crows[b * LU_LEAF_MAX + t] = s[p - r0 + t * slab];
-    if (c >= r0 && c < r0 + rows)
-      for (int t = tid; t < w; t += LU_GROUP) rc[t] = s[c - r0 + t * slab];
-    grid_sync(barrier);
-    block_max(value, row, tid, tid < groups ? cv[tid] : (real)-1, tid < groups ? cr[tid] : n, &g, &p);
-    const bool swap = g > 0 && p != c && p < n;
-    if (swap && tid < groups && cr[tid] == p) winner = tid;
-    __syncthreads();
-    for (int t = tid; t < w; t += LU_GROUP) u[t] = swap ? crows[winner * LU_LEAF_MAX + t] : rc[t];
-    if (b == 0 && tid == 0) ipiv[c] = swap ? p : c;
-    if (swap) {
-      if (c >= r0 && c < r0 + rows)
-        for (int t = tid; t < w; t += LU_GROUP) s[c - r0 + t * slab] = crows[winner * LU_LEAF_MAX + t];
-      if (p >= r0 && p < r0 + rows)
-        for (int t = tid; t < w; t += LU_GROUP) s[p - r0 + t * slab] = rc[t];
-    }
-    __syncthreads();
-    const real pivot = u[k];
-    const int first = max(0, c + 1 - r0), below = rows - first;
-    // `split` threads per row where the rows are fewer than the threads: thread tid takes row
-    // first + tid % per_pass and the columns k + 1 + part, + split, ...
-    const int split = below > 0 ? max(1, min(LU_GROUP / below, w - k - 1)) : 1, per_pass = LU_GROUP / split;
-    const int part = tid / per_pass;
-    real kept = 0;
-    int kept_row = -1;
-    if (pivot != (real)0 && part < split)
-      for (int i = first + tid % per_pass; i < rows; i += per_pass) {
-        const real m = s[i + k * slab] / pivot;
-        for (int t = k + 1 + part; t < w; t += split) s[i + t * slab] -= m * u[t];
-        if (split == 1)
-          s[i + k * slab] = m;
-        else if (part == 0) {  // one pass (per_pass >= below): written once every part has read it
-          kept = m;
-          kept_row = i;
-        }
-      }
-    __syncthreads();
-    if (kept_row >= 0) s[kept_row + k * slab] = kept;
-  }
-  __syncthreads();
-  for (int e = tid; e < rows * w; e += LU_GROUP) a[r0 + e % rows + (long)(j + e / rows) * n] = s[e % rows + e / rows * slab];
+  __shared__ int winner, flag;
+  lu_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, barrier, nullptr, reinterpret_cast<real*>(shared), value,
+          row, u, &winner, &flag, threadIdx.x, blockIdx.x, gridDim.x);
 }

@@ -233,6 +233,6 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
     gpubench::lu::BackendTraits{"",
                                 {gpubench::lu::Variant::blocked},
                                 true,
-                                [](gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
+                                [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
                                 false,
                                 "OpenMP target offload has no LU library of its own"});

@@ -1,8 +1,12 @@
 // LU on OpenCL: the blocked LU's steps and the study's buffer and kernel operations over
 // kernels/lu/opencl.cl; the updates through GEMM's own OpenCL kernels (kernels/gemm/
 // opencl_kernels.hpp) on blocks of the column-major matrix. Two queues for the look-ahead, joined
-// by markers and barriers. No vendor: Debian packages no OpenCL getrf.
+// by markers and barriers. The panel's leaf in one launch of work-groups that meet at a barrier in
+// global memory, where a probe saw them all resident at once; else a launch per column. No
+// vendor: Debian packages no OpenCL getrf.
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -10,6 +14,7 @@
 
 #include "backends/opencl/opencl.hpp"
 #include "common/errors.hpp"
+#include "common/test_hooks.hpp"
 #include "kernels/gemm/opencl_kernels.hpp"
 #include "kernels/lu/blocks.hpp"
 #include "kernels/lu/operations.hpp"
@@ -35,12 +40,18 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
     if (std::is_same_v<T, double> && !context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: no f64 LU there");
-    const auto& program = context_.program(
-        "lu/opencl.cl", std::is_same_v<T, float> ? "-DREAL=float" : "-DREAL=double -DLU_FP64");
+    // NVIDIA's OpenCL on compute capability 7.0 or later: the leaf's barrier and maxima through
+    // inline PTX (release and acquire at GPU scope, warp shuffles); elsewhere OpenCL's atomics.
+    const auto cc = opencl::nvidia_compute_capability(context_.device());
+    ptx_ = cc && cc->first >= 7;
+    const auto& program = context_.program("lu/opencl.cl", std::string(std::is_same_v<T, float> ? "-DREAL=float"
+                                                                                              : "-DREAL=double -DLU_FP64") +
+                                                               (ptx_ ? " -DLU_PTX" : ""));
     for (const char* name : {"study_factors", "study_update", "study_factors_optimised", "study_update_optimised",
-                             "pivot", "column_step", "laswp", "trtri", "copy_block"})
+                             "pivot", "column_step", "laswp", "trtri", "copy_block", "leaf", "leaf_meet"})
       kernels_.emplace(name, program.kernel(name));
     max_groups_ = std::clamp<int>(context_.info().compute_units, 1, static_cast<int>(group));
+    probe_leaf();
   }
 
   void upload(const std::vector<double>& a, std::int64_t n) override {
@@ -55,6 +66,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
       pvalue_[q] = context_.create_buffer(2 * group * sizeof(T));
       prow_[q] = context_.create_buffer(2 * group * sizeof(cl_int));
       prows_[q] = context_.create_buffer(2 * group * leaf_max * sizeof(T));
+      rowc_[q] = context_.create_buffer(2 * leaf_max * sizeof(T));
     }
     reset();
   }
@@ -87,6 +99,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
 
   void start() override {
     study_ran_ = false;
+    leaves_ = {0, 0};
     start_ = opencl::mark(context_.queue());
   }
   double stop() override {
@@ -96,7 +109,25 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     }
     const Event end = opencl::mark(context_.queue());
     current_ = 0;
-    return opencl::seconds_between(start_, end);
+    const double seconds = opencl::seconds_between(start_, end);
+    if (leaves_[0] > 0) check_leaf_met();
+    return seconds;
+  }
+
+  std::string panel() const override {
+    std::string s;
+    if (leaves_[0] > 0)
+      s = std::to_string(leaves_[0]) + " of " + std::to_string(leaves_[0] + leaves_[1]) + " leaves in one launch of up to " +
+          std::to_string(leaf_groups_) + " work-groups meeting at a barrier in global memory (" +
+          (ptx_ ? "inline PTX" : "OpenCL atomics") + ", resident at once as probed)";
+    if (leaves_[1] > 0) {
+      if (!s.empty()) s += "; the others ";
+      s += "a launch per column";
+      s += leaf_groups_ == 0 ? ": " + leaf_why_
+                             : " (their rows exceed the " + std::to_string(leaf_bytes_) + " bytes of local memory per "
+                               "work-group)";
+    }
+    return s;
   }
   void mark(double* into) override { timeline_.mark(context_.queue(), into); }
   void collect_marks() override { timeline_.collect(); }
@@ -116,6 +147,17 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   void getf2(std::int64_t j, std::int64_t w) override {
     check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
+    if (leaf_fits(n_ - j, w)) {
+      const std::int64_t rows = n_ - j, slab = leaf_slab(rows);
+      const Kernel& leaf = kernels_.at("leaf");
+      leaf.set_args(a_, n, static_cast<cl_int>(j), static_cast<cl_int>(w), static_cast<cl_int>(slab), pvalue_[q],
+                    prow_[q], prows_[q], rowc_[q], ipiv_, word_[q], failed_,
+                    opencl::LocalMemory{static_cast<std::size_t>(slab * w) * sizeof(T)});
+      launch(leaf, static_cast<std::size_t>((rows + slab - 1) / slab) * group, group);
+      ++leaves_[0];
+      return;
+    }
+    ++leaves_[1];
     int groups = groups_for(n_ - j);
     const Kernel& pivot = kernels_.at("pivot");
     pivot.set_args(a_, n, static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q], prow_[q], prows_[q]);
@@ -217,6 +259,80 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   void finish() override { context_.finish(); }
 
  private:
+  // The leaf's work-groups: one per compute unit (at most LU_GROUP: the partials' candidates),
+  // each with the local memory the device leaves beside the kernel's own; used on a GPU, and only
+  // where a probe (leaf_meet) saw that many groups, each holding that much, meet at the barrier,
+  // all resident at once. Otherwise leaf_why_ says why not.
+  void probe_leaf() {
+    const char* asked = test_hook("GPUBENCH_LU_LEAF_GROUPS");  // (a test's: the probe on any device, so many groups)
+    if (context_.info().type != "gpu" && !asked) {
+      leaf_why_ = "a " + context_.info().type + " device's work-groups share its cores with the host's threads, so "
+                  "waiting at a barrier between them spins (LU 1000 on PoCL, 2 cores: 6.4 s in one launch per leaf, "
+                  "1.6 s by launches)";
+      return;
+    }
+    const Kernel& leaf = kernels_.at("leaf");
+    leaf.set_arg(12, opencl::LocalMemory{sizeof(T)});
+    const std::size_t used = leaf.local_mem_bytes(context_.device());
+    const std::size_t own = std::max<std::size_t>(used > sizeof(T) ? used - sizeof(T) : 0,
+                                                  group * (sizeof(T) + sizeof(cl_int)) + leaf_max * sizeof(T) + 8);
+    const std::size_t local = context_.info().local_mem_bytes;
+    if (local < own + group * sizeof(T)) {
+      leaf_why_ = "the leaf needs more local memory than the device's " + std::to_string(local) + " bytes";
+      return;
+    }
+    if (leaf.max_work_group_size(context_.device()) < group) {
+      leaf_why_ = "the device runs the leaf with fewer than " + std::to_string(group) + " work-items per group";
+      return;
+    }
+    const std::size_t bytes = (local - own) / 64 * 64;
+    const int groups = asked ? std::clamp(std::atoi(asked), 1, static_cast<int>(group)) : max_groups_;
+    const cl_uint zero = 0;
+    failed_ = context_.create_buffer(sizeof(cl_int));
+    for (auto& w : word_) {
+      w = context_.create_buffer(sizeof(cl_uint));
+      context_.fill(w, &zero, sizeof zero, sizeof zero);
+    }
+    context_.fill(failed_, &zero, sizeof zero, sizeof zero);
+    const Kernel& meet = kernels_.at("leaf_meet");
+    meet.set_args(word_[0], failed_, opencl::LocalMemory{bytes});
+    context_.launch(meet, static_cast<std::size_t>(groups) * group, group);
+    cl_int failed = 0;
+    context_.read(failed_, &failed, sizeof failed);
+    if (failed) {
+      context_.fill(word_[0], &zero, sizeof zero, sizeof zero);
+      context_.fill(failed_, &zero, sizeof zero, sizeof zero);
+      context_.finish();
+      leaf_why_ = std::to_string(groups) + " work-groups with " + std::to_string(bytes) +
+                  " bytes of local memory each were not all resident at once when probed";
+      return;
+    }
+    leaf_groups_ = groups;
+    leaf_bytes_ = bytes;
+  }
+  // Whether the leaf holds `rows` x w in local memory on leaf_groups_ groups.
+  bool leaf_fits(std::int64_t rows, std::int64_t w) const {
+    if (leaf_groups_ == 0) return false;
+    return static_cast<std::size_t>(leaf_slab(rows) * w) * sizeof(T) <= leaf_bytes_;
+  }
+  // The leaf's rows per group: at least 64 (as CUDA's, kernels/lu/cuda.cu), on at most leaf_groups_.
+  std::int64_t leaf_slab(std::int64_t rows) const {
+    return std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
+  }
+  // After a run with leaves: none of their groups gave up waiting at the barrier (else the run's
+  // factors are not the factorisation: a DeviceError says why, and the words start over).
+  void check_leaf_met() {
+    cl_int failed = 0;
+    context_.read(failed_, &failed, sizeof failed);
+    if (!failed) return;
+    const cl_uint zero = 0;
+    for (auto& w : word_) context_.fill(w, &zero, sizeof zero, sizeof zero);
+    context_.fill(failed_, &zero, sizeof zero, sizeof zero);
+    context_.finish();
+    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_groups_) + " work-groups meeting at a barrier in "
+                      "global memory) waited in vain: its work-groups were not all resident at once (another program "
+                      "on the device?); the run's factors are discarded");
+  }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / static_cast<std::int64_t>(group), 1, max_groups_));
   }
@@ -237,7 +353,14 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
   bool study_ran_ = false;
-  Buffer original_, a_, ipiv_, pvalue_[2], prow_[2], prows_[2], inverse_[2], temp_[2];
+  Buffer original_, a_, ipiv_, pvalue_[2], prow_[2], prows_[2], rowc_[2], inverse_[2], temp_[2];
+  // The leaf's: its barrier word per queue (zero between launches) and whether a group gave up.
+  Buffer word_[2], failed_;
+  bool ptx_ = false;
+  int leaf_groups_ = 0;  // 0: a launch per column (leaf_why_ says why)
+  std::size_t leaf_bytes_ = 0;
+  std::string leaf_why_;
+  std::array<int, 2> leaves_{0, 0};  // the last run's leaves: in one launch, by launches per column
   BlockedConfig config_;
   int current_ = 0;
   bool side_used_ = false;
@@ -261,6 +384,11 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
         "",
         {gpubench::lu::Variant::naive, gpubench::lu::Variant::optimised, gpubench::lu::Variant::blocked},
         true,
-        [](gpubench::Precision) { return std::vector<std::string>{"tuned"}; },
+        // GEMM's tensor kernel (FP64 mma.sync through inline PTX) where NVIDIA's OpenCL runs it.
+        [](const gpubench::DeviceInfo& d, gpubench::Precision p) {
+          if (p == gpubench::Precision::f64 && gpubench::gemm::opencl_tensor_unavailable(d).empty())
+            return std::vector<std::string>{"tensor", "tuned"};
+          return std::vector<std::string>{"tuned"};
+        },
         true,
         "no OpenCL getrf among Debian's packages"});

@@ -204,6 +204,6 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
     gpubench::lu::BackendTraits{gpubench::lu::vendor_library(),
                                 {gpubench::lu::Variant::blocked, gpubench::lu::Variant::vendor},
                                 true,
-                                [](gpubench::Precision) { return std::vector<std::string>{"packed", "tiled"}; },
+                                [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"packed", "tiled"}; },
                                 false,
                                 "LAPACKE was not found when configured (Debian liblapacke-dev)"});

@@ -107,6 +107,9 @@ class Operations {
                     std::int64_t k1) = 0;
   // The look-ahead: the steps that follow go to queue q (0: the main one, 1: the panel's); an
   // event the current queue signals, that another waits for. An API with one queue ignores them.
+  // How the last run factored its panels' leaves where the API has more than one way ("40 of 64
+  // leaves in one launch ...; the others a launch per column: why"), for the records' "panel".
+  virtual std::string panel() const { return {}; }
   virtual void queue(int) {}
   virtual void signal(int) {}
   virtual void wait(int) {}
@@ -128,9 +131,9 @@ struct BackendTraits {
   std::string vendor;             // the library vendor calls ("OpenBLAS 0.3.21 LAPACK dgetrf"); empty: none
   std::vector<Variant> variants;  // those this backend runs
   bool vendor_pivots = true;      // false: the library factors without pivoting (ViennaCL)
-  // GEMM's own kernels blocked's updates may use, in `p`: the first is the default, the others
-  // are swept (the tunable "update" picks one by its place here).
-  std::function<std::vector<std::string>(Precision)> gemm_kernels = nullptr;
+  // GEMM's own kernels blocked's updates may use on the device, in `p`: the first is the
+  // default, the others are swept (the tunable "update" picks one by its place here).
+  std::function<std::vector<std::string>(const DeviceInfo&, Precision)> gemm_kernels = nullptr;
   // Whether blocked's look-ahead overlaps anything here (false: one queue, the host's cores).
   bool lookahead = true;
   // Why the vendor variant is not in this build, where `vendor` is empty.

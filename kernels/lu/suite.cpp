@@ -29,9 +29,9 @@ bool runs(const std::string& backend, Variant v) {
   return std::find(t->variants.begin(), t->variants.end(), v) != t->variants.end();
 }
 
-std::vector<std::string> update_kernels(const std::string& backend, Precision p) {
-  const BackendTraits& traits = *backend_traits(backend);
-  return traits.gemm_kernels ? traits.gemm_kernels(p) : std::vector<std::string>{"tuned"};
+std::vector<std::string> update_kernels(const DeviceInfo& device, Precision p) {
+  const BackendTraits& traits = *backend_traits(device.backend);
+  return traits.gemm_kernels ? traits.gemm_kernels(device, p) : std::vector<std::string>{"tuned"};
 }
 
 // The blocked LU's space: the block size nb, the width at which the panel's recursion stops and,
@@ -65,7 +65,7 @@ BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::
 // heuristic), GEMM's kernel for the updates with its own tuned parameters; the records' launch.
 BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::int64_t n, Precision p,
                              nlohmann::json* launch) {
-  const std::vector<std::string> kernels = update_kernels(device.backend, p);
+  const std::vector<std::string> kernels = update_kernels(device, p);
   const LaunchChoice chosen =
       choose_launch_params(db, device, blocked_key(n, p), blocked_heuristic(n, kernels), blocked_space(n, kernels));
   return blocked_config(db, device, n, p, chosen, launch);
@@ -74,7 +74,7 @@ BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::
 // The same for the parameters `chosen` (nb, base, update).
 BlockedConfig blocked_config(const TuningDb* db, const DeviceInfo& device, std::int64_t n, Precision p,
                              const LaunchChoice& chosen, nlohmann::json* launch) {
-  const std::vector<std::string> kernels = update_kernels(device.backend, p);
+  const std::vector<std::string> kernels = update_kernels(device, p);
   BlockedConfig c;
   c.nb = chosen.params.at("nb");
   c.base = chosen.params.at("base");
@@ -177,6 +177,8 @@ class LuPoint final : public Point {
     if (v.rcond >= 0) o.fields["rcond"] = v.rcond;
     if (variant_ == Variant::vendor)
       if (nlohmann::json blas = ops_->host_blas(); !blas.is_null()) o.fields["host_blas"] = std::move(blas);
+    if (variant_ == Variant::blocked)
+      if (std::string panel = ops_->panel(); !panel.empty()) o.fields["panel"] = std::move(panel);
     if (!v.warning.empty()) {
       o.fields["warning"] = v.warning;
       o.fields["summary"] = "WARNING: " + v.warning;
@@ -283,7 +285,7 @@ class BlockedTunable final : public TunableKernel {
  public:
   BlockedTunable(const DeviceInfo& device, Problem problem, Precision p, const TuningDb* db)
       : device_(device), problem_(std::move(problem)), precision_(p), db_(db),
-        kernels_(update_kernels(device.backend, p)) {
+        kernels_(update_kernels(device, p)) {
     a_ = make_matrix(problem_);
     ops_ = (*find_operations(device.backend))(device, p);
     ops_->upload(a_, problem_.n);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -170,6 +171,47 @@ TEST(LuOpencl, TheBreakdownAccountsForEveryStep) {
     for (const auto& b : r.records["benchmarks"]) {
       EXPECT_TRUE(b["params"]["lookahead"].get<bool>());
       EXPECT_THAT(b["time_includes"].get<std::string>(), HasSubstr("with the look-ahead"));
+    }
+  }
+}
+
+// The panel's leaf: on a GPU in one launch where the probe saw its work-groups resident at once
+// (NVIDIA's: the barrier in inline PTX); on a CPU device by a launch per column, saying why, unless
+// a test asks the probe for N groups (GPUBENCH_LU_LEAF_GROUPS): 1 and 2 run the leaf with OpenCL's
+// atomics on PoCL, 256 (each with the leaf's local memory: more than a CPU device's threads hold
+// at once) falls back there, saying so (an H200's 132 SMs hold four each: there the probe decides). The factors verify every way, and the
+// records say which ran.
+TEST(LuOpencl, ThePanelsLeafRunsInOneLaunchWhereItsGroupsAreResidentAtOnceAndByColumnsWhereNot) {
+  const bool gpu = test::gpubench("--list-devices --backend opencl").output.find("(gpu)") != std::string::npos;
+  for (const std::string groups : {"", "1", "2", "256"}) {
+    const LuRun r = lu_run("--backend opencl --variant blocked --precision f32,f64 --problem 300",
+                           groups.empty() ? "" : "GPUBENCH_LU_LEAF_GROUPS=" + groups);
+    ASSERT_EQ(r.exit_code, 0) << groups << ":\n" << r.output;
+    ASSERT_EQ(r.records["benchmarks"].size(), 2u) << r.output;
+    for (const auto& b : r.records["benchmarks"]) {
+      EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+      const std::string panel = b.value("panel", "");
+      if (groups == "256" && gpu) {  // an H200 holds four such groups per SM: either answer is the probe's
+        EXPECT_THAT(panel, ::testing::AnyOf(::testing::StartsWith("a launch per column: 256 work-groups with "),
+                                            HasSubstr("leaves in one launch of up to 256 work-groups")))
+            << panel;
+      } else if (groups == "256") {
+        EXPECT_THAT(panel, HasSubstr("a launch per column: 256 work-groups with ")) << panel;
+        EXPECT_THAT(panel, HasSubstr("were not all resident at once when probed")) << panel;
+      } else if (groups.empty() && !gpu) {
+        EXPECT_THAT(panel, ::testing::StartsWith("a launch per column: a cpu device's work-groups share its cores"))
+            << panel;
+      } else {
+        // Every leaf in one launch (n 300: a dozen or more, as nb and base are).
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(panel, m, std::regex("^([0-9]+) of ([0-9]+) leaves in one launch of up to ([0-9]+) "
+                                                           "work-groups meeting at a barrier in global memory")))
+            << panel;
+        EXPECT_EQ(m[1], m[2]) << panel;
+        EXPECT_GE(std::stoi(m[1]), 10) << panel;
+        if (!groups.empty()) EXPECT_EQ(m[3], groups) << panel;
+        EXPECT_THAT(panel, HasSubstr(gpu ? "(inline PTX," : "(OpenCL atomics,")) << panel;
+      }
     }
   }
 }
