@@ -4,7 +4,6 @@
 // FP64 tensor-core kernel for f64, tuned for f32) on blocks of the column-major matrix; two
 // streams for the look-ahead, joined by events; cuSOLVER's getrf as the vendor variant.
 #include <algorithm>
-#include <array>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -79,9 +78,9 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, current),
                 "cudaDeviceGetAttribute");
     if (cooperative) {
-      leaf_bytes_ = static_cast<std::size_t>(optin) - (2 * LU_GROUP + LU_LEAF_MAX) * sizeof(T) - 2 * LU_GROUP * sizeof(int);
-      cuda::rtc_set_max_shared(kernels_.leaf, leaf_bytes_, "leaf");
-      leaf_groups_ = std::min(info_.compute_units, group);
+      leaf_.bytes = static_cast<std::size_t>(optin) - (2 * LU_GROUP + LU_LEAF_MAX) * sizeof(T) - 2 * LU_GROUP * sizeof(int);
+      cuda::rtc_set_max_shared(kernels_.leaf, leaf_.bytes, "leaf");
+      leaf_.groups = std::min(info_.compute_units, group);
       for (auto& b : barrier_) {
         b = cuda::DeviceBuffer<unsigned>(1);
         cuda::check(cudaMemset(b.data(), 0, b.bytes()), "cudaMemset", "(the leaf's barrier)");
@@ -138,24 +137,14 @@ class CudaOperations final : public Operations, public StudyOps<T> {
 
   void start() override {
     study_ran_ = false;
-    leaves_ = {0, 0};
+    leaf_.in_one_launch = leaf_.by_columns = 0;
     start_.record(stream_[0]);
   }
 
   std::string panel() const override {
-    std::string s;
-    if (leaves_[0] > 0)
-      s = std::to_string(leaves_[0]) + " of " + std::to_string(leaves_[0] + leaves_[1]) +
-          " leaves in one cooperative launch of up to " + std::to_string(leaf_groups_) +
-          " blocks meeting at a grid barrier";
-    if (leaves_[1] > 0) {
-      if (!s.empty()) s += "; the others ";
-      s += "a launch per column";
-      s += leaf_groups_ == 0 ? ": the device has no cooperative launch"
-                             : " (their rows exceed the " + std::to_string(leaf_bytes_) + " bytes of shared memory per "
-                               "block)";
-    }
-    return s;
+    return leaf_.describe("cooperative launch of up to " + std::to_string(leaf_.groups) +
+                              " blocks meeting at a grid barrier",
+                          "the device has no cooperative launch", "shared memory per block");
   }
   double stop() override {
     if (side_used_) {
@@ -185,9 +174,9 @@ class CudaOperations final : public Operations, public StudyOps<T> {
     check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
     const cudaStream_t s = stream_[q].get();
-    if (leaf_fits(n_ - j, w)) {
+    if (leaf_.fits(n_ - j, w, sizeof(T))) {
       const std::int64_t rows = n_ - j;
-      int slab = static_cast<int>(leaf_slab(rows));
+      int slab = static_cast<int>(leaf_.slab(rows));
       const int groups = static_cast<int>((rows + slab - 1) / slab);
       const std::size_t bytes = static_cast<std::size_t>(slab) * static_cast<std::size_t>(w) * sizeof(T);
       T* pa = a_.data();
@@ -200,10 +189,10 @@ class CudaOperations final : public Operations, public StudyOps<T> {
       int jj = static_cast<int>(j), ww = static_cast<int>(w);
       void* args[] = {&pa, const_cast<int*>(&n), &jj, &ww, &slab, &pv, &pr, &prs, &rc, &pi, &barrier};
       cuda::rtc_launch_argv(kernels_.leaf, "leaf", groups, group, bytes, s, args, true);
-      ++leaves_[0];
+      ++leaf_.in_one_launch;
       return;
     }
-    ++leaves_[1];
+    ++leaf_.by_columns;
     int groups = groups_for(n_ - j);
     cuda::rtc_launch(kernels_.pivot, "pivot", groups, group, 0, s, const_a(), n, int(j), int(w), pvalue_[q].data(),
                      prow_[q].data(), prows_[q].data());
@@ -329,17 +318,6 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   void finish() override { stream_[0].synchronize(); }
 
  private:
-  // Whether the cooperative leaf holds `rows` x w in shared memory on leaf_groups_ blocks.
-  bool leaf_fits(std::int64_t rows, std::int64_t w) const {
-    if (leaf_groups_ == 0) return false;
-    return static_cast<std::size_t>(leaf_slab(rows) * w) * sizeof(T) <= leaf_bytes_;
-  }
-  // The leaf's rows per block: at least 64, on at most one block per SM (all resident at once).
-  // (At least 256, fewer blocks at each column's grid sync, ran LU 4096 in 23.3 ms against 20.7
-  // on the H100: reports/data/h100-2026-11-27-issue36/leaf-*.)
-  std::int64_t leaf_slab(std::int64_t rows) const {
-    return std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
-  }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / group, 1, max_groups_));
   }
@@ -352,9 +330,7 @@ class CudaOperations final : public Operations, public StudyOps<T> {
   cuda::Stream stream_[2] = {cuda::Stream(), cuda::Stream::high_priority()};  // [1]: the look-ahead's panels
   cuda::Event start_, end_, side_done_, events_[2];
   int max_groups_ = 1;
-  int leaf_groups_ = 0;  // 0: no cooperative launch here
-  std::array<int, 2> leaves_{0, 0};  // the last run's leaves: in one launch, by launches per column
-  std::size_t leaf_bytes_ = 0;
+  Leaf leaf_;  // the cooperative leaf: one block per SM, with the opt-in shared memory (groups 0: none here)
   std::int64_t n_ = 0;
   std::vector<T> host_, work_;
   bool study_ran_ = false, one_based_ = false, side_used_ = false;

@@ -5,7 +5,6 @@
 // global memory, where a probe saw them all resident at once; else a launch per column. No
 // vendor: Debian packages no OpenCL getrf.
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -99,7 +98,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
 
   void start() override {
     study_ran_ = false;
-    leaves_ = {0, 0};
+    leaf_.in_one_launch = leaf_.by_columns = 0;
     start_ = opencl::mark(context_.queue());
   }
   double stop() override {
@@ -110,24 +109,15 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     const Event end = opencl::mark(context_.queue());
     current_ = 0;
     const double seconds = opencl::seconds_between(start_, end);
-    if (leaves_[0] > 0) check_leaf_met();
+    if (leaf_.in_one_launch > 0) check_leaf_met();
     return seconds;
   }
 
   std::string panel() const override {
-    std::string s;
-    if (leaves_[0] > 0)
-      s = std::to_string(leaves_[0]) + " of " + std::to_string(leaves_[0] + leaves_[1]) + " leaves in one launch of up to " +
-          std::to_string(leaf_groups_) + " work-groups meeting at a barrier in global memory (" +
-          (ptx_ ? "inline PTX" : "OpenCL atomics") + ", resident at once as probed)";
-    if (leaves_[1] > 0) {
-      if (!s.empty()) s += "; the others ";
-      s += "a launch per column";
-      s += leaf_groups_ == 0 ? ": " + leaf_why_
-                             : " (their rows exceed the " + std::to_string(leaf_bytes_) + " bytes of local memory per "
-                               "work-group)";
-    }
-    return s;
+    return leaf_.describe("launch of up to " + std::to_string(leaf_.groups) +
+                              " work-groups meeting at a barrier in global memory (" +
+                              (ptx_ ? "inline PTX" : "OpenCL atomics") + ", resident at once as probed)",
+                          leaf_why_, "local memory per work-group");
   }
   void mark(double* into) override { timeline_.mark(context_.queue(), into); }
   void collect_marks() override { timeline_.collect(); }
@@ -147,17 +137,17 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   void getf2(std::int64_t j, std::int64_t w) override {
     check_leaf(w);
     const int n = static_cast<int>(n_), q = current_;
-    if (leaf_fits(n_ - j, w)) {
-      const std::int64_t rows = n_ - j, slab = leaf_slab(rows);
+    if (leaf_.fits(n_ - j, w, sizeof(T))) {
+      const std::int64_t rows = n_ - j, slab = leaf_.slab(rows);
       const Kernel& leaf = kernels_.at("leaf");
       leaf.set_args(a_, n, static_cast<cl_int>(j), static_cast<cl_int>(w), static_cast<cl_int>(slab), pvalue_[q],
                     prow_[q], prows_[q], rowc_[q], ipiv_, word_[q], failed_,
                     opencl::LocalMemory{static_cast<std::size_t>(slab * w) * sizeof(T)});
       launch(leaf, static_cast<std::size_t>((rows + slab - 1) / slab) * group, group);
-      ++leaves_[0];
+      ++leaf_.in_one_launch;
       return;
     }
-    ++leaves_[1];
+    ++leaf_.by_columns;
     int groups = groups_for(n_ - j);
     const Kernel& pivot = kernels_.at("pivot");
     pivot.set_args(a_, n, static_cast<cl_int>(j), static_cast<cl_int>(w), pvalue_[q], prow_[q], prows_[q]);
@@ -307,17 +297,8 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
                   " bytes of local memory each were not all resident at once when probed";
       return;
     }
-    leaf_groups_ = groups;
-    leaf_bytes_ = bytes;
-  }
-  // Whether the leaf holds `rows` x w in local memory on leaf_groups_ groups.
-  bool leaf_fits(std::int64_t rows, std::int64_t w) const {
-    if (leaf_groups_ == 0) return false;
-    return static_cast<std::size_t>(leaf_slab(rows) * w) * sizeof(T) <= leaf_bytes_;
-  }
-  // The leaf's rows per group: at least 64 (as CUDA's, kernels/lu/cuda.cu), on at most leaf_groups_.
-  std::int64_t leaf_slab(std::int64_t rows) const {
-    return std::max<std::int64_t>(64, (rows + leaf_groups_ - 1) / leaf_groups_);
+    leaf_.groups = groups;
+    leaf_.bytes = bytes;
   }
   // After a run with leaves: none of their groups gave up waiting at the barrier (else the run's
   // factors are not the factorisation: a DeviceError says why, and the words start over).
@@ -329,7 +310,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     for (auto& w : word_) context_.fill(w, &zero, sizeof zero, sizeof zero);
     context_.fill(failed_, &zero, sizeof zero, sizeof zero);
     context_.finish();
-    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_groups_) + " work-groups meeting at a barrier in "
+    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " work-groups meeting at a barrier in "
                       "global memory) waited in vain: its work-groups were not all resident at once (another program "
                       "on the device?); the run's factors are discarded");
   }
@@ -357,10 +338,8 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
   // The leaf's: its barrier word per queue (zero between launches) and whether a group gave up.
   Buffer word_[2], failed_;
   bool ptx_ = false;
-  int leaf_groups_ = 0;  // 0: a launch per column (leaf_why_ says why)
-  std::size_t leaf_bytes_ = 0;
+  Leaf leaf_;  // groups 0: a launch per column (leaf_why_ says why)
   std::string leaf_why_;
-  std::array<int, 2> leaves_{0, 0};  // the last run's leaves: in one launch, by launches per column
   BlockedConfig config_;
   int current_ = 0;
   bool side_used_ = false;

@@ -47,6 +47,19 @@ void panel(Operations& ops, std::int64_t n, std::int64_t j, std::int64_t w, std:
 
 }  // namespace
 
+std::string Leaf::describe(const std::string& how, const std::string& none, const std::string& memory) const {
+  std::string s;
+  if (in_one_launch > 0)
+    s = std::to_string(in_one_launch) + " of " + std::to_string(in_one_launch + by_columns) + " leaves in one " + how;
+  if (by_columns > 0) {
+    if (!s.empty()) s += "; the others ";
+    s += "a launch per column";
+    s += groups == 0 ? ": " + none
+                     : " (their rows exceed the " + std::to_string(bytes) + " bytes of " + memory + ")";
+  }
+  return s;
+}
+
 void blocked(Operations& ops, std::int64_t n, const BlockedConfig& c, StepTimes* times) {
   const Marks mark{ops, times};
   const std::int64_t nb = std::max<std::int64_t>(1, c.nb), base = std::max<std::int64_t>(1, c.base);

@@ -3,6 +3,7 @@
 // implementation per API (openmp.cpp, opencl.cpp, cuda.cu, viennacl.cpp), registered by name.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -63,6 +64,28 @@ inline void check_leaf(std::int64_t w) {
                      std::to_string(leaf_max));
 }
 
+// The panel's leaves in one launch (kernels/lu/device.h's lu_leaf): up to `groups` work-groups
+// that meet at a barrier, all resident at once, each holding `slab` consecutive rows in at most
+// `bytes` of local (shared) memory; groups 0: the API launches none so here. And the last run's
+// count of leaves each way, for the records' "panel".
+struct Leaf {
+  int groups = 0;
+  std::size_t bytes = 0;
+  int in_one_launch = 0, by_columns = 0;
+
+  // The rows per group: at least 64, on at most `groups`. (At least 256, fewer groups at each
+  // column's barrier, ran LU 4096 in 23.3 ms against 20.7 on the H100:
+  // reports/data/h100-2026-11-27-issue36/leaf-*.)
+  std::int64_t slab(std::int64_t rows) const { return std::max<std::int64_t>(64, (rows + groups - 1) / groups); }
+  // Whether rows x w elements of `element` bytes fit one launch.
+  bool fits(std::int64_t rows, std::int64_t w, std::size_t element) const {
+    return groups > 0 && static_cast<std::size_t>(slab(rows) * w) * element <= bytes;
+  }
+  // "N of M leaves in one <how> of up to G <units> ...; the others a launch per column: why":
+  // `how` names the launch and its barrier, `none` why the API has none here, `memory` its kind.
+  std::string describe(const std::string& how, const std::string& none, const std::string& memory) const;
+};
+
 // The blocked LU's launch choices, made by the suite: the block size nb, the width at which the
 // panel's recursion stops (base), and GEMM's kernel for the updates (its variant and parameters).
 struct BlockedConfig {
@@ -105,11 +128,11 @@ class Operations {
   virtual void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) = 0;
   virtual void gemm(std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::int64_t k0,
                     std::int64_t k1) = 0;
-  // The look-ahead: the steps that follow go to queue q (0: the main one, 1: the panel's); an
-  // event the current queue signals, that another waits for. An API with one queue ignores them.
   // How the last run factored its panels' leaves where the API has more than one way ("40 of 64
   // leaves in one launch ...; the others a launch per column: why"), for the records' "panel".
   virtual std::string panel() const { return {}; }
+  // The look-ahead: the steps that follow go to queue q (0: the main one, 1: the panel's); an
+  // event the current queue signals, that another waits for. An API with one queue ignores them.
   virtual void queue(int) {}
   virtual void signal(int) {}
   virtual void wait(int) {}
