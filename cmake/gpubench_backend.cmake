@@ -12,11 +12,13 @@
 #   is then read. A suite may still name its sources: they are left out.
 # OBJECTS: the object library its suites' sources join (gpubench_objects unless named).
 # MODULE, ORDER: built as a module gpubench loads when the backend is asked for (lib/gpubench),
-#   listed at ORDER among the backends; OBJECTS are the module's objects (the tests link them).
+#   listed at ORDER among the backends; OBJECTS are the module's objects (its own test program,
+#   gpubench_<name>_tests, links them).
 # LISTS: keywords besides NAME (upper case) that gpubench_suite() takes for this backend
 #   (OPENCL_KERNELS): the backend's function gpubench_<name>_suite(), if it defines one, reads
 #   them as SUITE_<KEYWORD> (and its sources as SUITE_FILES) in the calling suite's folder.
-# TESTS: test sources of the backend (relative to the source root), built into gpubench_tests.
+# TESTS: test sources of the backend (relative to the source root), built into its test program
+#   (tests/CMakeLists.txt: gpubench_tests, or a module's own).
 # MPI_TEST_RANKS: the rank counts the MPI tests run CG with on this backend (tests/CMakeLists.txt).
 function(gpubench_backend)
   cmake_parse_arguments(PARSE_ARGV 0 B "" "NAME;NOT_BUILT;OBJECTS;MODULE;ORDER" "ALSO;LISTS;TESTS;MPI_TEST_RANKS")
@@ -43,10 +45,10 @@ function(gpubench_backend)
     endif()
     set_property(GLOBAL APPEND PROPERTY GPUBENCH_MODULES "${B_NAME}=${B_ORDER}")
     set_property(GLOBAL APPEND PROPERTY GPUBENCH_MODULE_TARGETS ${B_MODULE})
-    set_property(GLOBAL APPEND PROPERTY GPUBENCH_ALL_OBJECTS ${B_OBJECTS})
+    set_property(GLOBAL APPEND PROPERTY GPUBENCH_MODULE_BACKENDS ${B_NAME})
   endif()
   list(TRANSFORM B_TESTS PREPEND ${CMAKE_SOURCE_DIR}/)
-  set_property(GLOBAL APPEND PROPERTY GPUBENCH_BACKEND_TESTS ${B_TESTS})
+  set_property(GLOBAL PROPERTY GPUBENCH_TESTS_OF_${B_NAME} ${B_TESTS})
   if(B_MPI_TEST_RANKS)
     set_property(GLOBAL APPEND PROPERTY GPUBENCH_MPI_TEST_BACKENDS ${B_NAME})
     set_property(GLOBAL PROPERTY GPUBENCH_MPI_TEST_RANKS_${B_NAME} ${B_MPI_TEST_RANKS})

@@ -40,7 +40,8 @@ function(gpubench_suite)
 endfunction()
 
 # gpubench_suite_tests(SOURCES ... OPENMP ... OPENCL ... CUDA ... VIENNACL ...): test files of
-# the suite, those for a backend (keyed by its name in upper case) only when it is built.
+# the suite, those for a backend (keyed by its name in upper case) only when it is built, in that
+# backend's test program (gpubench_test_program).
 function(gpubench_suite_tests)
   get_property(keywords GLOBAL PROPERTY GPUBENCH_SUITE_KEYWORDS)
   cmake_parse_arguments(PARSE_ARGV 0 TESTS "" "" "SOURCES;${keywords}")
@@ -48,14 +49,26 @@ function(gpubench_suite_tests)
     message(FATAL_ERROR "${CMAKE_CURRENT_LIST_FILE}: gpubench_suite_tests() takes the lists "
                         "SOURCES and the backends' names in upper case (unexpected: '${TESTS_UNPARSED_ARGUMENTS}')")
   endif()
-  set(files ${TESTS_SOURCES})
+  list(TRANSFORM TESTS_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  target_sources(gpubench_tests PRIVATE ${TESTS_SOURCES})
   get_property(backends GLOBAL PROPERTY GPUBENCH_BACKENDS)
   foreach(backend IN LISTS backends)
     string(TOUPPER ${backend} key)
-    list(APPEND files ${TESTS_${key}})
+    list(TRANSFORM TESTS_${key} PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+    gpubench_test_program(${backend} program)
+    target_sources(${program} PRIVATE ${TESTS_${key}})
   endforeach()
-  list(TRANSFORM files PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
-  target_sources(gpubench_tests PRIVATE ${files})
+endfunction()
+
+# The test program a backend's own test files join: a module's own (gpubench_<name>_tests, which
+# links the module's objects), else gpubench_tests.
+function(gpubench_test_program backend out)
+  get_property(modules GLOBAL PROPERTY GPUBENCH_MODULE_BACKENDS)
+  if(backend IN_LIST modules)
+    set(${out} gpubench_${backend}_tests PARENT_SCOPE)
+  else()
+    set(${out} gpubench_tests PARENT_SCOPE)
+  endif()
 endfunction()
 
 # add_subdirectory() for each <folder>/*/CMakeLists.txt, in sorted order (one build folder each).

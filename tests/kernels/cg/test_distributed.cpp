@@ -212,7 +212,7 @@ TEST(Distributed, TheFusedFormsSumsMeetOnTheBandsDevices) {
 // CUDA bands (each band's halo after its rows, the ranged read of its sent entries): two and three
 // bands on one GPU, and beside the host's OpenMP device.
 TEST(Distributed, CudaBandsEqualOneDevice) {
-  if (!find_operations("cuda") || find_backend("cuda").devices().empty()) GTEST_SKIP() << "no CUDA device on this machine";
+  if (find_backend("cuda").devices().empty() || !find_operations("cuda")) GTEST_SKIP() << "no CUDA device on this machine";
   const DeviceInfo gpu = find_device("cuda", -1);
   const Problem poisson = make_problem("poisson2d:64");
   expect_same_solve(repeated("cuda", 2), poisson, 60);
