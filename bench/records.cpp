@@ -454,6 +454,22 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
         if (std::find(weaker.begin(), weaker.end(), text) == weaker.end()) weaker.push_back(text);
       }
   for (const std::string& w : weaker) out << "WARNING: " << w << "\n";
+  // Where a point took a slower path than another API's on its device, and what forces it (the
+  // records' gap_causes, bench/suite.hpp): said here so that a gap is not read as the API's alone.
+  std::vector<std::string> gaps;
+  for (const auto& p : report.points)
+    for (const Outcome& o : p.repetitions)
+      if (const auto c = o.fields.find("gap_causes"); c != o.fields.end() && c->is_array())
+        for (const auto& cause : *c) {
+          const std::string by = cause.value("by", "");
+          const std::string text = p.id.where() + " " + p.id.variant + ": " + cause.value("cause", "") + " [" +
+                                   (by == "gpubench" ? "gpubench's choice" : "forced by the " + by) + "]";
+          if (std::find(gaps.begin(), gaps.end(), text) == gaps.end()) gaps.push_back(text);
+        }
+  if (!gaps.empty()) {
+    out << "slower paths than another API's on the device (gpubench report models: the ledger):\n";
+    for (const std::string& g : gaps) out << "  " << g << "\n";
+  }
 }
 
 // Each device's ceilings, where and when they were measured, and warnings when they are not this

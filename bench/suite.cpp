@@ -18,6 +18,12 @@ std::vector<std::function<std::unique_ptr<Suite>()>>& factories() {
 }
 }  // namespace
 
+nlohmann::json gap_cause(const std::string& by, const std::string& cause) {
+  if (by != "api" && by != "compiler" && by != "device" && by != "gpubench")
+    throw Error(ExitCode::internal, "gap_cause: '" + by + "' is not api, compiler, device or gpubench");
+  return {{"by", by}, {"cause", cause}};
+}
+
 std::string PointId::where() const {
   if (devices.size() < 2) return backend + ":" + std::to_string(device.index);
   std::string text;

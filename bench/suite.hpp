@@ -101,6 +101,15 @@ struct Profile {
 };
 
 // One timed repetition.
+// Why a point takes a slower path than another API's would on its device, and what forces it: the
+// records' "gap_causes" (a list of these), which `gpubench report models`' ledger and the run's
+// table print, so that a reader can tell an API's limit from an implementation's choice. `by`:
+// "api" (the API as the device's vendor implements it: NVIDIA's OpenCL gives a work-group at most
+// 48 KiB of local memory), "compiler" (the toolchain the API comes with), "device" (the hardware
+// lacks it), or "gpubench" (our own choice, a path not written yet). Throws an internal Error for
+// another `by`.
+nlohmann::json gap_cause(const std::string& by, const std::string& cause);
+
 struct Outcome {
   double seconds = 0;  // device time of the timed region
   int iterations = 0;  // iterations in it (the per-iteration figures divide by this)

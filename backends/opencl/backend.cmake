@@ -19,10 +19,11 @@ gpubench_backend(NAME opencl LISTS OPENCL_KERNELS OPENCL_INCLUDES
   TESTS tests/backends/test_opencl.cpp MPI_TEST_RANKS 2)
 
 # A suite's OpenCL sources (SUITE_FILES), and its .cl files (OPENCL_KERNELS) with the headers they
-# include (OPENCL_INCLUDES), embedded: kernel_source("cg/opencl.cl").
+# include (OPENCL_INCLUDES; backends/opencl/ptx.h, which any may include), embedded:
+# kernel_source("cg/opencl.cl").
 function(gpubench_opencl_suite)
   target_sources(gpubench_objects PRIVATE ${SUITE_FILES})
   list(TRANSFORM SUITE_OPENCL_KERNELS PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   list(TRANSFORM SUITE_OPENCL_INCLUDES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
-  gpubench_embed_kernels(${SUITE_OPENCL_KERNELS} INCLUDES ${SUITE_OPENCL_INCLUDES})
+  gpubench_embed_kernels(${SUITE_OPENCL_KERNELS} INCLUDES ${SUITE_OPENCL_INCLUDES} ${CMAKE_SOURCE_DIR}/backends/opencl/ptx.h)
 endfunction()

@@ -274,7 +274,7 @@ class CudaOperations final : public Operations {
       return;
     }
     if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
-      launch_slabs(in, out, nullptr);
+      launch_slabs(in, out, nullptr, launches_.spmv.slab_lanes);
       return;
     }
     const std::size_t threads = static_cast<std::size_t>(count) * lanes;
@@ -515,7 +515,7 @@ class CudaOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<unsigned>(spmv_dot2_runs(launch)), slab_spmv(launch)};
+                   static_cast<unsigned>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch)};
     // The reductions write one or two partials per block, a reduction's parts one after another.
     if (max_reduction_parts * 2 * l.blocks > partials_.size()) {
       stream_.synchronize();  // queued kernels may still write the old buffer
@@ -623,7 +623,7 @@ class CudaOperations final : public Operations {
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     check_row_range(first, count, rows_);
     if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its blocks' sums itself
-      launch_slabs(r, w, next_part(slabs_->groups, 2));
+      launch_slabs(r, w, next_part(slabs_->groups, 2), launches_.spmv_dot2.slab_lanes);
       return;
     }
     const auto [block, lanes, blocks] = spmv_dot2_grid(count);
@@ -710,8 +710,9 @@ class CudaOperations final : public Operations {
   }
   std::size_t slab_shared_bytes() const { return slabs_->slice_bytes + slabs_->sums_bytes + slabs_->offsets_bytes; }
 
-  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per block).
-  void launch_slabs(Slot in, Slot out, T* partials) {
+  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per block);
+  // `lanes` threads per row (0: the plan's).
+  void launch_slabs(Slot in, Slot out, T* partials, unsigned lanes) {
     const SlabPlan& p = *slabs_;
     const T* x = vector(in);
     T* y = vector(out);
@@ -719,7 +720,7 @@ class CudaOperations final : public Operations {
     const auto block = static_cast<unsigned>(slab_block_);
     enqueue(partials ? "spmv_dot2" : "spmv", [&] {
       cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, slab_shared_bytes(), stream_.get(), n(), n(),
-                       p.lanes, static_cast<unsigned>(p.width), static_cast<unsigned>(p.slabs),
+                       lanes_of(p, lanes, slab_block_), static_cast<unsigned>(p.width), static_cast<unsigned>(p.slabs),
                        static_cast<const std::int32_t*>(slab_row_ptr_.data()),
                        static_cast<const std::uint16_t*>(slab_offsets_.data()), static_cast<const T*>(slab_values_.data()),
                        x, y, partials, static_cast<unsigned>(p.slice_bytes),
@@ -751,6 +752,7 @@ class CudaOperations final : public Operations {
     std::size_t block = 0, blocks = 0;
     unsigned runs = default_row_runs;
     bool slabs = true;  // SpMV as spmv_slabs where it was planned
+    unsigned slab_lanes = 0;  // its threads per row (0: the plan's)
   };
 
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.

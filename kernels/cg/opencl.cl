@@ -17,6 +17,24 @@
 #define CG_G __global
 #include "kernels/cg/recurrence.h"
 
+// Folds across work-items. On NVIDIA's OpenCL (OPENCL_PTX: the host defines it on compute
+// capability 7.0 or later) a work-group of whole warps folds a row's lanes and the group's sums by
+// warp shuffles, as the CUDA kernels do (kernels/cg/nvrtc.cu); elsewhere, or in a work-group that
+// is not whole warps, the folds are trees in local memory, a barrier per step.
+#include "backends/opencl/ptx.h"
+#define CG_WARP 32u
+#ifdef OPENCL_PTX
+inline bool warp_folds(const uint lanes) { return get_local_size(0) % CG_WARP == 0 && lanes <= CG_WARP; }
+// sum over each aligned run of `lanes` work-items (a power of two, at most a warp), in every one.
+inline REAL fold_lanes(REAL sum, const uint lanes) {
+  for (uint offset = lanes / 2; offset > 0; offset /= 2) sum += ptx_shfl_xor_real(sum, (int)offset);
+  return sum;
+}
+#else
+inline bool warp_folds(const uint lanes) { return false; }
+inline REAL fold_lanes(REAL sum, const uint lanes) { return sum; }
+#endif
+
 // (A in)_row, CSR.
 REAL row_sum(const uint row, __global const int* restrict row_ptr, __global const int* restrict col_idx,
              __global const REAL* restrict values, __global const REAL* restrict in) {
@@ -37,9 +55,10 @@ __kernel void spmv(const uint first, const uint end_row, __global const int* res
 }
 
 // (A in)_row summed by the `lanes` work-items of a group of lanes (a power of two dividing the
-// work-group size): each strides through the row, then they fold their sums in local memory
-// (scratch: one entry per work-item). The sum is right in the group's first lane; every
-// work-item of the work-group must call it (barriers), rows past end_row add nothing.
+// work-group size): each strides through the row, then they fold their sums by warp shuffles
+// (warp_folds) or in local memory (scratch: one entry per work-item). The sum is right in the
+// group's first lane; every work-item of the work-group must call it (barriers, shuffles), rows
+// past end_row add nothing.
 REAL row_sum_lanes(const uint row, const uint end_row, const uint lanes, __global const int* restrict row_ptr,
                    __global const int* restrict col_idx, __global const REAL* restrict values,
                    __global const REAL* restrict in, __local REAL* scratch) {
@@ -62,6 +81,7 @@ REAL row_sum_lanes(const uint row, const uint end_row, const uint lanes, __globa
     for (; k < end; k += step) sum += values[k] * in[col_idx[k]];
     sum += sum1;
   }
+  if (warp_folds(lanes)) return fold_lanes(sum, lanes);
   scratch[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint half_lanes = lanes / 2; half_lanes > 0; half_lanes /= 2) {
@@ -115,9 +135,31 @@ void reduce_local2(__local REAL* a, __local REAL* b) {
 }
 
 // The work-group's sums of its work-items' (a, b), written as its partials: partials[group] and
-// partials[groups + group]. Every work-item of the group must call it.
-void group_partials2(const REAL a, const REAL b, __local REAL* scratch_a, __local REAL* scratch_b,
+// partials[groups + group]. Every work-item of the group must call it. With warp shuffles
+// (warp_folds): each warp's sums, one per warp through local memory, folded by the first warp (a
+// tree in local memory cost CUDA's fused SpMV 6%, kernels/cg/nvrtc.cu's block_sum2).
+void group_partials2(REAL a, REAL b, __local REAL* scratch_a, __local REAL* scratch_b,
                      __global REAL* restrict partials) {
+  if (warp_folds(CG_WARP) && get_local_size(0) <= CG_WARP * CG_WARP) {
+    a = fold_lanes(a, CG_WARP);
+    b = fold_lanes(b, CG_WARP);
+    const uint lid = get_local_id(0), warp = lid / CG_WARP, lane = lid % CG_WARP;
+    barrier(CLK_LOCAL_MEM_FENCE);  // the caller's last reads of scratch are done
+    if (lane == 0) {
+      scratch_a[warp] = a;
+      scratch_b[warp] = b;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp != 0) return;
+    const uint warps = get_local_size(0) / CG_WARP;
+    a = fold_lanes(lane < warps ? scratch_a[lane] : (REAL)0, CG_WARP);
+    b = fold_lanes(lane < warps ? scratch_b[lane] : (REAL)0, CG_WARP);
+    if (lane == 0) {
+      partials[get_group_id(0)] = a;
+      partials[get_num_groups(0) + get_group_id(0)] = b;
+    }
+    return;
+  }
   scratch_a[get_local_id(0)] = a;
   scratch_b[get_local_id(0)] = b;
   reduce_local2(scratch_a, scratch_b);
@@ -132,7 +174,8 @@ void group_partials2(const REAL a, const REAL b, __local REAL* scratch_a, __loca
 // partials[groups + group] of out.in over the group's rows (a whole matrix: `in` is also the
 // rows' own vector). Each work-group owns rows [first, last); per slab it copies the slice of x
 // and its rows' offsets into local memory, its groups of `lanes` work-items sum their rows' entries
-// of the slab (folded in local memory), and the rows' sums stay in local memory until the end.
+// of the slab (folded by warp shuffles or in local memory), and the rows' sums stay in local memory
+// until the end.
 __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, const uint slab_width, const uint slabs,
                          __global const int* restrict slab_row_ptr, __global const ushort* restrict offsets,
                          __global const REAL* restrict values, __global const REAL* restrict in,
@@ -151,14 +194,24 @@ __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, con
     __global const int* const slab_ptr = slab_row_ptr + (ulong)s * (rows + 1) + first;
     for (uint i = lid; i <= count; i += size) row_ptr[i] = slab_ptr[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Every work-item takes the same number of trips (the folds need the whole group).
+    // Every work-item takes the same number of trips (the folds need the whole group). Two
+    // sums in flight per work-item, as CUDA's.
     for (uint r0 = 0; r0 < count; r0 += per_step) {
       const uint row = r0 + lid / lanes;
-      REAL sum = 0;
-      if (row < count)
-        for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * slice[offsets[k]];
-      if (lanes == 1) {  // nothing to fold: no barrier
-        if (row < count) sums[row] = s == 0 ? sum : sums[row] + sum;
+      REAL sum = 0, sum1 = 0;
+      if (row < count) {
+        const int end = row_ptr[row + 1], step = (int)lanes;
+        int k = row_ptr[row] + (int)lane;
+        for (; k + step < end; k += 2 * step) {
+          sum += values[k] * slice[offsets[k]];
+          sum1 += values[k + step] * slice[offsets[k + step]];
+        }
+        if (k < end) sum += values[k] * slice[offsets[k]];
+      }
+      sum += sum1;
+      if (lanes == 1 || warp_folds(lanes)) {  // no fold, or by shuffles: no barrier
+        sum = fold_lanes(sum, lanes);
+        if (lane == 0 && row < count) sums[row] = s == 0 ? sum : sums[row] + sum;
         continue;
       }
       scratch_a[lid] = sum;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/slabs.hpp"
@@ -32,8 +33,13 @@ class OpenclOperations final : public Operations {
       : context_(device.index), rows_(a.rows), cols_(std::max(a.cols, a.rows)) {
     if (std::is_same_v<T, double> && !context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: use --precision f32");
-    const auto& program =
-        context_.program("cg/opencl.cl", std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float");
+    // NVIDIA's OpenCL on compute capability 7.0 or later: the folds by warp shuffles in inline PTX
+    // (backends/opencl/ptx.h); elsewhere in local memory.
+    const auto cc = opencl::nvidia_compute_capability(context_.device());
+    warp_shuffles_ = cc && cc->first >= 7;
+    const auto& program = context_.program(
+        "cg/opencl.cl", std::string(std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float") +
+                            (warp_shuffles_ ? " -DOPENCL_PTX" : ""));
     spmv_ = program.kernel("spmv");
     spmv_vector_ = program.kernel("spmv_vector");
     dot_ = program.kernel("dot_partials");
@@ -139,7 +145,7 @@ class OpenclOperations final : public Operations {
     const std::size_t items = static_cast<std::size_t>(count) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
     if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {
-      launch_slabs(in, out, nullptr);
+      launch_slabs(in, out, nullptr, launches_.spmv.slab_lanes);
       return;
     }
     const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
@@ -321,7 +327,7 @@ class OpenclOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<std::size_t>(spmv_dot2_runs(launch)), slab_spmv(launch)};
+                   static_cast<std::size_t>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch)};
     launches_[kernel] = l;
     if (kernel == "spmv_dot2") {  // its work-groups' partials, for the whole matrix at this size
       const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
@@ -339,6 +345,7 @@ class OpenclOperations final : public Operations {
   struct Launch {
     std::size_t local = 0, groups = 0, runs = default_row_runs;
     bool slabs = true;  // SpMV as spmv_slabs where it was planned
+    unsigned slab_lanes = 0;  // its work-items per row (0: the plan's)
   };
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }  // the own rows
@@ -374,7 +381,7 @@ class OpenclOperations final : public Operations {
   // (sum_partials2, its own profile row) to a pair per compute unit, the reduction's part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its groups' sums itself
-      launch_slabs(r, w, &next_part(slabs_->groups, 2));
+      launch_slabs(r, w, &next_part(slabs_->groups, 2), launches_.spmv_dot2.slab_lanes);
       return;
     }
     const auto [local, lanes, groups] = spmv_dot2_grid(count);
@@ -395,19 +402,27 @@ class OpenclOperations final : public Operations {
     times_.record("sum_partials", context_.launch(sum_partials2_, sum_groups * sum_group_, sum_group_));
   }
   // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
-  // work-groups of up to 1024 work-items whose two folding arrays take at most a quarter of the
-  // local memory, two per compute unit.
+  // work-groups of up to 1024 work-items whose two folding arrays would take at most a quarter of
+  // the local memory, two per compute unit. With warp shuffles the folds need a value per warp
+  // (group_partials2), not per work-item: the slices get the rest (NVIDIA's 48 KiB: 31 slabs of
+  // NAS CG class C's x in f64 instead of 36).
   void plan_slab_spmv(const CsrMatrix& a) {
     const std::size_t local = context_.info().local_mem_bytes;
     std::size_t group = 1;
     while (group * 2 <= std::min<std::size_t>(largest_group_, 1024)) group *= 2;
+    const auto folding = [&](std::size_t size) { return 2 * (warp_shuffles_ && size % 32 == 0 ? 32 : size) * sizeof(T); };
     while (group > 64 && 2 * group * sizeof(T) > local / 4) group /= 2;
-    const std::size_t reserved = 2 * group * sizeof(T);
+    const std::size_t reserved = folding(group);
     if (reserved >= local) return;
     const auto groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) * 2;
     slabs_ = plan_slabs(a, group, local - reserved, groups, sizeof(T));
     if (!slabs_) return;
     slab_group_ = group;
+    if (opencl::nvidia_compute_capability(context_.device()))
+      gap_causes_.push_back(gap_cause(
+          "api", "the slab SpMV's slices of x fit the " + std::to_string(local / 1024) +
+                     " KiB of local memory NVIDIA's OpenCL gives a work-group (CUDA's kernel opts in to the SM's "
+                     "shared memory): x in " + std::to_string(slabs_->slabs) + " slabs, each read with its rows' offsets"));
     const SlabMatrix m = slab_matrix(a, *slabs_);
     slab_row_ptr_ = upload_array(std::span<const std::int32_t>(m.row_ptr));
     slab_offsets_ = upload_array(std::span<const std::uint16_t>(m.offsets));
@@ -416,11 +431,12 @@ class OpenclOperations final : public Operations {
     slab_values_ = upload_array(std::span<const T>(values));
     reserve_partials(2 * slabs_->groups);
   }
-  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per work-group).
-  void launch_slabs(Slot in, Slot out, const opencl::Buffer* partials) {
+  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per work-group);
+  // `lanes` work-items per row (0: the plan's).
+  void launch_slabs(Slot in, Slot out, const opencl::Buffer* partials, unsigned lanes) {
     const SlabPlan& p = *slabs_;
-    const opencl::LocalMemory scratch{slab_group_ * sizeof(T)};
-    spmv_slabs_.set_args(n(), n(), static_cast<cl_uint>(p.lanes), static_cast<cl_uint>(p.width),
+    const opencl::LocalMemory scratch{(warp_shuffles_ && slab_group_ % 32 == 0 ? 32 : slab_group_) * sizeof(T)};
+    spmv_slabs_.set_args(n(), n(), static_cast<cl_uint>(lanes_of(p, lanes, slab_group_)), static_cast<cl_uint>(p.width),
                          static_cast<cl_uint>(p.slabs), slab_row_ptr_, slab_offsets_, slab_values_, vector(in),
                          vector(out), static_cast<cl_uint>(partials ? 1 : 0), partials ? *partials : state_,
                          opencl::LocalMemory{p.slice_bytes}, opencl::LocalMemory{p.sums_bytes},
@@ -504,6 +520,7 @@ class OpenclOperations final : public Operations {
   opencl::Buffer kept_buf_, gathered_buf_;
   // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, work-group size and matrix.
   std::optional<SlabPlan> slabs_;
+  bool warp_shuffles_ = false;  // the kernels built with OPENCL_PTX
   std::size_t slab_group_ = 0;
   opencl::Buffer slab_row_ptr_, slab_offsets_, slab_values_;
   std::vector<Part> parts_;

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/device.hpp"
 #include "backends/factory_registry.hpp"
 #include "backends/registry.hpp"
@@ -107,6 +109,9 @@ class Operations {
   static int spmv_dot2_runs(const Params& launch);
   // Whether an SpMV launch may run as the slab SpMV (the tunable "slabs", work.hpp).
   static bool slab_spmv(const Params& launch);
+  // The slab SpMV's work-items per row an SpMV launch asks for (the tunable "slab_lanes"; 0: the
+  // plan's, cg::lanes_of in slabs.hpp).
+  static unsigned slab_lanes(const Params& launch);
   // The fused forms' scalars (kernels/cg/recurrence.h): a state that the fused SpMV's sums
   // advance and whose coefficients the updates read. By default it lives on the host and each
   // advance waits for its sums, as the reductions above do. CUDA and OpenCL keep it in device
@@ -188,6 +193,10 @@ class Operations {
   // their own launch sizes (openmp, ViennaCL) keep the default, which only checks the values.
   virtual void set_launch(const std::string& kernel, const Params& launch);
 
+  // Where this backend's kernels take a slower path than another API's on the same device, and
+  // what forces it (bench/suite.hpp's gap_cause): the records' gap_causes. Empty by default.
+  const nlohmann::json& gap_causes() const { return gap_causes_; }
+
   // The backend's library calls on these vectors, or nullptr where it has none (the default).
   virtual LibraryCalls* library();
   // The backend's library CG ("vendor" variant) working on these vectors, or nullptr when the
@@ -201,6 +210,7 @@ class Operations {
     started_[0] += sums[0];
     started_[1] += sums[1];
   }
+  nlohmann::json gap_causes_ = nlohmann::json::array();
 
  private:
   std::array<double, 2> started_{0, 0};

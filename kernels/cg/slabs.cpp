@@ -28,6 +28,11 @@ std::optional<SlabPlan> plan_slabs(const CsrMatrix& a, std::size_t group_size, s
   return p;
 }
 
+unsigned lanes_of(const SlabPlan& plan, unsigned requested, std::size_t group_size) {
+  const unsigned lanes = requested > 0 ? requested : plan.lanes;
+  return static_cast<unsigned>(std::clamp<std::size_t>(lanes, 1, std::max<std::size_t>(group_size, 1)));
+}
+
 SlabMatrix slab_matrix(const CsrMatrix& a, const SlabPlan& plan) {
   const auto rows = static_cast<std::size_t>(a.rows);
   SlabMatrix m;

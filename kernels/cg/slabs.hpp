@@ -40,6 +40,10 @@ struct SlabPlan {
 std::optional<SlabPlan> plan_slabs(const CsrMatrix& a, std::size_t group_size, std::size_t local_bytes,
                                    std::size_t groups, std::size_t real_size);
 
+// The work-items per row a launch of the slab SpMV runs with: `requested` (a power of two; 0: the
+// plan's), at most the work-group's `group_size` items.
+unsigned lanes_of(const SlabPlan& plan, unsigned requested, std::size_t group_size);
+
 // The matrix slab by slab: per slab, rows + 1 offsets into one offsets/values array.
 struct SlabMatrix {
   std::vector<std::int32_t> row_ptr;  // slabs x (rows + 1)

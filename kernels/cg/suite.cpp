@@ -200,6 +200,7 @@ class CgPoint final : public Point {
     Outcome o{r.seconds, r.iterations, false, "", {}};
     if (per_kernel) return o;
     o.fields = exchange_fields();
+    add_gap_causes(o);
     std::vector<double> x(static_cast<std::size_t>(p.a.rows));
     ops_->download(solver_->solution(), x);
     const Verdict v = verify_solve(p.a, p.b, x, id().precision, r, rule_, problem_->host_reference());
@@ -234,10 +235,16 @@ class CgPoint final : public Point {
     o.verified = v.passed;
     o.verification = v.detail;
     o.fields = exchange_fields();
+    add_gap_causes(o);
     o.fields.update({{"zeta", r.zeta},           {"zeta_verify", c.zeta_verify}, {"rnorm", r.rnorm},
                      {"npb_class", std::string(1, c.name)}, {"npb_mops", mops}, {"total_seconds", r.seconds},
                      {"summary", summary}});
     return o;
+  }
+
+  // Where the backend's own kernels take a slower path than another API's (not its library's).
+  void add_gap_causes(Outcome& o) const {
+    if (variant_ != Variant::vendor && !ops_->gap_causes().empty()) o.fields["gap_causes"] = ops_->gap_causes();
   }
 
   // Across devices: how the halo moved ("exchange"), the share of the rows whose SpMV ran while

@@ -100,8 +100,12 @@ TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_gro
   TunableSpace t{{grid::group_size(limit)}, {}};
   if (kernel == "spmv_dot2" && spmv_forms)
     t.params.push_back(Tunable::powers_of_two("row_runs", 1, 16).defaulting_to(default_row_runs));
-  if ((kernel == "spmv" || kernel == "spmv_dot2") && spmv_forms)
+  if ((kernel == "spmv" || kernel == "spmv_dot2") && spmv_forms) {
     t.params.push_back(Tunable::list("slabs", {0, 1}).defaulting_to(1));
+    t.params.push_back(Tunable::list("slab_lanes", {0, 1, 2, 4, 8, 16, 32}).defaulting_to(0));
+    t.constraints.push_back({"slab_lanes == 0 unless slabs == 1 (the CSR kernels have no slabs)",
+                             [](const Params& p) { return p.at("slabs") == 1 || p.at("slab_lanes") == 0; }});
+  }
   if (kernel != "spmv" && kernel != "spmv_dot2") {
     // The thesis's walk: up from one work-group per compute unit (the last parameter).
     t.params.push_back(grid::groups_per_cu());

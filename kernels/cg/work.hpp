@@ -71,9 +71,11 @@ inline constexpr int default_row_runs = 2;
 // no such parameter. The fused spmv_dot2 also takes row_runs (1 to 16, powers of two; default
 // default_row_runs): the runs of rows each work-group takes, its partial sums made once for them.
 // Both SpMVs take slabs (0 or 1, default 1): 1 runs the slab SpMV (slabs.hpp) where the backend
-// planned it for the matrix, 0 the CSR kernels; the sweep measures both.
-// No constraints between them; an empty space for a kernel that is not tunable. `spmv_forms` false
-// (a backend with one SpMV, BackendTraits::spmv_forms): neither row_runs nor slabs.
+// planned it for the matrix, 0 the CSR kernels; the sweep measures both. And slab_lanes (0, or 1
+// to 32 in powers of two; default 0): the work-items that share a row of a slab in the slab SpMV,
+// 0 the plan's choice from the rows' entries per slab (SlabPlan::lanes), and 0 where slabs is 0
+// (a constraint). An empty space for a kernel that is not tunable. `spmv_forms` false (a backend
+// with one SpMV, BackendTraits::spmv_forms): neither row_runs nor slabs nor slab_lanes.
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms = true);
 
 }  // namespace gpubench::cg

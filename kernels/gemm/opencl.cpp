@@ -14,6 +14,7 @@
 
 #include "backends/opencl/opencl.hpp"
 #include "bench/tunable.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/opencl_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
@@ -69,6 +70,12 @@ class OpenclOperations final : public Operations {
   }
 
   std::string mode(Variant v) const override { return v == Variant::tensor ? kernels_.tensor_mode() : std::string(); }
+  nlohmann::json gap_causes(Variant v) const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (v == Variant::tensor)
+      if (nlohmann::json c = kernels_.tensor_gap_cause(); !c.is_null()) causes.push_back(std::move(c));
+    return causes;
+  }
 
   std::vector<double> result() const override {
     std::vector<T> c(static_cast<std::size_t>(shape_.c_elements()));
@@ -141,6 +148,14 @@ std::string OpenclKernels::tensor_mode() const {
   if (!cc) return {};
   return cc->first >= 9 ? "FP64 tensor cores: inline PTX mma.sync m16n8k16, cp.async (compute capability 9.0)"
                         : "FP64 tensor cores: inline PTX mma.sync m8n8k4, cp.async (compute capability 8.x)";
+}
+
+nlohmann::json OpenclKernels::tensor_gap_cause() const {
+  if (!opencl::nvidia_compute_capability(context_->device())) return nullptr;
+  return gap_cause("api", "the tensor kernel's tiles and pipeline stages fit the " +
+                              std::to_string(context_->info().local_mem_bytes / 1024) +
+                              " KiB of local memory NVIDIA's OpenCL gives a work-group (CUDA's kernel opts in to "
+                              "more: 64 x 64 x 32 tiles in two stages take 64 KiB)");
 }
 
 // The tensor kernel (tensor.cl) in configuration `params` (64 x 64 blocks where none is given),

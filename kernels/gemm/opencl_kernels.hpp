@@ -36,6 +36,9 @@ class OpenclKernels {
                    const opencl::Buffer& bm, double beta, const opencl::Buffer& c, cl_command_queue queue = nullptr);
   // How the tensor kernel reaches the tensor cores on this device ("mma.sync m16n8k16 ...").
   std::string tensor_mode() const;
+  // Where the tensor kernel is slower than CUDA's by the API (bench/suite.hpp's gap_cause): its
+  // tiles and stages in the local memory NVIDIA's OpenCL gives a work-group. Null elsewhere.
+  nlohmann::json tensor_gap_cause() const;
 
  private:
   const opencl::Kernel& kernel(const std::string& path, const std::string& options, const std::string& name);

@@ -52,6 +52,9 @@ class Operations {
   // The host BLAS that `v` called and the kernels it chose (host_blas::BlasInfo), for the records'
   // "host_blas"; null where `v` calls none.
   virtual nlohmann::json host_blas(Variant) const { return nullptr; }
+  // Where `v` takes a slower path than another API's on this device, and what forces it (a list
+  // of bench/suite.hpp's gap_cause), for the records' "gap_causes". Default: none.
+  virtual nlohmann::json gap_causes(Variant) const { return nlohmann::json::array(); }
   // Builds the kernels `v` needs for each of `configs` ahead of their runs, in parallel where the
   // API can (NVRTC); one that fails is left to its run to report. Default: nothing (built on use).
   virtual void build(Variant, const std::vector<Params>&) {}

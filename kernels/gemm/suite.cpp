@@ -257,6 +257,7 @@ class GemmPoint final : public Point {
                 {"alpha", alpha}, {"beta", beta}};
     if (const std::string mode = ops_->mode(variant_); !mode.empty()) o.fields["library_mode"] = mode;
     if (nlohmann::json blas = ops_->host_blas(variant_); !blas.is_null()) o.fields["host_blas"] = std::move(blas);
+    if (nlohmann::json causes = ops_->gap_causes(variant_); !causes.empty()) o.fields["gap_causes"] = std::move(causes);
     return o;
   }
 

@@ -61,21 +61,11 @@ inline int lu_grid_sync(__global unsigned int* word, __global int* failed, __loc
   return *flag;
 }
 
-#ifdef LU_PTX
+#include "backends/opencl/ptx.h"
+#ifdef OPENCL_PTX
 #define LU_SHUFFLE
-inline int lu_shfl_int(int v, int o) {
-  int r;
-  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(o));
-  return r;
-}
-inline real lu_shfl_real(real v, int o) {
-#ifdef LU_FP64
-  const int2 h = as_int2(v);
-  return as_double((int2)(lu_shfl_int(h.x, o), lu_shfl_int(h.y, o)));
-#else
-  return as_float(lu_shfl_int(as_int(v), o));
-#endif
-}
+#define lu_shfl_int ptx_shfl_xor_int
+#define lu_shfl_real ptx_shfl_xor_real
 #endif
 
 #include "kernels/lu/device.h"

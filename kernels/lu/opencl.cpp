@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/opencl/opencl.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "common/test_hooks.hpp"
 #include "kernels/gemm/opencl_kernels.hpp"
@@ -45,7 +46,7 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     ptx_ = cc && cc->first >= 7;
     const auto& program = context_.program("lu/opencl.cl", std::string(std::is_same_v<T, float> ? "-DREAL=float"
                                                                                               : "-DREAL=double -DLU_FP64") +
-                                                               (ptx_ ? " -DLU_PTX" : ""));
+                                                               (ptx_ ? " -DLU_PTX -DOPENCL_PTX" : ""));
     for (const char* name : {"study_factors", "study_update", "study_factors_optimised", "study_update_optimised",
                              "pivot", "column_step", "laswp", "trtri", "copy_block", "leaf", "leaf_meet"})
       kernels_.emplace(name, program.kernel(name));
@@ -118,6 +119,18 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
                               " work-groups meeting at a barrier in global memory (" +
                               (ptx_ ? "inline PTX" : "OpenCL atomics") + ", resident at once as probed)",
                           leaf_why_, "local memory per work-group");
+  }
+  nlohmann::json gap_causes() const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (leaf_.by_columns > 0 && leaf_.groups == 0)
+      causes.push_back(gap_cause("api", "the panel's leaves by a launch per column: OpenCL does not promise that a "
+                                        "launch's work-groups run at once (" + leaf_why_ + ")"));
+    if (variant() == gemm::Variant::tensor)
+      if (nlohmann::json c = gemm_.tensor_gap_cause(); !c.is_null()) {
+        c["cause"] = "the trailing updates' GEMM: " + c["cause"].get<std::string>();
+        causes.push_back(std::move(c));
+      }
+    return causes;
   }
   void mark(double* into) override { timeline_.mark(context_.queue(), into); }
   void collect_marks() override { timeline_.collect(); }

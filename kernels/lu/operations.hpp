@@ -131,6 +131,9 @@ class Operations {
   // How the last run factored its panels' leaves where the API has more than one way ("40 of 64
   // leaves in one launch ...; the others a launch per column: why"), for the records' "panel".
   virtual std::string panel() const { return {}; }
+  // Where the last run took a slower path than another API's on this device, and what forces it
+  // (a list of bench/suite.hpp's gap_cause), for the records' "gap_causes". Default: none.
+  virtual nlohmann::json gap_causes() const { return nlohmann::json::array(); }
   // The look-ahead: the steps that follow go to queue q (0: the main one, 1: the panel's); an
   // event the current queue signals, that another waits for. An API with one queue ignores them.
   virtual void queue(int) {}

@@ -179,6 +179,8 @@ class LuPoint final : public Point {
       if (nlohmann::json blas = ops_->host_blas(); !blas.is_null()) o.fields["host_blas"] = std::move(blas);
     if (variant_ == Variant::blocked)
       if (std::string panel = ops_->panel(); !panel.empty()) o.fields["panel"] = std::move(panel);
+    if (variant_ == Variant::blocked)
+      if (nlohmann::json causes = ops_->gap_causes(); !causes.empty()) o.fields["gap_causes"] = std::move(causes);
     if (!v.warning.empty()) {
       o.fields["warning"] = v.warning;
       o.fields["summary"] = "WARNING: " + v.warning;

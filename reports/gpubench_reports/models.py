@@ -4,6 +4,11 @@ OpenCL, OpenMP offload, ... : the backends) with their time and share of the dev
 roofline, variant by variant, then each API's best own variant (the vendor library's left out:
 it is no code written in the model), and how far each is from the fastest API's.
 
+The ledger (the "best own" rows' last column): for each API slower than the fastest, how many times
+slower, and why, from the causes its records carry ("gap_causes": what the API forces, what the
+compiler or the device does, or what is gpubench's own choice), so that a reader of the table can
+tell an API's limit from an implementation's; "cause not recorded" where the records name none.
+
 The figure draws, per suite, each API's best own variant as a bar of % of the roofline (log
 scale: the models can be two orders of magnitude apart), its time written on it.
 """
@@ -61,26 +66,62 @@ def cell_text(p, fastest):
     return text
 
 
+BY = {"api": "the API", "compiler": "the compiler", "device": "the device", "gpubench": "gpubench's choice"}
+
+
+def gap_causes(p):
+    """The causes point p's records carry: [(by, cause)], each once, in order."""
+    seen = []
+    for e in p.entries:
+        causes = e.get("gap_causes")
+        if not isinstance(causes, list):
+            continue
+        for c in causes:
+            if not isinstance(c, dict) or not isinstance(c.get("cause"), str):
+                continue
+            item = (str(c.get("by", "?")), c["cause"])
+            if item not in seen:
+                seen.append(item)
+    return seen
+
+
+def ledger_text(best, apis):
+    """Each API slower than the fastest of `best` ({api: point}): "opencl 1.9x: cause [by the API]"."""
+    fastest = min(p.seconds() for p in best.values())
+    parts = []
+    for a in apis:
+        p = best.get(a)
+        if p is None or p.seconds() <= fastest * 1.02:
+            continue
+        causes = gap_causes(p)
+        why = "; ".join(f"{cause} [{BY.get(by, by)}]" for by, cause in causes) if causes else "cause not recorded"
+        parts.append(f"{a} {num(p.seconds() / fastest, 3)}x: {why}")
+    return " | ".join(parts)
+
+
 def models_table(groups):
     apis = []
     for g in groups.values():
         apis += [a for a in g["apis"] if a not in apis]
-    t = Table(["suite", "problem", "prec", "device", "variant"] + apis, ["l"] * 5 + ["r"] * len(apis))
+    t = Table(["suite", "problem", "prec", "device", "variant"] + apis + ["gaps: why"],
+              ["l"] * 5 + ["r"] * len(apis) + ["l"])
     for (suite, problem, precision, platform), g in groups.items():
         for variant, cell in sorted(g["variants"].items()):
             fastest = min(p.seconds() for p in cell.values())
             t.rows.append([suite, problem, precision, platform, variant] +
-                          [cell_text(cell.get(a), fastest) for a in apis])
+                          [cell_text(cell.get(a), fastest) for a in apis] + [""])
         best = g["best"]
         if best:
             fastest = min(p.seconds() for p in best.values())
             t.rows.append([suite, problem, precision, platform, "best own"] +
                           [cell_text(best.get(a), fastest) + (f" ({best[a].variant})" if a in best else "")
-                           for a in apis])
+                           for a in apis] + [ledger_text(best, apis)])
     t.notes.append("Each API's time per iteration (the median of its repetitions), its % of the device's measured "
                    "roofline and, where it is slower, how many times the fastest API's time of that row. best own: "
                    "each API's fastest variant other than its vendor library's (code written in the model). '-': "
-                   "the API has no such variant, or it did not run.")
+                   "the API has no such variant, or it did not run. gaps: why: each API more than 2% slower than "
+                   "the fastest's best own, and the causes its records carry, each with what forces it (the API as "
+                   "the device's vendor implements it, the compiler, the device, or gpubench's own choice).")
     return t
 
 

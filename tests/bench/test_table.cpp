@@ -14,6 +14,8 @@
 #include "bench/harness.hpp"
 #include "bench/records.hpp"
 #include "bench/roofline.hpp"
+#include "bench/suite.hpp"
+#include "common/errors.hpp"
 
 namespace gpubench {
 namespace {
@@ -135,6 +137,32 @@ TEST(Table, AboveTheRoofIsMarkedAndExplained) {
   EXPECT_THAT(out.str(), HasSubstr("best of 3 (worst 2.5 GB/s)"));
   // The long device name is whole, and the next column starts after it.
   EXPECT_THAT(out.str(), HasSubstr("a device whose name is much longer than any column would have guessed  classic"));
+}
+
+// Issue 56 item 5: a point that takes a slower path than another API's says so, and what forces
+// it, under the table (each cause once, though every repetition carries it).
+TEST(Table, SlowerPathsThanAnotherApisAreSaidWithWhatForcesThem) {
+  RunReport report;
+  PointResult p = verified_point("form1", 1e-3, 10);
+  for (Outcome& o : p.repetitions)
+    o.fields["gap_causes"] = nlohmann::json::array({gap_cause("api", "slices of x in 48 KiB of local memory"),
+                                                    gap_cause("gpubench", "no subgroup shuffles")});
+  report.points.push_back(p);
+  report.points.push_back(verified_point("classic", 1e-3, 10));
+  std::ostringstream out;
+  write_table(report, out);
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("slower paths than another API's on the device (gpubench report models: the ledger):\n"
+                              "  openmp:0 form1: slices of x in 48 KiB of local memory [forced by the api]\n"
+                              "  openmp:0 form1: no subgroup shuffles [gpubench's choice]\n"));
+  EXPECT_EQ(text.find("[forced by the api]"), text.rfind("[forced by the api]"));
+  EXPECT_THROW(gap_cause("vendor", "x"), Error);
+
+  RunReport none;
+  none.points.push_back(verified_point("classic", 1e-3, 10));
+  std::ostringstream plain;
+  write_table(none, plain);
+  EXPECT_THAT(plain.str(), Not(HasSubstr("slower paths")));
 }
 
 TEST(Table, TextTableSizesColumnsToTheirContents) {

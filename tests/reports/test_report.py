@@ -402,20 +402,56 @@ class Models(unittest.TestCase):
                                                           "--figure", png])
         self.assertEqual(code, 0, err)
         rows = {r[4]: r for r in csv.reader(io.StringIO(out)) if len(r) > 4}
-        self.assertEqual(rows["variant"][5:], ["cuda", "opencl", "omp_target"])
+        self.assertEqual(rows["variant"][5:], ["cuda", "opencl", "omp_target", "gaps: why"])
         self.assertEqual(rows["tiled"][5:], ["2.000 ms, 40.0% roof", "3.000 ms, 26.7% roof, 1.50x",
-                                             "8.000 ms, 10.0% roof, 4.00x"])
+                                             "8.000 ms, 10.0% roof, 4.00x", ""])
         # naive failed on OpenCL: no number; omp_target's alone.
-        self.assertEqual(rows["naive"][5:], ["-", "-", "16.00 ms, 5.00% roof"])
-        # best own leaves the vendor library out: CUDA's tiled, not cuBLAS's 1 ms.
+        self.assertEqual(rows["naive"][5:], ["-", "-", "16.00 ms, 5.00% roof", ""])
+        # best own leaves the vendor library out: CUDA's tiled, not cuBLAS's 1 ms. These records
+        # name no causes: the ledger says so rather than leave the gap unexplained.
         self.assertEqual(rows["best own"][5:], ["2.000 ms, 40.0% roof (tiled)", "3.000 ms, 26.7% roof, 1.50x (tiled)",
-                                                "8.000 ms, 10.0% roof, 4.00x (tiled)"])
+                                                "8.000 ms, 10.0% roof, 4.00x (tiled)",
+                                                "opencl 1.50x: cause not recorded | omp_target 4.00x: cause not recorded"])
         self.assertNotIn("C", {r[3] for r in csv.reader(io.StringIO(out)) if len(r) > 4})
         self.assertGreater(png_size(png)[0], 100)
         # No device with two APIs: said, not an empty table.
         code, out, err = run_report(["models", files[1]])
         self.assertEqual(code, 3, out)
         self.assertIn("two APIs or more", err)
+
+
+    def test_the_ledger_says_each_gap_and_what_forces_it(self):
+        """Issue 56 item 5: the causes the slower APIs' records carry, each with what forces it."""
+        def entry(backend, ms, causes=None):
+            e = {"suite": "cg", "problem": "npb:C", "backend": backend, "device_index": 0, "device": "G",
+                 "variant": "form1", "precision": "f64", "run_type": "iteration", "time_unit": "ms",
+                 "real_time": ms, "verified": True}
+            if causes is not None:
+                e["gap_causes"] = causes
+            return e
+        slab = {"by": "api", "cause": "slices of x in 48 KiB"}
+        mine = {"by": "gpubench", "cause": "no subgroup shuffles"}
+        benchmarks = [entry("cuda", 2.0), entry("cuda", 2.0),
+                      # each repetition carries the causes: said once; a malformed entry is passed over
+                      entry("opencl", 3.8, [slab, mine]), entry("opencl", 3.8, [slab, "junk", {"by": "api"}]),
+                      entry("omp_target", 20.0, "not a list"), entry("omp_target", 20.0),
+                      # within 2% of the fastest: no gap to explain
+                      entry("viennacl", 2.02, [slab])]
+        path = os.path.join(self.dir, "ledger.json")
+        with open(path, "w") as f:
+            json.dump({"context": {}, "benchmarks": benchmarks, "failed_benchmarks": []}, f)
+        code, out, err = run_report(["models", path, "--format", "csv"])
+        self.assertEqual(code, 0, err)
+        rows = {r[4]: r for r in csv.reader(io.StringIO(out)) if len(r) > 4}
+        self.assertEqual(rows["variant"][-1], "gaps: why")
+        self.assertEqual(rows["best own"][-1],
+                         "opencl 1.90x: slices of x in 48 KiB [the API]; no subgroup shuffles [gpubench's choice] | "
+                         "omp_target 10.0x: cause not recorded")
+        self.assertEqual(rows["form1"][-1], "")
+        code, out, err = run_report(["models", path])
+        self.assertEqual(code, 0, err)
+        self.assertIn("gaps: why", out)
+        self.assertIn("what forces it", out)
 
 
 class StudyRun(unittest.TestCase):

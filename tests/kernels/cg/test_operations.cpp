@@ -345,10 +345,12 @@ TEST_P(CgOperations, LongRowsOverManyColumns) {
     magnitude += std::abs(w[k] * r[k]);
   }
   const double tolerance = GetParam().precision == Precision::f32 ? 1e-4 : tolerance_;
-  for (const int slab_spmv : {1, 0}) {  // the tunable: the slab SpMV where planned, or CSR
-    SCOPED_TRACE("slabs=" + std::to_string(slab_spmv));
-    ops->set_launch("spmv", {{"slabs", slab_spmv}});
-    ops->set_launch("spmv_dot2", {{"slabs", slab_spmv}});
+  // The tunables: the slab SpMV where planned (with the plan's lanes per row, or each count the
+  // sweep tries, folded by shuffles or in local memory), or CSR.
+  for (const auto& [slab_spmv, lanes] : std::vector<std::pair<int, int>>{{1, 0}, {1, 1}, {1, 2}, {1, 8}, {1, 32}, {0, 0}}) {
+    SCOPED_TRACE("slabs=" + std::to_string(slab_spmv) + " slab_lanes=" + std::to_string(lanes));
+    ops->set_launch("spmv", {{"slabs", slab_spmv}, {"slab_lanes", lanes}});
+    ops->set_launch("spmv_dot2", {{"slabs", slab_spmv}, {"slab_lanes", lanes}});
     ops->fill_zero(1);
     ops->spmv(0, 1);
     std::vector<double> got(static_cast<std::size_t>(n));
