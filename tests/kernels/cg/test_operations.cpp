@@ -365,6 +365,36 @@ TEST_P(CgOperations, LongRowsOverManyColumns) {
   }
 }
 
+// The slab plan's lanes per row: the most (at most a warp, dividing the work-group) that leave
+// each two of a row's entries in a slab or more; a launch may ask for others (slab_lanes), within
+// the work-group.
+TEST(SlabPlan, LanesLeaveEachTwoEntriesOfARowInASlabOrMore) {
+  const auto matrix = [](int n, int per_row) {
+    CsrMatrix a;
+    a.rows = a.cols = n;
+    a.col_idx.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(per_row), 0);
+    return a;
+  };
+  // NAS CG class C's shape: 150000 columns, ~240 entries per row; x in f64.
+  const CsrMatrix npb = matrix(150000, 240);
+  const auto cuda = plan_slabs(npb, 1024, 115200, 264, 8);  // the H200's 228 KiB per SM, two blocks
+  ASSERT_TRUE(cuda);
+  EXPECT_EQ(cuda->slabs, 12u);
+  EXPECT_EQ(cuda->lanes, 8u);  // 20 entries per row and slab
+  const auto opencl = plan_slabs(npb, 512, 48 * 1024 - 512, 264, 8);  // NVIDIA's OpenCL: 48 KiB
+  ASSERT_TRUE(opencl);
+  EXPECT_EQ(opencl->slabs, 29u);
+  EXPECT_EQ(opencl->lanes, 4u);  // 8.3
+  const auto narrow = plan_slabs(npb, 2, 48 * 1024 - 512, 264, 8);
+  ASSERT_TRUE(narrow);
+  EXPECT_EQ(narrow->lanes, 2u);  // no more than the work-group
+  EXPECT_EQ(lanes_of(*opencl, 0, 512), 4u);
+  EXPECT_EQ(lanes_of(*opencl, 16, 512), 16u);
+  EXPECT_EQ(lanes_of(*opencl, 32, 8), 8u);
+  // Short rows (a stencil's): no slabs.
+  EXPECT_FALSE(plan_slabs(matrix(150000, 5), 512, 48 * 1024, 264, 8));
+}
+
 // Many work-groups' partials, summed on the device (more than four per work-item of the sum):
 // small work-groups over a larger matrix.
 TEST_P(CgOperations, SpmvDot2OfManyWorkGroups) {
