@@ -630,6 +630,7 @@ TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
   EXPECT_THAT(file_bytes(target), HasSubstr("date,commit,host,suite,problem"));
   std::filesystem::remove(link);
   std::filesystem::remove(target);
+  std::filesystem::remove(temp_path("link.kernels.csv"));  // the long table of kernels beside it
 
   // A reader holds the FIFO open, so the run's open for writing does not wait; the CSV fits
   // in the pipe's buffer.
@@ -647,6 +648,7 @@ TEST(EndToEnd, OutWritesWhatALinkPointsAtAndIntoAFifo) {
   close(reader);
   EXPECT_THAT(got, HasSubstr("date,commit,host,suite,problem"));
   std::filesystem::remove(fifo);
+  std::filesystem::remove(temp_path("out.fifo.kernels.csv"));
 }
 
 // The temporary file that --out goes through has a fresh name: a file of the user's called

@@ -209,7 +209,9 @@ TEST(LuOpencl, ThePanelsLeafRunsInOneLaunchWhereItsGroupsAreResidentAtOnceAndByC
             << panel;
         EXPECT_EQ(m[1], m[2]) << panel;
         EXPECT_GE(std::stoi(m[1]), 10) << panel;
-        if (!groups.empty()) EXPECT_EQ(m[3], groups) << panel;
+        if (!groups.empty()) {
+          EXPECT_EQ(m[3], groups) << panel;
+        }
         EXPECT_THAT(panel, HasSubstr(gpu ? "(inline PTX," : "(OpenCL atomics,")) << panel;
       }
     }
