@@ -225,6 +225,11 @@ std::optional<std::pair<int, int>> nvidia_compute_capability(cl_device_id device
   return std::pair{static_cast<int>(a), static_cast<int>(b)};
 }
 
+std::string inline_ptx_option(cl_device_id device) {
+  const auto cc = nvidia_compute_capability(device);
+  return cc && cc->first >= 7 ? " -DOPENCL_PTX" : "";
+}
+
 std::optional<std::pair<int, int>> nvidia_compute_capability(int index) {
   const auto handles = all_devices();
   if (index < 0 || static_cast<std::size_t>(index) >= handles.size()) return std::nullopt;

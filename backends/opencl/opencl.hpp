@@ -41,6 +41,10 @@ std::vector<DeviceInfo> list_devices();
 std::optional<std::pair<int, int>> nvidia_compute_capability(cl_device_id device);
 // The same for device `index` of list_devices() (nullopt for an index out of range).
 std::optional<std::pair<int, int>> nvidia_compute_capability(int index);
+// " -DOPENCL_PTX" on NVIDIA's OpenCL at compute capability 7.0 or later, where a kernel may use
+// backends/opencl/ptx.h (warp shuffles, CUDA's double approximations); "" elsewhere. A suite adds
+// it to its program's options.
+std::string inline_ptx_option(cl_device_id device);
 
 namespace detail {
 template <typename T>

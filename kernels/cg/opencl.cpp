@@ -35,11 +35,10 @@ class OpenclOperations final : public Operations {
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: use --precision f32");
     // NVIDIA's OpenCL on compute capability 7.0 or later: the folds by warp shuffles in inline PTX
     // (backends/opencl/ptx.h); elsewhere in local memory.
-    const auto cc = opencl::nvidia_compute_capability(context_.device());
-    warp_shuffles_ = cc && cc->first >= 7;
+    const std::string ptx = opencl::inline_ptx_option(context_.device());
+    warp_shuffles_ = !ptx.empty();
     const auto& program = context_.program(
-        "cg/opencl.cl", std::string(std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float") +
-                            (warp_shuffles_ ? " -DOPENCL_PTX" : ""));
+        "cg/opencl.cl", std::string(std::is_same_v<T, double> ? "-DREAL=double" : "-DREAL=float") + ptx);
     spmv_ = program.kernel("spmv");
     spmv_vector_ = program.kernel("spmv_vector");
     dot_ = program.kernel("dot_partials");
@@ -401,18 +400,20 @@ class OpenclOperations final : public Operations {
                             sum_scratch);
     times_.record("sum_partials", context_.launch(sum_partials2_, sum_groups * sum_group_, sum_group_));
   }
+  // The entries each of spmv_slabs' two folding arrays needs in a work-group of `size`: one per
+  // warp with shuffles (opencl.cl's warp_folds), else one per work-item.
+  std::size_t folding_items(std::size_t size) const { return warp_shuffles_ && size % 32 == 0 ? 32 : size; }
   // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
   // work-groups of up to 1024 work-items whose two folding arrays would take at most a quarter of
   // the local memory, two per compute unit. With warp shuffles the folds need a value per warp
-  // (group_partials2), not per work-item: the slices get the rest (NVIDIA's 48 KiB: 31 slabs of
+  // (group_partials2), not per work-item: the slices get the rest (NVIDIA's 48 KiB: 29 slabs of
   // NAS CG class C's x in f64 instead of 36).
   void plan_slab_spmv(const CsrMatrix& a) {
     const std::size_t local = context_.info().local_mem_bytes;
     std::size_t group = 1;
     while (group * 2 <= std::min<std::size_t>(largest_group_, 1024)) group *= 2;
-    const auto folding = [&](std::size_t size) { return 2 * (warp_shuffles_ && size % 32 == 0 ? 32 : size) * sizeof(T); };
     while (group > 64 && 2 * group * sizeof(T) > local / 4) group /= 2;
-    const std::size_t reserved = folding(group);
+    const std::size_t reserved = 2 * folding_items(group) * sizeof(T);
     if (reserved >= local) return;
     const auto groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) * 2;
     slabs_ = plan_slabs(a, group, local - reserved, groups, sizeof(T));
@@ -435,7 +436,7 @@ class OpenclOperations final : public Operations {
   // `lanes` work-items per row (0: the plan's).
   void launch_slabs(Slot in, Slot out, const opencl::Buffer* partials, unsigned lanes) {
     const SlabPlan& p = *slabs_;
-    const opencl::LocalMemory scratch{(warp_shuffles_ && slab_group_ % 32 == 0 ? 32 : slab_group_) * sizeof(T)};
+    const opencl::LocalMemory scratch{folding_items(slab_group_) * sizeof(T)};
     spmv_slabs_.set_args(n(), n(), static_cast<cl_uint>(lanes_of(p, lanes, slab_group_)), static_cast<cl_uint>(p.width),
                          static_cast<cl_uint>(p.slabs), slab_row_ptr_, slab_offsets_, slab_values_, vector(in),
                          vector(out), static_cast<cl_uint>(partials ? 1 : 0), partials ? *partials : state_,

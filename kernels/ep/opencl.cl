@@ -8,6 +8,7 @@
 #define ANNULI 10
 #define VALUES 12
 
+#include "backends/opencl/ptx.h"
 #include "kernels/ep/pair_math.h"
 
 // Tree sum of `v` over the work-group in `scratch` (one double per work-item; any group size:

@@ -31,9 +31,11 @@ class OpenclOperations final : public Operations {
   explicit OpenclOperations(const DeviceInfo& device) : context_(device.index) {
     if (!context_.info().fp64)
       throw DeviceError("device " + context_.info().label() + " has no fp64 support, which EP requires");
+    // NVIDIA's OpenCL: CUDA's seeds and truncation by inline PTX (kernels/ep/pair_math.h).
+    const std::string ptx = opencl::inline_ptx_option(context_.device());
     for (Variant v : device_variants) {
       const auto& program =
-          context_.program("ep/opencl.cl", v == Variant::partials ? "-DPARTIALS=1" : "-DPARTIALS=0");
+          context_.program("ep/opencl.cl", (v == Variant::partials ? "-DPARTIALS=1" : "-DPARTIALS=0") + ptx);
       tally_[static_cast<int>(v)] = program.kernel("tally");
       sum_[static_cast<int>(v)] = program.kernel("sum_columns");
     }

@@ -42,11 +42,11 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
       throw DeviceError("device " + context_.info().label() + " has no fp64 support: no f64 LU there");
     // NVIDIA's OpenCL on compute capability 7.0 or later: the leaf's barrier and maxima through
     // inline PTX (release and acquire at GPU scope, warp shuffles); elsewhere OpenCL's atomics.
-    const auto cc = opencl::nvidia_compute_capability(context_.device());
-    ptx_ = cc && cc->first >= 7;
+    const std::string ptx = opencl::inline_ptx_option(context_.device());
+    ptx_ = !ptx.empty();
     const auto& program = context_.program("lu/opencl.cl", std::string(std::is_same_v<T, float> ? "-DREAL=float"
                                                                                               : "-DREAL=double -DLU_FP64") +
-                                                               (ptx_ ? " -DLU_PTX -DOPENCL_PTX" : ""));
+                                                               (ptx_ ? " -DLU_PTX" + ptx : std::string()));
     for (const char* name : {"study_factors", "study_update", "study_factors_optimised", "study_update_optimised",
                              "pivot", "column_step", "laswp", "trtri", "copy_block", "leaf", "leaf_meet"})
       kernels_.emplace(name, program.kernel(name));
