@@ -94,6 +94,28 @@ TEST_F(OpenclTest, ContextDescribesItsDevice) {
   EXPECT_NE(context.queue(), nullptr);
 }
 
+// Which path the suites' kernels take (backends/opencl/ptx.h): inline PTX on NVIDIA's OpenCL at
+// compute capability 7.0 or later, the portable one elsewhere (PoCL in CI); every device's
+// kernels build with what it says (CG's, EP's and LU's in both precisions where they can).
+TEST_F(OpenclTest, InlinePtxOnlyOnNvidiasOpenclAtComputeCapability7) {
+  for (const DeviceInfo& d : list_devices()) {
+    SCOPED_TRACE(d.label());
+    Context context(d.index);
+    const auto cc = nvidia_compute_capability(context.device());
+    EXPECT_EQ(inline_ptx_option(context.device()), cc && cc->first >= 7 ? " -DOPENCL_PTX" : "");
+    if (d.vendor.find("NVIDIA") == std::string::npos) {
+      EXPECT_EQ(inline_ptx_option(context.device()), "");
+    }
+    const std::string ptx = inline_ptx_option(context.device());
+    EXPECT_NO_THROW(context.program("cg/opencl.cl", "-DREAL=float" + ptx));
+    if (d.fp64) {
+      EXPECT_NO_THROW(context.program("cg/opencl.cl", "-DREAL=double" + ptx));
+      EXPECT_NO_THROW(context.program("ep/opencl.cl", "-DPARTIALS=0" + ptx));
+      EXPECT_NO_THROW(context.program("lu/opencl.cl", "-DREAL=double -DLU_FP64" + (ptx.empty() ? ptx : " -DLU_PTX" + ptx)));
+    }
+  }
+}
+
 TEST_F(OpenclTest, ZeroSizeBufferNamesTheCallAndTheCode) {
   const Context context(default_index());
   const std::string message = device_error_of([&] { context.create_buffer(0); });
