@@ -100,7 +100,6 @@ struct Profile {
   double seconds_per_iteration = 0;
 };
 
-// One timed repetition.
 // Why a point takes a slower path than another API's would on its device, and what forces it: the
 // records' "gap_causes" (a list of these), which `gpubench report models`' ledger and the run's
 // table print, so that a reader can tell an API's limit from an implementation's choice. `by`:
@@ -110,6 +109,7 @@ struct Profile {
 // another `by`.
 nlohmann::json gap_cause(const std::string& by, const std::string& cause);
 
+// One timed repetition.
 struct Outcome {
   double seconds = 0;  // device time of the timed region
   int iterations = 0;  // iterations in it (the per-iteration figures divide by this)

@@ -244,7 +244,8 @@ class CgPoint final : public Point {
 
   // Where the backend's own kernels take a slower path than another API's (not its library's).
   void add_gap_causes(Outcome& o) const {
-    if (variant_ != Variant::vendor && !ops_->gap_causes().empty()) o.fields["gap_causes"] = ops_->gap_causes();
+    if (const nlohmann::json& causes = ops_->gap_causes(); variant_ != Variant::vendor && !causes.empty())
+      o.fields["gap_causes"] = causes;
   }
 
   // Across devices: how the halo moved ("exchange"), the share of the rows whose SpMV ran while

@@ -290,22 +290,16 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     }
     const std::size_t bytes = (local - own) / 64 * 64;
     const int groups = asked ? std::clamp(std::atoi(asked), 1, static_cast<int>(group)) : max_groups_;
-    const cl_uint zero = 0;
     failed_ = context_.create_buffer(sizeof(cl_int));
-    for (auto& w : word_) {
-      w = context_.create_buffer(sizeof(cl_uint));
-      context_.fill(w, &zero, sizeof zero, sizeof zero);
-    }
-    context_.fill(failed_, &zero, sizeof zero, sizeof zero);
+    for (auto& w : word_) w = context_.create_buffer(sizeof(cl_uint));
+    reset_leaf_words();
     const Kernel& meet = kernels_.at("leaf_meet");
     meet.set_args(word_[0], failed_, opencl::LocalMemory{bytes});
     context_.launch(meet, static_cast<std::size_t>(groups) * group, group);
     cl_int failed = 0;
     context_.read(failed_, &failed, sizeof failed);
     if (failed) {
-      context_.fill(word_[0], &zero, sizeof zero, sizeof zero);
-      context_.fill(failed_, &zero, sizeof zero, sizeof zero);
-      context_.finish();
+      reset_leaf_words();
       leaf_why_ = std::to_string(groups) + " work-groups with " + std::to_string(bytes) +
                   " bytes of local memory each were not all resident at once when probed";
       return;
@@ -319,13 +313,17 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     cl_int failed = 0;
     context_.read(failed_, &failed, sizeof failed);
     if (!failed) return;
+    reset_leaf_words();
+    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " work-groups meeting at a barrier in "
+                      "global memory) waited in vain: its work-groups were not all resident at once (another program "
+                      "on the device?); the run's factors are discarded");
+  }
+  // The barrier words and the failure flag zeroed, as a launch of the leaf expects them.
+  void reset_leaf_words() {
     const cl_uint zero = 0;
     for (auto& w : word_) context_.fill(w, &zero, sizeof zero, sizeof zero);
     context_.fill(failed_, &zero, sizeof zero, sizeof zero);
     context_.finish();
-    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " work-groups meeting at a barrier in "
-                      "global memory) waited in vain: its work-groups were not all resident at once (another program "
-                      "on the device?); the run's factors are discarded");
   }
   int groups_for(std::int64_t rows) const {
     return static_cast<int>(std::clamp<std::int64_t>((rows + group - 1) / static_cast<std::int64_t>(group), 1, max_groups_));

@@ -177,10 +177,10 @@ class LuPoint final : public Point {
     if (v.rcond >= 0) o.fields["rcond"] = v.rcond;
     if (variant_ == Variant::vendor)
       if (nlohmann::json blas = ops_->host_blas(); !blas.is_null()) o.fields["host_blas"] = std::move(blas);
-    if (variant_ == Variant::blocked)
+    if (variant_ == Variant::blocked) {
       if (std::string panel = ops_->panel(); !panel.empty()) o.fields["panel"] = std::move(panel);
-    if (variant_ == Variant::blocked)
       if (nlohmann::json causes = ops_->gap_causes(); !causes.empty()) o.fields["gap_causes"] = std::move(causes);
+    }
     if (!v.warning.empty()) {
       o.fields["warning"] = v.warning;
       o.fields["summary"] = "WARNING: " + v.warning;
