@@ -88,6 +88,7 @@ class CudaOperations final : public Operations {
     per_row_ = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0;
     for (const auto& kernel : tunable_kernels()) set_launch(kernel, defaults);
     plan_slabs(a);
+    ready_ = true;
 
     row_ptr_ = upload_array(std::span<const std::int32_t>(a.row_ptr));
     col_idx_ = upload_array(std::span<const std::int32_t>(a.col_idx));
@@ -273,8 +274,8 @@ class CudaOperations final : public Operations {
       });
       return;
     }
-    if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {  // slabs: a whole matrix without a halo
-      launch_slabs(in, out, nullptr, launches_.spmv.slab_lanes);
+    if (const SlabLayout* m = slab_layout(launches_.spmv); m && first == 0 && count == rows_) {  // a whole matrix
+      launch_slabs(*m, in, out, nullptr, launches_.spmv.slab_lanes);
       return;
     }
     const std::size_t threads = static_cast<std::size_t>(count) * lanes;
@@ -515,7 +516,8 @@ class CudaOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(info_.compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<unsigned>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch)};
+                   static_cast<unsigned>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch),
+                   slab_cache_kib(launch)};
     // The reductions write one or two partials per block, a reduction's parts one after another.
     if (max_reduction_parts * 2 * l.blocks > partials_.size()) {
       stream_.synchronize();  // queued kernels may still write the old buffer
@@ -530,6 +532,7 @@ class CudaOperations final : public Operations {
         block_partials_ = cuda::DeviceBuffer<T>(needed);
       }
     }
+    if (ready_ && (kernel == "spmv" || kernel == "spmv_dot2")) make_slab_layouts(nullptr);
   }
 
   // cuBLAS and cuSPARSE calls on these vectors (the vendor variant), made on first use (cuda_vendor.cu).
@@ -622,8 +625,8 @@ class CudaOperations final : public Operations {
   // few columns, NAS CG), its blocks' pairs are the part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
     check_row_range(first, count, rows_);
-    if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its blocks' sums itself
-      launch_slabs(r, w, next_part(slabs_->groups, 2), launches_.spmv_dot2.slab_lanes);
+    if (const SlabLayout* m = slab_layout(launches_.spmv_dot2); m && first == 0 && count == rows_) {  // its blocks' sums
+      launch_slabs(*m, r, w, next_part(m->plan.groups, 2), launches_.spmv_dot2.slab_lanes);
       return;
     }
     const auto [block, lanes, blocks] = spmv_dot2_grid(count);
@@ -671,11 +674,30 @@ class CudaOperations final : public Operations {
         xv);
   }
 
-  // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
-  // blocks of up to 1024 threads, two per SM, each with half the SM's shared memory, so that one
-  // copies its slice of x while the other gathers (measured on the H100, NAS CG class C, before
-  // the rows' sums moved to shared memory: 0.275 ms per SpMV against 0.345 with one block per SM
-  // and 0.348 for spmv_vector).
+  // A kernel's launch: block size, blocks for the grid-stride kernels, runs of rows per block
+  // for spmv_dot2.
+  struct Launch {
+    std::size_t block = 0, blocks = 0;
+    unsigned runs = default_row_runs;
+    bool slabs = true;  // SpMV as spmv_slabs where it was planned
+    unsigned slab_lanes = 0;  // its threads per row (0: the plan's)
+    unsigned slab_cache_kib = 0;  // its slabs' KiB of x gathered through the cache (0: staged)
+  };
+
+  // One layout of the matrix for spmv_slabs (slabs.hpp): its plan and arrays.
+  struct SlabLayout {
+    SlabPlan plan;
+    cuda::DeviceBuffer<std::int32_t> row_ptr;
+    cuda::DeviceBuffer<std::uint16_t> offsets;
+    cuda::DeviceBuffer<T> values;
+    std::size_t shared_bytes() const { return plan.slice_bytes + plan.sums_bytes + plan.offsets_bytes; }
+  };
+
+  // Where SpMV can run as spmv_slabs (kernels/cg/slabs.hpp): blocks of up to 1024 threads, two per
+  // SM, each with half the SM's shared memory, so that one copies its slice of x while the other
+  // gathers (measured on the H100, NAS CG class C, before the rows' sums moved to shared memory:
+  // 0.275 ms per SpMV against 0.345 with one block per SM and 0.348 for spmv_vector). The matrix
+  // slab by slab for each layout the SpMV launches ask for.
   void plan_slabs(const CsrMatrix& a) {
     int device = 0, per_block = 0, per_sm = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
@@ -685,45 +707,85 @@ class CudaOperations final : public Operations {
                 "cudaDeviceGetAttribute", "(cudaDevAttrMaxSharedMemoryPerMultiprocessor)");
     constexpr std::size_t blocks_per_sm = 2;
     // The runtime keeps 1 KiB of each block's shared memory; block_partials2 takes 2 x 32 reals.
-    const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(per_block),
-                                                    static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024) -
-                              2 * 32 * sizeof(T);
-    const std::size_t block =
+    slab_shared_ = std::min<std::size_t>(static_cast<std::size_t>(per_block),
+                                         static_cast<std::size_t>(per_sm) / blocks_per_sm - 1024) -
+                   2 * 32 * sizeof(T);
+    slab_block_ =
         std::min<std::size_t>(1024, static_cast<std::size_t>(cuda::rtc_max_threads(kernels_.spmv_slabs, "spmv_slabs"))) /
         warp_size * warp_size;
-    const std::size_t grid = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
-    slabs_ = cg::plan_slabs(a, block, bytes, grid, sizeof(T));
-    if (!slabs_) return;
-    slab_block_ = block;
-    cuda::rtc_set_max_shared(kernels_.spmv_slabs, slab_shared_bytes(), "spmv_slabs");
-    const SlabMatrix m = slab_matrix(a, *slabs_);
-    std::vector<T> values(m.values.size());
-    std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
-    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(m.row_ptr));
-    slab_offsets_ = upload_array(std::span<const std::uint16_t>(m.offsets));
-    slab_values_ = upload_array(std::span<const T>(values));
-    stream_.synchronize();  // the uploads read the vectors above
-    if (max_reduction_parts * 2 * slabs_->groups > partials_.size()) {
-      partials_ = cuda::DeviceBuffer<T>(max_reduction_parts * 2 * slabs_->groups);
-      host_partials_ = cuda::PinnedBuffer<T>(max_reduction_parts * 2 * slabs_->groups);
-    }
+    slab_grid_ = static_cast<std::size_t>(std::max(info_.compute_units, 1)) * blocks_per_sm;
+    square_ = a.rows == a.cols;
+    make_slab_layouts(&a);
   }
-  std::size_t slab_shared_bytes() const { return slabs_->slice_bytes + slabs_->sums_bytes + slabs_->offsets_bytes; }
+  // The layouts the SpMV launches ask for, made from `a` (null: the matrix read back from the
+  // device), the others dropped.
+  void make_slab_layouts(const CsrMatrix* a) {
+    if (slab_block_ == 0 || !square_) return;
+    std::optional<CsrMatrix> read_back;
+    const auto make = [&](unsigned cache_kib) -> std::optional<SlabLayout> {
+      if (!a) a = &read_back.emplace(device_matrix());
+      auto plan = cg::plan_slabs(*a, slab_block_, slab_shared_, slab_grid_, sizeof(T), std::size_t{cache_kib} * 1024);
+      if (!plan) return std::nullopt;
+      SlabLayout layout{*plan, {}, {}, {}};
+      max_slab_shared_ = std::max(max_slab_shared_, layout.shared_bytes());
+      cuda::rtc_set_max_shared(kernels_.spmv_slabs, max_slab_shared_, "spmv_slabs");
+      const SlabMatrix m = slab_matrix(*a, *plan);
+      std::vector<T> values(m.values.size());
+      std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+      stream_.synchronize();  // queued kernels may still read a layout dropped just before
+      layout.row_ptr = upload_array(std::span<const std::int32_t>(m.row_ptr));
+      layout.offsets = upload_array(std::span<const std::uint16_t>(m.offsets));
+      layout.values = upload_array(std::span<const T>(values));
+      stream_.synchronize();  // the uploads read the vectors above
+      if (max_reduction_parts * 2 * plan->groups > partials_.size()) {
+        partials_ = cuda::DeviceBuffer<T>(max_reduction_parts * 2 * plan->groups);
+        host_partials_ = cuda::PinnedBuffer<T>(max_reduction_parts * 2 * plan->groups);
+      }
+      return layout;
+    };
+    const unsigned spmv = launches_.spmv.slab_cache_kib, fused = launches_.spmv_dot2.slab_cache_kib;
+    stream_.synchronize();  // a layout about to be dropped may still be read by queued kernels
+    slab_layouts_.keep({spmv, fused});
+    if (launches_.spmv.slabs) slab_layouts_.get(spmv, make);
+    if (launches_.spmv_dot2.slabs) slab_layouts_.get(fused, make);
+  }
+  // The layout an SpMV launch runs with: null where it asks for the CSR kernels or its plan declined.
+  const SlabLayout* slab_layout(const Launch& l) const { return l.slabs ? slab_layouts_.find(l.slab_cache_kib) : nullptr; }
+  // The matrix as uploaded (its values in T): what a layout made after construction is laid out from.
+  CsrMatrix device_matrix() {
+    stream_.synchronize();
+    CsrMatrix a;
+    a.rows = a.cols = rows_;
+    a.row_ptr.resize(static_cast<std::size_t>(rows_) + 1);
+    cuda::check(cudaMemcpy(a.row_ptr.data(), row_ptr_.data(), a.row_ptr.size() * sizeof(std::int32_t),
+                           cudaMemcpyDeviceToHost), "cudaMemcpy", "(the matrix's row offsets)");
+    const auto nnz = static_cast<std::size_t>(a.row_ptr.back());
+    a.col_idx.resize(nnz);
+    std::vector<T> values(nnz);
+    if (nnz > 0) {
+      cuda::check(cudaMemcpy(a.col_idx.data(), col_idx_.data(), nnz * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+                  "cudaMemcpy", "(the matrix's columns)");
+      cuda::check(cudaMemcpy(values.data(), values_.data(), nnz * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy",
+                  "(the matrix's values)");
+    }
+    a.values.assign(values.begin(), values.end());
+    return a;
+  }
 
-  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per block);
-  // `lanes` threads per row (0: the plan's).
-  void launch_slabs(Slot in, Slot out, T* partials, unsigned lanes) {
-    const SlabPlan& p = *slabs_;
+  // out = A in by spmv_slabs with layout `m`; with `partials`, the fused forms' sums too (a pair
+  // per block); `lanes` threads per row (0: the plan's).
+  void launch_slabs(const SlabLayout& m, Slot in, Slot out, T* partials, unsigned lanes) {
+    const SlabPlan& p = m.plan;
     const T* x = vector(in);
     T* y = vector(out);
     const auto grid = static_cast<unsigned>(p.groups);
     const auto block = static_cast<unsigned>(slab_block_);
     enqueue(partials ? "spmv_dot2" : "spmv", [&] {
-      cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, slab_shared_bytes(), stream_.get(), n(), n(),
+      cuda::rtc_launch(kernels_.spmv_slabs, "spmv_slabs", grid, block, m.shared_bytes(), stream_.get(), n(), n(),
                        lanes_of(p, lanes, slab_block_), static_cast<unsigned>(p.width), static_cast<unsigned>(p.slabs),
-                       static_cast<const std::int32_t*>(slab_row_ptr_.data()),
-                       static_cast<const std::uint16_t*>(slab_offsets_.data()), static_cast<const T*>(slab_values_.data()),
-                       x, y, partials, static_cast<unsigned>(p.slice_bytes),
+                       static_cast<unsigned>(p.staged ? 1 : 0), static_cast<const std::int32_t*>(m.row_ptr.data()),
+                       static_cast<const std::uint16_t*>(m.offsets.data()), static_cast<const T*>(m.values.data()), x,
+                       y, partials, static_cast<unsigned>(p.slice_bytes),
                        static_cast<unsigned>(p.slice_bytes + p.sums_bytes));
     });
   }
@@ -746,14 +808,6 @@ class CudaOperations final : public Operations {
     peers_.insert(peer);
   }
 
-  // A kernel's launch: block size, blocks for the grid-stride kernels, runs of rows per block
-  // for spmv_dot2.
-  struct Launch {
-    std::size_t block = 0, blocks = 0;
-    unsigned runs = default_row_runs;
-    bool slabs = true;  // SpMV as spmv_slabs where it was planned
-    unsigned slab_lanes = 0;  // its threads per row (0: the plan's)
-  };
 
   // A grid-stride kernel on SMs x blocks per SM blocks, with `shared` bytes of dynamic shared memory.
   template <typename... Args>
@@ -785,11 +839,12 @@ class CudaOperations final : public Operations {
   KernelLaunches<Launch> launches_;
   cuda::DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
   // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, block size and matrix.
-  std::optional<SlabPlan> slabs_;
-  std::size_t slab_block_ = 0;
-  cuda::DeviceBuffer<std::int32_t> slab_row_ptr_;
-  cuda::DeviceBuffer<std::uint16_t> slab_offsets_;
-  cuda::DeviceBuffer<T> slab_values_;
+  // spmv_slabs where it suits the matrix: its block size (0: never), grid and the shared memory
+  // its plans may take, the most a layout takes (the kernel's limit), its layouts.
+  std::size_t slab_block_ = 0, slab_grid_ = 0, slab_shared_ = 0, max_slab_shared_ = 0;
+  bool square_ = false;  // the matrix (not a band with a halo)
+  bool ready_ = false;   // constructed: set_launch may make layouts
+  SlabLayouts<SlabLayout> slab_layouts_;
   cuda::DeviceBuffer<T> values_, partials_;
   cuda::PinnedBuffer<T> host_partials_;
   cuda::DeviceBuffer<T> block_partials_;  // spmv_dot2's, summed on the device by sum_partials2

@@ -172,15 +172,35 @@ __device__ void block_partials2(real a, real b, real* __restrict__ partials, uns
   }
 }
 
+// A row's sum over one slab for spmv_slabs: its lanes' shares, two in flight; `x` the slab's first
+// entry, in shared or global memory (inlined, so that each call's loads keep their memory space).
+__device__ __forceinline__ real slab_row_sum(unsigned row, unsigned count, unsigned lane, unsigned lanes,
+                                             const int* row_ptr, const unsigned short* __restrict__ offsets,
+                                             const real* __restrict__ values, const real* __restrict__ x) {
+  real sum = 0, sum1 = 0;
+  if (row < count) {
+    const int end = row_ptr[row + 1];
+    const auto step = (int)(lanes);
+    int k = row_ptr[row] + (int)(lane);
+    for (; k + step < end; k += 2 * step) {
+      sum += values[k] * x[offsets[k]];
+      sum1 += values[k + step] * x[offsets[k + step]];
+    }
+    if (k < end) sum += values[k] * x[offsets[k]];
+  }
+  return sum + sum1;
+}
+
 // out = A in for a matrix stored slab by slab (kernels/cg/slabs.hpp says why and how), and where
 // `partials` is not null the fused forms' sums from the same pass: partials[block] of in.in and
 // partials[blocks + block] of out.in over the block's rows (a whole matrix: `in` is also the rows'
-// own vector). Each block owns rows [first, first + count); per slab it copies the slice of x and
-// its rows' offsets into shared memory (one dynamic buffer: the slice, then `sums_at` bytes in the
-// rows' sums, then at `ptr_at` their offsets), its groups of `lanes` threads sum their rows'
-// entries of the slab (folded by shuffles), and the rows' sums stay in shared memory until the end.
+// own vector). Each block owns rows [first, first + count); per slab it copies the slice of x (where
+// `staged`; else its gathers read x through the cache) and its rows' offsets into shared memory
+// (one dynamic buffer: the slice, then `sums_at` bytes in the rows' sums, then at `ptr_at` their
+// offsets), its groups of `lanes` threads sum their rows' entries of the slab (folded by
+// shuffles), and the rows' sums stay in shared memory until the end.
 extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lanes, unsigned slab_width, unsigned slabs,
-                                      const int* __restrict__ slab_row_ptr, const unsigned short* __restrict__ offsets,
+                                      unsigned staged, const int* __restrict__ slab_row_ptr, const unsigned short* __restrict__ offsets,
                                       const real* __restrict__ values, const real* __restrict__ in,
                                       real* __restrict__ out, real* __restrict__ partials, unsigned sums_at,
                                       unsigned ptr_at) {
@@ -195,25 +215,16 @@ extern "C" __global__ void spmv_slabs(unsigned rows, unsigned cols, unsigned lan
     const unsigned base = s * slab_width;
     const unsigned width = min(slab_width, cols - base);
     __syncthreads();  // the previous slab's gathers are done
-    for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
+    if (staged)
+      for (unsigned i = threadIdx.x; i < width; i += blockDim.x) slice[i] = in[base + i];
     const int* const slab_ptr = slab_row_ptr + (unsigned long long)(s) * (rows + 1) + first;
     for (unsigned i = threadIdx.x; i <= count; i += blockDim.x) row_ptr[i] = slab_ptr[i];
     __syncthreads();
     // Every thread of a warp takes the same number of trips (the shuffles need the whole warp).
     for (unsigned r0 = 0; r0 < count; r0 += per_step) {
       const unsigned row = r0 + threadIdx.x / lanes;
-      real sum = 0, sum1 = 0;
-      if (row < count) {
-        const int end = row_ptr[row + 1];
-        const auto step = (int)(lanes);
-        int k = row_ptr[row] + (int)(lane);
-        for (; k + step < end; k += 2 * step) {
-          sum += values[k] * slice[offsets[k]];
-          sum1 += values[k + step] * slice[offsets[k + step]];
-        }
-        if (k < end) sum += values[k] * slice[offsets[k]];
-      }
-      sum += sum1;
+      real sum = staged ? slab_row_sum(row, count, lane, lanes, row_ptr, offsets, values, slice)
+                        : slab_row_sum(row, count, lane, lanes, row_ptr, offsets, values, in + base);
       for (unsigned offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(full_warp, sum, offset);
       if (lane == 0 && row < count) sums[row] = s == 0 ? sum : sums[row] + sum;
     }

@@ -173,11 +173,11 @@ void group_partials2(REAL a, REAL b, __local REAL* scratch_a, __local REAL* scra
 // with_dot is set the fused forms' sums from the same pass: partials[group] of in.in and
 // partials[groups + group] of out.in over the group's rows (a whole matrix: `in` is also the
 // rows' own vector). Each work-group owns rows [first, last); per slab it copies the slice of x
-// and its rows' offsets into local memory, its groups of `lanes` work-items sum their rows' entries
-// of the slab (folded by warp shuffles or in local memory), and the rows' sums stay in local memory
-// until the end.
+// (where `staged`; else its gathers read x through the cache) and its rows' offsets into local
+// memory, its groups of `lanes` work-items sum their rows' entries of the slab (folded by warp
+// shuffles or in local memory), and the rows' sums stay in local memory until the end.
 __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, const uint slab_width, const uint slabs,
-                         __global const int* restrict slab_row_ptr, __global const ushort* restrict offsets,
+                         const uint staged, __global const int* restrict slab_row_ptr, __global const ushort* restrict offsets,
                          __global const REAL* restrict values, __global const REAL* restrict in,
                          __global REAL* restrict out, const uint with_dot, __global REAL* restrict partials,
                          __local REAL* slice, __local REAL* sums, __local int* row_ptr, __local REAL* scratch_a,
@@ -190,7 +190,9 @@ __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, con
     const uint base = s * slab_width;
     const uint width = min(slab_width, cols - base);
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous slab's gathers are done
-    for (uint i = lid; i < width; i += size) slice[i] = in[base + i];
+    if (staged)
+      for (uint i = lid; i < width; i += size) slice[i] = in[base + i];
+    __global const REAL* const x = in + base;
     __global const int* const slab_ptr = slab_row_ptr + (ulong)s * (rows + 1) + first;
     for (uint i = lid; i <= count; i += size) row_ptr[i] = slab_ptr[i];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -200,8 +202,12 @@ __kernel void spmv_slabs(const uint rows, const uint cols, const uint lanes, con
     for (uint r0 = 0; r0 < count; r0 += per_step) {
       const uint row = r0 + lid / lanes;
       REAL sum = 0;
-      if (row < count)
-        for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * slice[offsets[k]];
+      if (row < count) {
+        if (staged)
+          for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * slice[offsets[k]];
+        else
+          for (int k = row_ptr[row] + (int)lane; k < row_ptr[row + 1]; k += (int)lanes) sum += values[k] * x[offsets[k]];
+      }
       if (lanes == 1 || warp_folds(lanes)) {  // no fold, or by shuffles: no barrier
         sum = fold_lanes(sum, lanes);
         if (lane == 0 && row < count) sums[row] = s == 0 ? sum : sums[row] + sum;

@@ -83,6 +83,7 @@ class OpenclOperations final : public Operations {
     kept_buf_ = context_.create_buffer(2 * sizeof(T));
     gathered_buf_ = context_.create_buffer(2 * max_bands * sizeof(T));
     plan_slab_spmv(a);
+    ready_ = true;
   }
 
   void allocate_vectors(int count) override {
@@ -143,8 +144,8 @@ class OpenclOperations final : public Operations {
     const std::size_t lanes = spmv_lanes(per_row_, local);
     const std::size_t items = static_cast<std::size_t>(count) * lanes;
     const std::size_t global = (items + local - 1) / local * local;
-    if (slabs_ && launches_.spmv.slabs && first == 0 && count == rows_) {
-      launch_slabs(in, out, nullptr, launches_.spmv.slab_lanes);
+    if (const SlabLayout* m = slab_layout(launches_.spmv); m && first == 0 && count == rows_) {
+      launch_slabs(*m, in, out, nullptr, launches_.spmv.slab_lanes);
       return;
     }
     const auto from = static_cast<cl_uint>(first), to = static_cast<cl_uint>(first + count);
@@ -326,8 +327,10 @@ class OpenclOperations final : public Operations {
     const Launch l{static_cast<std::size_t>(grid::group_size_of(launch)),
                    static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) *
                        static_cast<std::size_t>(grid::groups_per_cu_of(launch)),
-                   static_cast<std::size_t>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch)};
+                   static_cast<std::size_t>(spmv_dot2_runs(launch)), slab_spmv(launch), slab_lanes(launch),
+                   slab_cache_kib(launch)};
     launches_[kernel] = l;
+    if (ready_ && (kernel == "spmv" || kernel == "spmv_dot2")) make_slab_layouts(nullptr);
     if (kernel == "spmv_dot2") {  // its work-groups' partials, for the whole matrix at this size
       const std::size_t needed = 2 * std::get<2>(spmv_dot2_grid(rows_));
       if (needed > block_partials_capacity_) {
@@ -345,6 +348,13 @@ class OpenclOperations final : public Operations {
     std::size_t local = 0, groups = 0, runs = default_row_runs;
     bool slabs = true;  // SpMV as spmv_slabs where it was planned
     unsigned slab_lanes = 0;  // its work-items per row (0: the plan's)
+    unsigned slab_cache_kib = 0;  // its slabs' KiB of x gathered through the cache (0: staged)
+  };
+
+  // One layout of the matrix for spmv_slabs (slabs.hpp): its plan and arrays.
+  struct SlabLayout {
+    SlabPlan plan;
+    opencl::Buffer row_ptr, offsets, values;
   };
 
   std::size_t vector_bytes() const { return static_cast<std::size_t>(rows_) * sizeof(T); }  // the own rows
@@ -379,8 +389,8 @@ class OpenclOperations final : public Operations {
   // or spmv_vector's lanes where the rows are long; the work-groups' partials summed on the device
   // (sum_partials2, its own profile row) to a pair per compute unit, the reduction's part.
   void launch_spmv_dot2(Slot r, Slot w, std::int32_t first, std::int32_t count) {
-    if (slabs_ && launches_.spmv_dot2.slabs && first == 0 && count == rows_) {  // it makes its groups' sums itself
-      launch_slabs(r, w, &next_part(slabs_->groups, 2), launches_.spmv_dot2.slab_lanes);
+    if (const SlabLayout* m = slab_layout(launches_.spmv_dot2); m && first == 0 && count == rows_) {
+      launch_slabs(*m, r, w, &next_part(m->plan.groups, 2), launches_.spmv_dot2.slab_lanes);  // its groups' sums
       return;
     }
     const auto [local, lanes, groups] = spmv_dot2_grid(count);
@@ -403,11 +413,11 @@ class OpenclOperations final : public Operations {
   // The entries each of spmv_slabs' two folding arrays needs in a work-group of `size`: one per
   // warp with shuffles (opencl.cl's warp_folds), else one per work-item.
   std::size_t folding_items(std::size_t size) const { return warp_shuffles_ && size % 32 == 0 ? 32 : size; }
-  // Whether SpMV runs as spmv_slabs (kernels/cg/slabs.hpp), and if so the matrix slab by slab:
-  // work-groups of up to 1024 work-items whose two folding arrays would take at most a quarter of
-  // the local memory, two per compute unit. With warp shuffles the folds need a value per warp
-  // (group_partials2), not per work-item: the slices get the rest (NVIDIA's 48 KiB: 29 slabs of
-  // NAS CG class C's x in f64 instead of 36).
+  // Where SpMV can run as spmv_slabs (kernels/cg/slabs.hpp): work-groups of up to 1024 work-items
+  // whose two folding arrays would take at most a quarter of the local memory, two per compute
+  // unit. With warp shuffles the folds need a value per warp (group_partials2), not per
+  // work-item: the slices get the rest (NVIDIA's 48 KiB: 29 slabs of NAS CG class C's x in f64
+  // instead of 36). The matrix slab by slab for each layout the SpMV launches ask for.
   void plan_slab_spmv(const CsrMatrix& a) {
     const std::size_t local = context_.info().local_mem_bytes;
     std::size_t group = 1;
@@ -415,42 +425,81 @@ class OpenclOperations final : public Operations {
     while (group > 64 && 2 * group * sizeof(T) > local / 4) group /= 2;
     const std::size_t reserved = 2 * folding_items(group) * sizeof(T);
     if (reserved >= local) return;
-    const auto groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) * 2;
-    slabs_ = plan_slabs(a, group, local - reserved, groups, sizeof(T));
-    if (!slabs_) return;
     slab_group_ = group;
-    if (opencl::nvidia_compute_capability(context_.device())) {
-      gap_causes_.push_back(gap_cause(
-          "api", "the slab SpMV's slices of x fit the " + std::to_string(local / 1024) +
-                     " KiB of local memory NVIDIA's OpenCL gives a work-group (CUDA's kernel opts in to the SM's "
-                     "shared memory): x in " + std::to_string(slabs_->slabs) + " slabs, each read with its rows' offsets"));
-      // Part of that gap is ours: on the H200 the same kernel gathering x through the L1 cache
-      // (not staged in local memory) in 10 slabs of 128 KiB, 8 work-items per row, ran NAS CG
-      // class C's fused SpMV in 0.275 ms against the staged kernel's 0.318 (CUDA's 0.188;
-      // reports/data/h200-2026-11-28-issue56-cg/log-l1.txt). Not built yet: it needs the matrix
-      // laid out for either width and the sweep to choose.
-      gap_causes_.push_back(gap_cause(
-          "gpubench", "no slab SpMV that gathers x through the L1 cache in slabs wider than local memory (measured "
-                      "13% faster than the staged one at NAS CG class C on the H200, not written yet)"));
-    }
-    const SlabMatrix m = slab_matrix(a, *slabs_);
-    slab_row_ptr_ = upload_array(std::span<const std::int32_t>(m.row_ptr));
-    slab_offsets_ = upload_array(std::span<const std::uint16_t>(m.offsets));
-    std::vector<T> values(m.values.size());
-    std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
-    slab_values_ = upload_array(std::span<const T>(values));
-    reserve_partials(2 * slabs_->groups);
+    slab_local_ = local - reserved;
+    square_ = a.rows == a.cols;
+    make_slab_layouts(&a);
   }
-  // out = A in by spmv_slabs; with `partials`, the fused forms' sums too (a pair per work-group);
-  // `lanes` work-items per row (0: the plan's).
-  void launch_slabs(Slot in, Slot out, const opencl::Buffer* partials, unsigned lanes) {
-    const SlabPlan& p = *slabs_;
+  // The layouts the SpMV launches ask for, made from `a` (null: the matrix read back from the
+  // device), the others dropped; and the run's gap causes for the SpMV the fused forms run (or
+  // the classic form's).
+  void make_slab_layouts(const CsrMatrix* a) {
+    if (slab_group_ == 0 || !square_) return;
+    std::optional<CsrMatrix> read_back;
+    const auto make = [&](unsigned cache_kib) -> std::optional<SlabLayout> {
+      if (!a) a = &read_back.emplace(device_matrix());
+      const auto groups = static_cast<std::size_t>(std::max(context_.info().compute_units, 1)) * 2;
+      auto plan = plan_slabs(*a, slab_group_, slab_local_, groups, sizeof(T), std::size_t{cache_kib} * 1024);
+      if (!plan) return std::nullopt;
+      const SlabMatrix m = slab_matrix(*a, *plan);
+      std::vector<T> values(m.values.size());
+      std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
+      reserve_partials(2 * plan->groups);
+      return SlabLayout{*plan, upload_array(std::span<const std::int32_t>(m.row_ptr)),
+                        upload_array(std::span<const std::uint16_t>(m.offsets)), upload_array(std::span<const T>(values))};
+    };
+    const unsigned spmv = launches_.spmv.slab_cache_kib, fused = launches_.spmv_dot2.slab_cache_kib;
+    slab_layouts_.keep({spmv, fused});
+    if (launches_.spmv.slabs) slab_layouts_.get(spmv, make);
+    if (launches_.spmv_dot2.slabs) slab_layouts_.get(fused, make);
+    gap_causes_ = nlohmann::json::array();
+    const Launch& l = slab_layout(launches_.spmv_dot2) ? launches_.spmv_dot2 : launches_.spmv;
+    const SlabLayout* used = slab_layout(l);
+    if (!used || !opencl::nvidia_compute_capability(context_.device())) return;
+    const SlabPlan& p = used->plan;
+    const std::string local_kib = std::to_string(context_.info().local_mem_bytes / 1024);
+    gap_causes_.push_back(gap_cause(
+        "api", "NVIDIA's OpenCL gives a work-group " + local_kib +
+                   " KiB of local memory, too little for wide slices of x (CUDA's slab SpMV opts in to the SM's "
+                   "shared memory): x in " + std::to_string(p.slabs) + " slabs " +
+                   (p.staged ? "staged in local memory"
+                             : "of up to " + std::to_string(l.slab_cache_kib) + " KiB gathered through the L1 cache")));
+    // Staged is the default; on the H200 gathering through L1 in 10 slabs of 128 KiB, 8 work-items
+    // per row, ran NAS CG class C's fused SpMV in 0.275 ms against the staged 0.318
+    // (reports/data/h200-2026-11-28-issue56-cg/log-l1.txt): the sweep chooses (slab_cache_kib).
+    if (p.staged)
+      gap_causes_.push_back(gap_cause(
+          "gpubench", "the slab SpMV stages x in local memory (slab_cache_kib 0, untuned): gathering it through the "
+                      "L1 cache in wider slabs may be faster (13% at NAS CG class C on the H200); sweep slab_cache_kib"));
+  }
+  // The layout an SpMV launch runs with: null where it asks for the CSR kernels or its plan declined.
+  const SlabLayout* slab_layout(const Launch& l) const { return l.slabs ? slab_layouts_.find(l.slab_cache_kib) : nullptr; }
+  // The matrix as uploaded (its values in T): what a layout made after construction is laid out from.
+  CsrMatrix device_matrix() const {
+    CsrMatrix a;
+    a.rows = a.cols = rows_;
+    a.row_ptr.resize(static_cast<std::size_t>(rows_) + 1);
+    context_.read(row_ptr_, std::span<std::int32_t>(a.row_ptr));
+    const auto nnz = static_cast<std::size_t>(a.row_ptr.back());
+    a.col_idx.resize(nnz);
+    std::vector<T> values(nnz);
+    if (nnz > 0) {
+      context_.read(col_idx_, a.col_idx.data(), nnz * sizeof(std::int32_t));
+      context_.read(values_, values.data(), nnz * sizeof(T));
+    }
+    a.values.assign(values.begin(), values.end());
+    return a;
+  }
+  // out = A in by spmv_slabs with layout `m`; with `partials`, the fused forms' sums too (a pair
+  // per work-group); `lanes` work-items per row (0: the plan's).
+  void launch_slabs(const SlabLayout& m, Slot in, Slot out, const opencl::Buffer* partials, unsigned lanes) {
+    const SlabPlan& p = m.plan;
     const opencl::LocalMemory scratch{folding_items(slab_group_) * sizeof(T)};
     spmv_slabs_.set_args(n(), n(), static_cast<cl_uint>(lanes_of(p, lanes, slab_group_)), static_cast<cl_uint>(p.width),
-                         static_cast<cl_uint>(p.slabs), slab_row_ptr_, slab_offsets_, slab_values_, vector(in),
-                         vector(out), static_cast<cl_uint>(partials ? 1 : 0), partials ? *partials : state_,
-                         opencl::LocalMemory{p.slice_bytes}, opencl::LocalMemory{p.sums_bytes},
-                         opencl::LocalMemory{p.offsets_bytes}, scratch, scratch);
+                         static_cast<cl_uint>(p.slabs), static_cast<cl_uint>(p.staged ? 1 : 0), m.row_ptr, m.offsets,
+                         m.values, vector(in), vector(out), static_cast<cl_uint>(partials ? 1 : 0),
+                         partials ? *partials : state_, opencl::LocalMemory{std::max<std::size_t>(p.slice_bytes, 16)},
+                         opencl::LocalMemory{p.sums_bytes}, opencl::LocalMemory{p.offsets_bytes}, scratch, scratch);
     times_.record(partials ? "spmv_dot2" : "spmv", context_.launch(spmv_slabs_, p.groups * slab_group_, slab_group_));
   }
   // The reductions' partial buffers hold at least `entries` values.
@@ -528,11 +577,13 @@ class OpenclOperations final : public Operations {
   // Across devices: this band's kept sums, and every band's gathered here (max_bands pairs).
   static constexpr std::size_t max_bands = 256;
   opencl::Buffer kept_buf_, gathered_buf_;
-  // spmv_slabs (slabs.hpp) where it suits the matrix: its plan, work-group size and matrix.
-  std::optional<SlabPlan> slabs_;
+  // spmv_slabs (slabs.hpp) where it suits the matrix: its work-group size (0: never), the local
+  // memory its plans may take, and its layouts.
   bool warp_shuffles_ = false;  // the kernels built with OPENCL_PTX
-  std::size_t slab_group_ = 0;
-  opencl::Buffer slab_row_ptr_, slab_offsets_, slab_values_;
+  std::size_t slab_group_ = 0, slab_local_ = 0;
+  bool square_ = false;  // the matrix (not a band with a halo)
+  bool ready_ = false;   // constructed: set_launch may make layouts
+  SlabLayouts<SlabLayout> slab_layouts_;
   std::vector<Part> parts_;
   opencl::Event reading_;  // the last read-back of partials
   std::vector<T> staging_;

@@ -70,6 +70,11 @@ unsigned Operations::slab_lanes(const Params& launch) {
   return it != launch.end() && it->second > 0 ? static_cast<unsigned>(it->second) : 0;
 }
 
+unsigned Operations::slab_cache_kib(const Params& launch) {
+  const auto it = launch.find("slab_cache_kib");
+  return it != launch.end() && it->second > 0 ? static_cast<unsigned>(it->second) : 0;
+}
+
 void Operations::spmv_dot2_advance(Slot r, Slot w, int rule) {
   const auto [a, b] = spmv_dot2(r, w);
   cg_advance(scalars_.data(), rule, a, b);

@@ -112,6 +112,9 @@ class Operations {
   // The slab SpMV's work-items per row an SpMV launch asks for (the tunable "slab_lanes"; 0: the
   // plan's, cg::lanes_of in slabs.hpp).
   static unsigned slab_lanes(const Params& launch);
+  // The slab SpMV's slab width in KiB of x gathered through the cache an SpMV launch asks for (the
+  // tunable "slab_cache_kib"; 0: slices staged in local memory).
+  static unsigned slab_cache_kib(const Params& launch);
   // The fused forms' scalars (kernels/cg/recurrence.h): a state that the fused SpMV's sums
   // advance and whose coefficients the updates read. By default it lives on the host and each
   // advance waits for its sums, as the reductions above do. CUDA and OpenCL keep it in device

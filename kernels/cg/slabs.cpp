@@ -5,7 +5,7 @@
 namespace gpubench::cg {
 
 std::optional<SlabPlan> plan_slabs(const CsrMatrix& a, std::size_t group_size, std::size_t local_bytes,
-                                   std::size_t groups, std::size_t real_size) {
+                                   std::size_t groups, std::size_t real_size, std::size_t cache_bytes) {
   if (a.rows < 1 || a.cols != a.rows || groups == 0 || group_size == 0) return std::nullopt;
   const double per_row = static_cast<double>(a.nnz()) / a.rows;
   if (spmv_lanes(per_row, 1024) == 1) return std::nullopt;
@@ -17,17 +17,19 @@ std::optional<SlabPlan> plan_slabs(const CsrMatrix& a, std::size_t group_size, s
   p.offsets_bytes = ((p.rows_per_group + 1) * sizeof(std::int32_t) + 15) / 16 * 16;
   // The rows' state takes at most a quarter of the local memory: the slices get the rest.
   if (4 * (p.sums_bytes + p.offsets_bytes) > local_bytes) return std::nullopt;
-  const std::size_t max_width =
-      std::min<std::size_t>((local_bytes - p.sums_bytes - p.offsets_bytes) / real_size, std::size_t{1} << 16);
+  p.staged = cache_bytes == 0;
+  const std::size_t max_width = std::min<std::size_t>(
+      (p.staged ? local_bytes - p.sums_bytes - p.offsets_bytes : cache_bytes) / real_size, std::size_t{1} << 16);
   if (max_width == 0) return std::nullopt;
   p.slabs = (cols + max_width - 1) / max_width;
   p.width = (cols + p.slabs - 1) / p.slabs;
-  p.slice_bytes = (p.width * real_size + 15) / 16 * 16;
+  p.slice_bytes = p.staged ? (p.width * real_size + 15) / 16 * 16 : 0;
   if (groups * cols * real_size > static_cast<std::size_t>(a.nnz()) * 16) return std::nullopt;
   // Lanes per row: the most (a power of two, at most a warp) that leave each two of the row's
   // entries in a slab or more. Measured on the H200 at NAS CG class C's fused SpMV: 20 entries per
   // row and slab (CUDA, 12 slabs in 113 KiB) ran best with 8 lanes (0.188 ms; 4: 0.236, 16:
-  // 0.217), 8.3 (NVIDIA's OpenCL, 29 slabs in 48 KiB) with 4 (0.308 ms; 2: 0.313, 1: 0.385).
+  // 0.217), 8.3 (NVIDIA's OpenCL, 29 slabs in 48 KiB) with 4 (0.308 ms; 2: 0.313, 1: 0.385), and 24
+  // (NVIDIA's OpenCL, 10 slabs of 128 KiB gathered through L1) with 8 (0.275 ms; 4: 0.312, 16: 0.288).
   const double per_slab = per_row / static_cast<double>(p.slabs);
   p.lanes = 1;
   while (p.lanes < 32 && 2.0 * p.lanes * 2 <= per_slab && group_size % (2 * p.lanes) == 0) p.lanes *= 2;

@@ -103,8 +103,11 @@ TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_gro
   if ((kernel == "spmv" || kernel == "spmv_dot2") && spmv_forms) {
     t.params.push_back(Tunable::list("slabs", {0, 1}).defaulting_to(1));
     t.params.push_back(Tunable::list("slab_lanes", {0, 1, 2, 4, 8, 16, 32}).defaulting_to(0));
+    t.params.push_back(Tunable::list("slab_cache_kib", {0, 32, 64, 128, 256}).defaulting_to(0));
     t.constraints.push_back({"slab_lanes == 0 unless slabs == 1 (the CSR kernels have no slabs)",
                              [](const Params& p) { return p.at("slabs") == 1 || p.at("slab_lanes") == 0; }});
+    t.constraints.push_back({"slab_cache_kib == 0 unless slabs == 1 (the CSR kernels have no slabs)",
+                             [](const Params& p) { return p.at("slabs") == 1 || p.at("slab_cache_kib") == 0; }});
   }
   if (kernel != "spmv" && kernel != "spmv_dot2") {
     // The thesis's walk: up from one work-group per compute unit (the last parameter).

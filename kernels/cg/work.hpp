@@ -74,8 +74,11 @@ inline constexpr int default_row_runs = 2;
 // planned it for the matrix, 0 the CSR kernels; the sweep measures both. And slab_lanes (0, or 1
 // to 32 in powers of two; default 0): the work-items that share a row of a slab in the slab SpMV,
 // 0 the plan's choice from the rows' entries per slab (SlabPlan::lanes), and 0 where slabs is 0
-// (a constraint). An empty space for a kernel that is not tunable. `spmv_forms` false (a backend
-// with one SpMV, BackendTraits::spmv_forms): neither row_runs nor slabs nor slab_lanes.
+// (a constraint). And slab_cache_kib (0, 32, 64, 128 or 256; default 0): 0 stages each slab's slice
+// of x in local memory, more cuts x into slabs of that many KiB gathered through the cache (for
+// devices whose local memory holds only narrow slices: NVIDIA's OpenCL), 0 where slabs is 0. An
+// empty space for a kernel that is not tunable. `spmv_forms` false (a backend with one SpMV,
+// BackendTraits::spmv_forms): neither row_runs nor slabs nor slab_lanes nor slab_cache_kib.
 TunableSpace kernel_tunables(const std::string& kernel, std::size_t max_work_group_size, bool spmv_forms = true);
 
 }  // namespace gpubench::cg

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -346,11 +348,16 @@ TEST_P(CgOperations, LongRowsOverManyColumns) {
   }
   const double tolerance = GetParam().precision == Precision::f32 ? 1e-4 : tolerance_;
   // The tunables: the slab SpMV where planned (with the plan's lanes per row, or each count the
-  // sweep tries, folded by shuffles or in local memory), or CSR.
-  for (const auto& [slab_spmv, lanes] : std::vector<std::pair<int, int>>{{1, 0}, {1, 1}, {1, 2}, {1, 8}, {1, 32}, {0, 0}}) {
-    SCOPED_TRACE("slabs=" + std::to_string(slab_spmv) + " slab_lanes=" + std::to_string(lanes));
-    ops->set_launch("spmv", {{"slabs", slab_spmv}, {"slab_lanes", lanes}});
-    ops->set_launch("spmv_dot2", {{"slabs", slab_spmv}, {"slab_lanes", lanes}});
+  // sweep tries, folded by shuffles or in local memory; x staged in local memory or gathered
+  // through the cache in slabs of 32 or 256 KiB: 20 slabs or 3), or CSR.
+  const std::vector<std::array<int, 3>> launches{{1, 0, 0}, {1, 1, 0},   {1, 2, 0},  {1, 8, 0}, {1, 32, 0},
+                                                 {1, 0, 32}, {1, 4, 32}, {1, 8, 256}, {0, 0, 0}};
+  for (const auto& [slab_spmv, lanes, kib] : launches) {
+    SCOPED_TRACE("slabs=" + std::to_string(slab_spmv) + " slab_lanes=" + std::to_string(lanes) +
+                 " slab_cache_kib=" + std::to_string(kib));
+    const Params launch{{"slabs", slab_spmv}, {"slab_lanes", lanes}, {"slab_cache_kib", kib}};
+    ops->set_launch("spmv", launch);
+    ops->set_launch("spmv_dot2", launch);
     ops->fill_zero(1);
     ops->spmv(0, 1);
     std::vector<double> got(static_cast<std::size_t>(n));
@@ -393,6 +400,56 @@ TEST(SlabPlan, LanesLeaveEachTwoEntriesOfARowInASlabOrMore) {
   EXPECT_EQ(lanes_of(*opencl, 32, 8), 8u);
   // Short rows (a stencil's): no slabs.
   EXPECT_FALSE(plan_slabs(matrix(150000, 5), 512, 48 * 1024, 264, 8));
+}
+
+// Slabs gathered through the cache: as wide as the cache budget (at most 2^16 columns: the 16-bit
+// offsets), nothing of x in local memory, the lanes for the wider slabs' entries per row.
+TEST(SlabPlan, CachedSlabsTakeTheirWidthFromTheCacheBudget) {
+  CsrMatrix npb;
+  npb.rows = npb.cols = 150000;
+  npb.col_idx.assign(150000u * 240u, 0);
+  const auto cached = plan_slabs(npb, 512, 48 * 1024 - 512, 264, 8, 128 * 1024);  // NVIDIA's OpenCL
+  ASSERT_TRUE(cached);
+  EXPECT_FALSE(cached->staged);
+  EXPECT_EQ(cached->slabs, 10u);  // 16384 columns each at most: 15000
+  EXPECT_EQ(cached->width, 15000u);
+  EXPECT_EQ(cached->slice_bytes, 0u);
+  EXPECT_EQ(cached->lanes, 8u);  // 24 entries per row and slab
+  EXPECT_EQ(cached->sums_bytes, plan_slabs(npb, 512, 48 * 1024 - 512, 264, 8)->sums_bytes);
+  const auto wide = plan_slabs(npb, 512, 48 * 1024 - 512, 264, 8, 1024 * 1024);
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->slabs, 3u);  // 65536 columns at most
+  const auto f32 = plan_slabs(npb, 512, 48 * 1024 - 512, 264, 4, 32 * 1024);
+  ASSERT_TRUE(f32);
+  EXPECT_EQ(f32->slabs, 19u);  // 8192 floats each at most
+  // The rows' state still needs its quarter of the local memory.
+  EXPECT_FALSE(plan_slabs(npb, 512, 4 * 1024, 264, 8, 128 * 1024));
+}
+
+// A backend's layouts: each made once, on first use; a declined one remembered; the ones no
+// launch wants dropped.
+TEST(SlabLayouts, MakeOnceAndKeepWhatTheLaunchesWant) {
+  SlabLayouts<int> layouts;
+  int made = 0;
+  const auto make = [&](unsigned kib) -> std::optional<int> {
+    ++made;
+    if (kib == 256) return std::nullopt;
+    return static_cast<int>(kib) + 1;
+  };
+  ASSERT_NE(layouts.get(0, make), nullptr);
+  EXPECT_EQ(*layouts.get(0, make), 1);
+  EXPECT_EQ(*layouts.get(128, make), 129);
+  EXPECT_EQ(layouts.get(256, make), nullptr);
+  EXPECT_EQ(layouts.get(256, make), nullptr);
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(*layouts.find(128), 129);
+  EXPECT_EQ(layouts.find(256), nullptr);
+  EXPECT_EQ(layouts.find(64), nullptr);  // never made
+  layouts.keep({128, 128});
+  EXPECT_EQ(layouts.find(0), nullptr);
+  EXPECT_EQ(*layouts.find(128), 129);
+  EXPECT_EQ(*layouts.get(0, make), 1);
+  EXPECT_EQ(made, 4);  // made again
 }
 
 // Many work-groups' partials, summed on the device (more than four per work-item of the sum):

@@ -96,8 +96,9 @@ TEST(CgTune, EveryKernelVerifiesAndTimesOnACorrectBackend) {
     std::vector<std::string> names;
     for (const Tunable& param : tunables.params) names.push_back(param.name);
     const std::vector<std::string> expected =
-        k->name() == "spmv"        ? std::vector<std::string>{"work_group_size", "slabs", "slab_lanes"}
-        : k->name() == "spmv_dot2" ? std::vector<std::string>{"work_group_size", "row_runs", "slabs", "slab_lanes"}
+        k->name() == "spmv"        ? std::vector<std::string>{"work_group_size", "slabs", "slab_lanes", "slab_cache_kib"}
+        : k->name() == "spmv_dot2" ? std::vector<std::string>{"work_group_size", "row_runs", "slabs", "slab_lanes",
+                                                                         "slab_cache_kib"}
                                    : std::vector<std::string>{"work_group_size", "work_groups_per_cu"};
     EXPECT_EQ(names, expected);
     EXPECT_TRUE(tunables.legal(k->heuristic()));
@@ -149,15 +150,22 @@ TEST(CgTune, RefusesUnknownKernelsAndListsUntunableBackends) {
 
 TEST(CgTune, HeuristicIsTheDefaultLaunchWithinTheDevice) {
   EXPECT_EQ(heuristic_params("dot", 1024), (Params{{"work_group_size", 256}, {"work_groups_per_cu", 8}}));
-  EXPECT_EQ(heuristic_params("spmv", 1024), (Params{{"work_group_size", 256}, {"slabs", 1}, {"slab_lanes", 0}}));
-  EXPECT_EQ(heuristic_params("spmv_dot2", 1024),
-            (Params{{"work_group_size", 256}, {"row_runs", 2}, {"slabs", 1}, {"slab_lanes", 0}}));
+  EXPECT_EQ(heuristic_params("spmv", 1024),
+            (Params{{"work_group_size", 256}, {"slabs", 1}, {"slab_lanes", 0}, {"slab_cache_kib", 0}}));
+  EXPECT_EQ(heuristic_params("spmv_dot2", 1024), (Params{{"work_group_size", 256},
+                                                          {"row_runs", 2},
+                                                          {"slabs", 1},
+                                                          {"slab_lanes", 0},
+                                                          {"slab_cache_kib", 0}}));
   // slab_lanes only with the slab SpMV.
   const TunableSpace spmv = kernel_tunables("spmv", 1024);
-  EXPECT_TRUE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 1}, {"slab_lanes", 8}}));
+  EXPECT_TRUE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 1}, {"slab_lanes", 8}, {"slab_cache_kib", 0}}));
   std::string why;
-  EXPECT_FALSE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 0}, {"slab_lanes", 8}}, &why));
+  EXPECT_FALSE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 0}, {"slab_lanes", 8}, {"slab_cache_kib", 0}}, &why));
   EXPECT_THAT(why, HasSubstr("slab_lanes == 0 unless slabs == 1"));
+  EXPECT_TRUE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 1}, {"slab_lanes", 8}, {"slab_cache_kib", 128}}));
+  EXPECT_FALSE(spmv.legal(Params{{"work_group_size", 256}, {"slabs", 0}, {"slab_lanes", 0}, {"slab_cache_kib", 128}}, &why));
+  EXPECT_THAT(why, HasSubstr("slab_cache_kib == 0 unless slabs == 1"));
   EXPECT_EQ(heuristic_params("axpy", 128), (Params{{"work_group_size", 128}, {"work_groups_per_cu", 8}}));
   EXPECT_EQ(heuristic_params("copy", 1024), Params{});
   const auto t = kernel_tunables("dot", 1000).params;  // not a power of two: the largest below
