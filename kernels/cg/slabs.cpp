@@ -28,8 +28,9 @@ std::optional<SlabPlan> plan_slabs(const CsrMatrix& a, std::size_t group_size, s
   // Lanes per row: the most (a power of two, at most a warp) that leave each two of the row's
   // entries in a slab or more. Measured on the H200 at NAS CG class C's fused SpMV: 20 entries per
   // row and slab (CUDA, 12 slabs in 113 KiB) ran best with 8 lanes (0.188 ms; 4: 0.236, 16:
-  // 0.217), 8.3 (NVIDIA's OpenCL, 29 slabs in 48 KiB) with 4 (0.308 ms; 2: 0.313, 1: 0.385), and 24
-  // (NVIDIA's OpenCL, 10 slabs of 128 KiB gathered through L1) with 8 (0.275 ms; 4: 0.312, 16: 0.288).
+  // 0.217), 8.3 (NVIDIA's OpenCL, 29 slabs in 48 KiB) with 4 (0.242 ms; 8: 0.261, 16: 0.359), and 24
+  // (NVIDIA's OpenCL, 10 slabs of 128 KiB gathered through L1) with 8 (0.199 ms; 4: 0.232, 16: 0.215;
+  // reports/data/h200-2026-11-29-issue56-cache/log-call3.txt).
   const double per_slab = per_row / static_cast<double>(p.slabs);
   p.lanes = 1;
   while (p.lanes < 32 && 2.0 * p.lanes * 2 <= per_slab && group_size % (2 * p.lanes) == 0) p.lanes *= 2;
