@@ -461,10 +461,12 @@ class OpenclOperations final : public Operations {
     if (!used || !opencl::nvidia_compute_capability(context_.device())) return;
     const SlabPlan& p = used->plan;
     // Staged, the slices fit NVIDIA's 48 KiB (29 slabs of NAS CG class C's x against CUDA's 12 in
-    // 113 KiB); through L1 both APIs run the same slabs, and on the H200 the sweep prefers that on
-    // both (NAS CG class C's fused SpMV: OpenCL 0.199 ms staged 0.247, CUDA 0.178 staged 0.189;
-    // reports/data/h200-2026-11-29-issue56-cache/). What keeps OpenCL's 10% behind there is not
-    // known: the kernel, its slabs, lanes and grid are CUDA's.
+    // 113 KiB); through L1 both APIs run the same kernel with the same slabs, lanes and grid, and
+    // on the H200 the sweep prefers that on both (NAS CG class C's fused SpMV: OpenCL 0.199 ms,
+    // staged 0.247; CUDA 0.178, staged 0.189). What remains is the L1 cache's size: CUDA's kernel
+    // with a quarter of the SM's memory set aside as shared memory (the carve-out, which OpenCL
+    // cannot set) ran 0.194-0.199 ms, OpenCL's time, and 0.179 with the driver's choice
+    // (reports/data/h200-2026-11-29-issue56-cache/log-call5.txt).
     if (p.staged) {
       gap_causes_.push_back(gap_cause(
           "api", "NVIDIA's OpenCL gives a work-group " + std::to_string(context_.info().local_mem_bytes / 1024) +
@@ -476,10 +478,11 @@ class OpenclOperations final : public Operations {
                       "slab_cache_kib"));
     } else {
       gap_causes_.push_back(gap_cause(
-          "gpubench", "not analysed: the slab SpMV through the L1 cache (" + std::to_string(p.slabs) +
-                          " slabs) is CUDA's kernel with CUDA's slabs, lanes and grid, yet ran 10% slower at NAS CG "
-                          "class C on the H200 (0.199 ms against 0.178); NVIDIA's OpenCL compiler or its L1/shared "
-                          "split (which OpenCL cannot set) are not yet shown to be the cause"));
+          "api", "OpenCL cannot choose the split of the SM's memory between L1 cache and shared memory, and the slab "
+                 "SpMV through L1 (" + std::to_string(p.slabs) +
+                     " slabs) depends on it: CUDA's same kernel ran NAS CG class C's fused SpMV on the H200 in 0.179 "
+                     "ms with the driver's split and 0.194-0.199 with a quarter set aside as shared memory, OpenCL's "
+                     "time (0.200)"));
     }
   }
   // The layout an SpMV launch runs with: null where it asks for the CSR kernels or its plan declined.
