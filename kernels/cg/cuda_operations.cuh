@@ -732,7 +732,6 @@ class CudaOperations final : public Operations {
       const SlabMatrix m = slab_matrix(*a, *plan);
       std::vector<T> values(m.values.size());
       std::transform(m.values.begin(), m.values.end(), values.begin(), [](double v) { return static_cast<T>(v); });
-      stream_.synchronize();  // queued kernels may still read a layout dropped just before
       layout.row_ptr = upload_array(std::span<const std::int32_t>(m.row_ptr));
       layout.offsets = upload_array(std::span<const std::uint16_t>(m.offsets));
       layout.values = upload_array(std::span<const T>(values));
