@@ -349,7 +349,7 @@ TEST_P(CgOperations, LongRowsOverManyColumns) {
   const double tolerance = GetParam().precision == Precision::f32 ? 1e-4 : tolerance_;
   // The tunables: the slab SpMV where planned (with the plan's lanes per row, or each count the
   // sweep tries, folded by shuffles or in local memory; x staged in local memory or gathered
-  // through the cache in slabs of 32 or 256 KiB: 20 slabs or 3), or CSR.
+  // through the cache in slabs of 32 or 256 KiB: in f64 20 slabs or 3), or CSR.
   const std::vector<std::array<int, 3>> launches{{1, 0, 0}, {1, 1, 0},   {1, 2, 0},  {1, 8, 0}, {1, 32, 0},
                                                  {1, 0, 32}, {1, 4, 32}, {1, 8, 256}, {0, 0, 0}};
   for (const auto& [slab_spmv, lanes, kib] : launches) {
