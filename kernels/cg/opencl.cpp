@@ -459,8 +459,8 @@ class OpenclOperations final : public Operations {
     }
     gap_causes_ = nlohmann::json::array();
     if (!opencl::nvidia_compute_capability(context_.device())) return;
-    const Launch& l = slab_layout(launches_.spmv_dot2) ? launches_.spmv_dot2 : launches_.spmv;
-    const SlabLayout* used = slab_layout(l);
+    const SlabLayout* used = slab_layout(launches_.spmv_dot2);
+    if (!used) used = slab_layout(launches_.spmv);
     if (!used) {
       // The CSR kernels: CUDA's fused SpMV of CG poisson2d:4096 on the H200 ran 0.370 ms with the
       // driver's split and 0.389 with a quarter of the SM's memory set aside as shared memory;
