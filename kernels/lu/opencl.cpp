@@ -130,14 +130,24 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
         c["cause"] = "the trailing updates' GEMM: " + c["cause"].get<std::string>();
         causes.push_back(std::move(c));
       }
-    // NVIDIA's OpenCL runs two queues' kernels at once (two 45 ms kernels in 45 ms on the H200:
-    // reports/data/h200-2026-11-29-issue56-cache/conc.c), so the look-ahead's missing overlap
-    // is ours, its cause not yet found: not the leaf holding every SM (log-call10.txt).
-    if (side_used_ && opencl::nvidia_compute_capability(context_.device()))
+    // NVIDIA's OpenCL runs two queues' kernels at once (reports/data/h200-2026-11-29-issue56-cache/
+    // conc.c), but lists no cl_khr_priority_hints: the look-ahead's panel, a chain of small
+    // launches, waits behind the trailing update's work-groups (the probe
+    // reports/data/h200-2026-12-01-issue56-lu/lahead.c), where CUDA's panels go on a stream of
+    // high priority. What CUDA overlaps without that priority, OpenCL does not: not analysed.
+    if (side_used_ && opencl::nvidia_compute_capability(context_.device())) {
       causes.push_back(gap_cause(
-          "gpubench", "not analysed: the look-ahead overlaps nothing (LU 8192 on the H200: 76.0 ms timed, its "
-                      "kernels alone 76.5, also with the leaf on a quarter of the SMs; CUDA's 54.2 against 60.1), "
-                      "though NVIDIA's OpenCL runs kernels of two queues at once"));
+          "api", "the look-ahead's panel waits behind the trailing update: NVIDIA's OpenCL has no queue priorities "
+                 "(no cl_khr_priority_hints), CUDA factors the panels on a stream of high priority (LU 8192 on the "
+                 "H200: CUDA 54.3 ms, 56.5 with that stream at normal priority; on OpenCL a 16-launch panel beside a "
+                 "4-wave update ended 1.5 ms after it, 5.7 ms against 5.9 on one queue)"));
+      causes.push_back(gap_cause(
+          "gpubench", "not analysed: CUDA's look-ahead still overlaps 3.7 ms at normal priority (LU 8192 on the "
+                      "H200: 56.5 ms against its kernels' 60.2) where OpenCL's overlaps 0.5 (75.7 against 76.2; the "
+                      "update in 8 launches, 75.5, is within the 75.7-76.4 of the unchanged code); and OpenCL's kernels alone take 16 ms more, most of it the "
+                      "panels (54.6 ms against 41.0), not yet compared at one nb (OpenCL's swept 512, CUDA's "
+                      "heuristic 256)"));
+    }
     return causes;
   }
   void mark(double* into) override { timeline_.mark(context_.queue(), into); }
@@ -218,7 +228,11 @@ class OpenclOperations final : public Operations, public StudyOps<T> {
     current_ = q;
     if (q == 1) side_used_ = true;
   }
-  void signal(int e) override { events_[e] = opencl::mark(queue()); }
+  // The other queue waits for this mark: OpenCL asks that its queue be flushed for that.
+  void signal(int e) override {
+    events_[e] = opencl::mark(queue());
+    opencl::check(clFlush(queue()), "clFlush");
+  }
   void wait(int e) override { barrier(queue(), events_[e]); }
 
   void vendor() override { throw DeviceError("no vendor LU on opencl (Debian packages no OpenCL getrf)"); }
