@@ -1,5 +1,5 @@
 // What a user's kernel spec needs from an API: build a source with defines, buffers, and a run of
-// launches timed on the device. Each API supplies one implementation (opencl.cpp, cuda.cpp);
+// launches timed on the device. Each API supplies one implementation (opencl.cpp, cuda.cpp, openmp.cpp);
 // kernels/spec/suite.cpp holds everything else, written once.
 #pragma once
 
@@ -20,6 +20,7 @@ namespace gpubench::spec {
 struct LaunchArg {
   int buffer = -1;
   std::vector<unsigned char> bytes;
+  std::string c_type;  // as C++ spells it, for OpenMP's step wrappers: "real*", "float*", "int32_t", "double", ...
 };
 
 struct Launch {

@@ -387,8 +387,16 @@ Spec load(const std::string& path) {
 
   // Sources.
   const json& sources = r.need(j, "sources", "");
-  if (!sources.is_object()) r.fail("sources", "must be an object: {\"opencl\": FILE, \"cuda\": FILE} or {\"portable\": FILE}");
-  check_fields(r, sources, "sources", {"opencl", "cuda", "portable"});
+  if (!sources.is_object())
+    r.fail("sources", "must be an object: {\"opencl\": FILE, \"cuda\": FILE} or {\"portable\": FILE}, and/or {\"openmp\": FILE}");
+  check_fields(r, sources, "sources", {"opencl", "cuda", "portable", "openmp"});
+  if (sources.contains("openmp")) {
+    const std::string text = r.file(r.text(sources["openmp"], "sources.openmp"), "sources.openmp", &s.openmp_file);
+    // A #line that names the file: the compiler's messages point into it, not into what gpubench adds.
+    std::string quoted;
+    for (char c : s.openmp_file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    s.openmp_source = "#line 1 \"" + quoted + "\"\n" + text;
+  }
   if (sources.contains("portable")) {
     if (sources.contains("opencl") || sources.contains("cuda"))
       r.fail("sources", "a portable body stands for both APIs: give portable alone, or opencl and cuda");
@@ -401,7 +409,8 @@ Spec load(const std::string& path) {
     if (sources.contains("opencl"))
       s.opencl_source = r.file(r.text(sources["opencl"], "sources.opencl"), "sources.opencl", &s.opencl_file);
     if (sources.contains("cuda")) s.cuda_source = r.file(r.text(sources["cuda"], "sources.cuda"), "sources.cuda", &s.cuda_file);
-    if (s.opencl_file.empty() && s.cuda_file.empty()) r.fail("sources", "names no source (opencl, cuda or portable)");
+    if (s.opencl_file.empty() && s.cuda_file.empty() && s.openmp_file.empty())
+      r.fail("sources", "names no source (opencl, cuda, portable or openmp)");
   }
 
   // Precisions: what `real` is.

@@ -71,6 +71,8 @@ struct Spec {
   std::string name, description;
   std::string opencl_source, cuda_source;  // the files' texts (a portable body: the same text in both)
   std::string opencl_file, cuda_file;      // where each came from
+  std::string openmp_source, openmp_file;  // C++ with OpenMP pragmas, a function per step (kernels/spec/openmp.cpp),
+                                           // after a #line that names its file
   bool portable = false;                   // each API puts its GB_* macros before the text (operations.hpp)
   std::vector<Precision> precisions;
   std::vector<std::pair<std::string, std::int64_t>> sizes;  // in declared order, with defaults

@@ -30,14 +30,19 @@ namespace {
 
 using Sizes = std::vector<std::pair<std::string, std::int64_t>>;
 
+// The built-ins max_group, local_mem and compute_units. A device without work-groups (OpenMP's:
+// its step functions take no launch geometry) bounds neither max_group nor local_mem (2^31 - 1),
+// so that the constraints a spec writes for GPUs keep its space whole there.
 DeviceLimits limits_of(const DeviceInfo& d) {
-  return {static_cast<std::int64_t>(std::max<std::size_t>(d.max_work_group_size, 1)),
-          static_cast<std::int64_t>(d.local_mem_bytes), static_cast<std::int64_t>(std::max(d.compute_units, 1))};
+  constexpr std::int64_t unbounded = 2147483647;
+  if (d.max_work_group_size == 0) return {unbounded, unbounded, static_cast<std::int64_t>(std::max(d.compute_units, 1))};
+  return {static_cast<std::int64_t>(d.max_work_group_size), static_cast<std::int64_t>(d.local_mem_bytes),
+          static_cast<std::int64_t>(std::max(d.compute_units, 1))};
 }
 
 const std::string& source_for(const Spec& s, const std::string& backend) {
   static const std::string none;
-  return backend == "opencl" ? s.opencl_source : backend == "cuda" ? s.cuda_source : none;
+  return backend == "opencl" ? s.opencl_source : backend == "cuda" ? s.cuda_source : backend == "openmp" ? s.openmp_source : none;
 }
 
 std::int64_t int_of(const Spec& s, const std::string& text, const IntVars& vars, const std::string& field) {
@@ -65,6 +70,20 @@ struct Layout {
   std::vector<Launch> launches;    // buffer arguments by the buffer's place in spec.buffers
 };
 
+// How C++ spells an element type (OpenMP's step wrappers; `real` is a define there).
+std::string c_type_of(Elem e) {
+  switch (e) {
+    case Elem::f32: return "float";
+    case Elem::f64: return "double";
+    case Elem::real: return "real";
+    case Elem::i32: return "int32_t";
+    case Elem::u32: return "uint32_t";
+    case Elem::i64: return "int64_t";
+    case Elem::u64: return "uint64_t";
+  }
+  return "void";
+}
+
 std::vector<Launch> launches_of(const Spec& s, const std::vector<Step>& steps, const IntVars& vars, Precision p,
                                 const std::string& field) {
   std::vector<Launch> out;
@@ -91,17 +110,19 @@ std::vector<Launch> launches_of(const Spec& s, const std::vector<Step>& steps, c
         case Arg::buffer: {
           const auto it = std::find_if(s.buffers.begin(), s.buffers.end(), [&](const Buffer& b) { return b.name == arg.text; });
           la.buffer = static_cast<int>(it - s.buffers.begin());
+          la.c_type = c_type_of(it->type) + "*";
           break;
         }
-        case Arg::i32: put(static_cast<std::int32_t>(whole(std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()))); break;
-        case Arg::u32: put(static_cast<std::uint32_t>(whole(0, std::numeric_limits<std::uint32_t>::max()))); break;
-        case Arg::i64: put(static_cast<std::int64_t>(whole(-exact_limit, exact_limit))); break;
-        case Arg::u64: put(static_cast<std::uint64_t>(whole(0, exact_limit))); break;
-        case Arg::f32: put(static_cast<float>(arg.number)); break;
-        case Arg::f64: put(arg.number); break;
+        case Arg::i32: put(static_cast<std::int32_t>(whole(std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()))); la.c_type = "int32_t"; break;
+        case Arg::u32: put(static_cast<std::uint32_t>(whole(0, std::numeric_limits<std::uint32_t>::max()))); la.c_type = "uint32_t"; break;
+        case Arg::i64: put(static_cast<std::int64_t>(whole(-exact_limit, exact_limit))); la.c_type = "int64_t"; break;
+        case Arg::u64: put(static_cast<std::uint64_t>(whole(0, exact_limit))); la.c_type = "uint64_t"; break;
+        case Arg::f32: put(static_cast<float>(arg.number)); la.c_type = "float"; break;
+        case Arg::f64: put(arg.number); la.c_type = "double"; break;
         case Arg::real:
           if (p == Precision::f32) put(static_cast<float>(arg.number));
           else put(arg.number);
+          la.c_type = "real";
           break;
       }
       l.args.push_back(std::move(la));

@@ -381,4 +381,104 @@ TEST(SpecTrack, ATrackedSetCanNameASpec) {
   EXPECT_THAT(r.output, HasSubstr("spec/n=64,m=64/opencl:0/transpose/f32"));
 }
 
+// Issue 57 item 3: users' kernels on OpenMP, compiled at run time by the host compiler.
+bool has_openmp() { return gpubench("--list-devices --backend openmp").output.find("openmp:\n  [0]") != std::string::npos; }
+
+// A scaling step in C++ with OpenMP, its reference, and faults planted by defines of the source's own.
+std::string scale_cpp(const std::string& limit, int wrong) {
+  return "#define LIMIT (" + limit + ")\n#define WRONG (" + std::to_string(wrong) + ")\n" + R"(
+void scale(real* out, const real* in, std::int32_t n) {
+  const std::int64_t items = GB_GLOBAL_SIZE(0);
+#pragma omp parallel for
+  for (std::int64_t i = 0; i < items; ++i)
+    if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);
+}
+void scale_reference(real* out, const real* in, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) out[i] = (real)2 * in[i];
+}
+)";
+}
+
+nlohmann::json scale_openmp_spec() {
+  auto j = scale_spec();
+  j["sources"] = {{"openmp", "scale.cpp"}};
+  return j;
+}
+
+TEST(SpecOpenmp, TheReductionExampleRunsVerifiesSweepsAndIsCompiledOnce) {
+  if (!has_openmp()) GTEST_SKIP() << "the openmp backend is not in this build";
+  const TempDir dir;
+  const std::string file = examples() + "/reduction/reduction.json", cache = "GPUBENCH_KERNEL_CACHE=" + (dir.path / "cache").string();
+  Result r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision all --repetitions 2", cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("FAILED")));
+  EXPECT_THAT(r.output, HasSubstr("(OpenMP)..."));
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(openmp:0 .* reduction +f32 .* yes)")), true) << r.output;
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(openmp:0 .* reduction +f64 .* yes)")), true) << r.output;
+  // The objects are kept: the same run again compiles nothing.
+  r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision all --repetitions 2", cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("(OpenMP)..."))) << r.output;
+  r = gpubench("sweep --spec " + file + " --backend openmp --problem n=65536 --precision f32 --max-evals 3 --strategy random --tuning-db " +
+               dir.path.string(), cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("strategy random")) << r.output;
+  r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision f32 --repetitions 2 --format json --out " +
+                   (dir.path / "run.json").string() + " --tuning-db " + dir.path.string(), cache);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(dir.path / "run.json");
+  const auto records = nlohmann::json::parse(in);
+  const auto& b = records["benchmarks"][0];
+  EXPECT_EQ(b["params"]["launch"]["reduction"]["from"], "tuned") << b.dump();
+  EXPECT_GT(b["gbps"].get<double>(), 0);
+}
+
+TEST(SpecOpenmp, AWrongResultAndAWritePastTheEndFailTheirPointsByName) {
+  if (!has_openmp()) GTEST_SKIP() << "the openmp backend is not in this build";
+  const TempDir dir;
+  const std::string spec = dir.file("scale.json", scale_openmp_spec().dump(2)), cache = "GPUBENCH_KERNEL_CACHE=" + (dir.path / "cache").string();
+  const auto run = [&](const std::string& limit, int wrong) {
+    dir.file("scale.cpp", scale_cpp(limit, wrong));
+    return gpubench("--spec " + spec + " --backend openmp --precision f32 --repetitions 2", cache);
+  };
+  Result r = run("n", -1);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run("n", 5);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("buffer `out`: 1 of 1024 elements off"));
+  EXPECT_THAT(r.output, HasSubstr("the first at [5]: 11 against 10"));
+  // The launch's global size, 3 more than the buffer: the guard zone catches the overrun.
+  auto j = scale_openmp_spec();
+  j["steps"][0]["global"] = {"round_up(n + 3, group)"};
+  std::ofstream(spec) << j.dump(2);
+  r = run("n + 3", -1);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 3 elements"));
+}
+
+TEST(SpecOpenmp, ASourceThatDoesNotCompileNamesTheCompilerTheConfigurationAndTheLog) {
+  if (!has_openmp()) GTEST_SKIP() << "the openmp backend is not in this build";
+  const TempDir dir;
+  const std::string spec = dir.file("scale.json", scale_openmp_spec().dump(2)), cache = "GPUBENCH_KERNEL_CACHE=" + (dir.path / "cache").string();
+  dir.file("scale.cpp", scale_cpp("n", -1) + "void broken() { undeclared_name = 1; }\n");
+  Result r = gpubench("--spec " + spec + " --backend openmp --precision f32 --repetitions 2", cache);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("does not compile with"));
+  EXPECT_THAT(r.output, HasSubstr("-DGROUP="));
+  EXPECT_THAT(r.output, HasSubstr("undeclared_name"));
+  EXPECT_THAT(r.output, HasSubstr("scale.json"));
+  // A compiler that cannot run is named, with the variable that chooses another.
+  dir.file("scale.cpp", scale_cpp("n", -1));
+  r = gpubench("--spec " + spec + " --backend openmp --precision f32 --repetitions 2",
+               cache + " GPUBENCH_OPENMP_CXX=/nonexistent/c++");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("/nonexistent/c++"));
+  EXPECT_THAT(r.output, HasSubstr("GPUBENCH_OPENMP_CXX"));
+  // A spec without an openmp source says so on openmp.
+  const std::string cl_only = dir.file("cl.json", scale_spec().dump(2));
+  dir.file("scale.cl", scale_cl);
+  r = gpubench("--spec " + cl_only + " --backend openmp --precision f32 --repetitions 2", cache);
+  EXPECT_THAT(r.output, HasSubstr("the spec gives no openmp source")) << r.output;
+}
+
 }  // namespace
