@@ -21,6 +21,7 @@
 #include "backends/cuda/cuda.hpp"
 #include "backends/kernel_sources.hpp"
 #include "common/errors.hpp"
+#include "common/kernel_cache.hpp"
 
 namespace gpubench::cuda {
 
@@ -28,24 +29,9 @@ namespace {
 
 std::mutex mutex;
 
-std::string cache_dir() {
-  if (const char* env = std::getenv("GPUBENCH_KERNEL_CACHE"); env && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/gpubench/cuda-kernels";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gpubench/cuda-kernels";
-  return "";  // nowhere to keep them: every run compiles
-}
-
-// FNV-1a, 64 bits: a file name for a key (the key itself is stored in the file and compared).
-std::string hash_of(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
+// Empty: nowhere to keep them, every run compiles.
+std::string cache_dir() { return kernel_cache_dir("cuda-kernels"); }
+std::string hash_of(const std::string& text) { return kernel_cache_hash(text); }
 
 std::vector<std::string> options_of(const Defines& defines, int arch) {
   std::vector<std::string> o = {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "-default-device"};

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/kernel_cache.hpp"
 #include "kernels/spec/operations.hpp"
 
 #ifndef GPUBENCH_HOST_CXX
@@ -42,11 +43,9 @@ namespace gpubench::spec {
 
 namespace {
 
-// The compiler: $GPUBENCH_OPENMP_CXX, else the one gpubench was built with.
-std::string compiler() {
-  if (const char* env = std::getenv("GPUBENCH_OPENMP_CXX"); env && *env) return env;
-  return GPUBENCH_HOST_CXX;
-}
+// The compiler gpubench was built with: the openmp device's listing names its version, and so do
+// the records (no other may stand in for it unsaid).
+std::string compiler() { return GPUBENCH_HOST_CXX; }
 const std::vector<std::string>& flags() {
   static const std::vector<std::string> f = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
   return f;
@@ -110,27 +109,8 @@ std::string compiler_version(const std::string& cxx) {
   if (status != 0)
     throw DeviceError("the OpenMP kernel compiler " + cxx + " does not run (" +
                       (out.empty() ? "exit status " + std::to_string(status) : out.substr(0, out.find('\n'))) +
-                      "): install g++ or name another in GPUBENCH_OPENMP_CXX");
+                      "), the compiler gpubench was built with: install it (Debian's g++)");
   return known[cxx] = out.substr(0, out.find('\n'));
-}
-
-std::string cache_dir() {
-  if (const char* env = std::getenv("GPUBENCH_KERNEL_CACHE"); env && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/gpubench/openmp-kernels";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gpubench/openmp-kernels";
-  return "";
-}
-
-// FNV-1a, 64 bits: a file name for a key (the key itself is stored beside the object and compared).
-std::string hash_of(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
 }
 
 std::string read_file(const std::string& path) {
@@ -263,8 +243,8 @@ class OpenmpOperations final : public Operations {
     std::string key = "gpubench openmp spec object 1\n" + info_.name + "\n" + cxx + "\n" + compiler_version(cxx) + "\n";
     for (std::size_t i = 1; i < command.size(); ++i) key += command[i] + "\n";
     key += text;
-    const std::string name = hash_of(key);
-    std::string dir = cache_dir();
+    const std::string name = kernel_cache_hash(key);
+    std::string dir = kernel_cache_dir("openmp-kernels");
     std::error_code ec;
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     if (dir.empty() || ec) {

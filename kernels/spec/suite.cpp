@@ -31,8 +31,8 @@ namespace {
 using Sizes = std::vector<std::pair<std::string, std::int64_t>>;
 
 // The built-ins max_group, local_mem and compute_units. A device without work-groups (OpenMP's:
-// its step functions take no launch geometry) bounds neither max_group nor local_mem (2^31 - 1),
-// so that the constraints a spec writes for GPUs keep its space whole there.
+// its step functions see the launch geometry, but nothing runs it) bounds neither max_group nor
+// local_mem (2^31 - 1), so that the constraints a spec writes for GPUs keep its space whole there.
 DeviceLimits limits_of(const DeviceInfo& d) {
   constexpr std::int64_t unbounded = 2147483647;
   if (d.max_work_group_size == 0) return {unbounded, unbounded, static_cast<std::int64_t>(std::max(d.compute_units, 1))};

@@ -419,7 +419,7 @@ TEST(SpecOpenmp, TheReductionExampleRunsVerifiesSweepsAndIsCompiledOnce) {
   r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision all --repetitions 2", cache);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, testing::Not(HasSubstr("(OpenMP)..."))) << r.output;
-  r = gpubench("sweep --spec " + file + " --backend openmp --problem n=65536 --precision f32 --max-evals 3 --strategy random --tuning-db " +
+  r = gpubench("sweep --spec " + file + " --backend openmp --problem n=65536 --precision f32 --max-evals 2 --strategy random --tuning-db " +
                dir.path.string(), cache);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("strategy random")) << r.output;
@@ -467,13 +467,6 @@ TEST(SpecOpenmp, ASourceThatDoesNotCompileNamesTheCompilerTheConfigurationAndThe
   EXPECT_THAT(r.output, HasSubstr("-DGROUP="));
   EXPECT_THAT(r.output, HasSubstr("undeclared_name"));
   EXPECT_THAT(r.output, HasSubstr("scale.json"));
-  // A compiler that cannot run is named, with the variable that chooses another.
-  dir.file("scale.cpp", scale_cpp("n", -1));
-  r = gpubench("--spec " + spec + " --backend openmp --precision f32 --repetitions 2",
-               cache + " GPUBENCH_OPENMP_CXX=/nonexistent/c++");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("/nonexistent/c++"));
-  EXPECT_THAT(r.output, HasSubstr("GPUBENCH_OPENMP_CXX"));
   // A spec without an openmp source says so on openmp.
   const std::string cl_only = dir.file("cl.json", scale_spec().dump(2));
   dir.file("scale.cl", scale_cl);
