@@ -5,10 +5,11 @@
 // const int64_t*)`, which sets the step's launch geometry (GB_GLOBAL_SIZE(d), GB_LOCAL_SIZE(d):
 // the spec's `global` and `local`, which a function may use to split the same work as the GPU
 // launch does) and calls the step's function with its arguments cast to the C types the spec
-// gives them: the user's function needs no C linkage and takes ordinary pointers and scalars. Compiled objects are
-// kept on disk ($GPUBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/gpubench/openmp-kernels, else
-// ~/.cache/gpubench/openmp-kernels), keyed by the whole text, the compiler, its version, its
-// flags and the host's processor. Buffers are host memory; a run is timed by the host's steady clock.
+// gives them: the user's function needs no C linkage and takes ordinary pointers and scalars.
+// Compiled objects are kept on disk ($GPUBENCH_KERNEL_CACHE, else
+// $XDG_CACHE_HOME/gpubench/openmp-kernels, else ~/.cache/gpubench/openmp-kernels), keyed by the
+// whole text, the compiler, its version, its flags and the host's processor. Buffers are host
+// memory; a run is timed by the host's steady clock.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -17,7 +18,6 @@
 #include <cerrno>
 #include <array>
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +45,7 @@ namespace {
 
 // The compiler gpubench was built with: the openmp device's listing names its version, and so do
 // the records (no other may stand in for it unsaid).
-std::string compiler() { return GPUBENCH_HOST_CXX; }
+const std::string compiler = GPUBENCH_HOST_CXX;
 const std::vector<std::string>& flags() {
   static const std::vector<std::string> f = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
   return f;
@@ -100,17 +100,17 @@ int run_captured(const std::vector<std::string>& argv, std::string& output) {
   return -1;
 }
 
-// The compiler's first line of `--version`, once per compiler (part of the cache's key).
-std::string compiler_version(const std::string& cxx) {
-  static std::map<std::string, std::string> known;
-  if (const auto it = known.find(cxx); it != known.end()) return it->second;
+// The compiler's first line of `--version`, asked once (part of the cache's key).
+const std::string& compiler_version() {
+  static std::string version;
+  if (!version.empty()) return version;
   std::string out;
-  const int status = run_captured({cxx, "--version"}, out);
+  const int status = run_captured({compiler, "--version"}, out);
   if (status != 0)
-    throw DeviceError("the OpenMP kernel compiler " + cxx + " does not run (" +
+    throw DeviceError("the OpenMP kernel compiler " + compiler + " does not run (" +
                       (out.empty() ? "exit status " + std::to_string(status) : out.substr(0, out.find('\n'))) +
                       "), the compiler gpubench was built with: install it (Debian's g++)");
-  return known[cxx] = out.substr(0, out.find('\n'));
+  return version = out.substr(0, out.find('\n'));
 }
 
 std::string read_file(const std::string& path) {
@@ -138,8 +138,8 @@ class OpenmpOperations final : public Operations {
  public:
   explicit OpenmpOperations(const DeviceInfo& d) : info_(d) {}
   ~OpenmpOperations() override {
-    for (auto& [object, handle] : loaded_)
-      if (handle) ::dlclose(handle);
+    for (const Program& p : programs_)
+      for (const auto& [wrappers, handle] : p.objects) ::dlclose(handle);
     std::error_code ec;
     if (!temp_.empty()) std::filesystem::remove_all(temp_, ec);
   }
@@ -234,13 +234,12 @@ class OpenmpOperations final : public Operations {
       wrappers += "); }\n";
     }
     if (const auto it = p.objects.find(wrappers); it != p.objects.end()) return it->second;
-    const std::string cxx = compiler();
-    std::vector<std::string> command = {cxx};
+    std::vector<std::string> command = {compiler};
     for (const std::string& f : flags()) command.push_back(f);
     for (const auto& [name, value] : p.defines) command.push_back("-D" + name + "=" + value);
     const std::string text = std::string(prelude) + p.source + "\n#line 1 \"gpubench's step wrappers\"\n" + wrappers;
     // -march=native: the host's processor is part of the key (a cache shared between machines).
-    std::string key = "gpubench openmp spec object 1\n" + info_.name + "\n" + cxx + "\n" + compiler_version(cxx) + "\n";
+    std::string key = "gpubench openmp spec object 1\n" + info_.name + "\n" + compiler + "\n" + compiler_version() + "\n";
     for (std::size_t i = 1; i < command.size(); ++i) key += command[i] + "\n";
     key += text;
     const std::string name = kernel_cache_hash(key);
@@ -264,7 +263,7 @@ class OpenmpOperations final : public Operations {
       command.push_back("-o");
       command.push_back(tmp + ".so");
       command.push_back(tmp + ".cpp");
-      std::cerr << "gpubench: compiling " << p.what << " with " << cxx << " (OpenMP)..." << std::endl;
+      std::cerr << "gpubench: compiling " << p.what << " with " << compiler << " (OpenMP)..." << std::endl;
       const auto t0 = std::chrono::steady_clock::now();
       std::string log;
       const int status = run_captured(command, log);
@@ -273,7 +272,7 @@ class OpenmpOperations final : public Operations {
         std::filesystem::remove(tmp + ".so", ec);
         std::string shown;
         for (const std::string& c : command) shown += (shown.empty() ? "" : " ") + c;
-        throw DeviceError("the OpenMP source of " + p.what + " does not compile with " + compiler_version(cxx) +
+        throw DeviceError("the OpenMP source of " + p.what + " does not compile with " + compiler_version() +
                           " (" + (status < 0 ? "not started" : "exit status " + std::to_string(status)) + "; " + shown +
                           "):\n" + log);
       }
@@ -286,7 +285,6 @@ class OpenmpOperations final : public Operations {
     }
     void* handle = ::dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) throw DeviceError("cannot load the OpenMP object of " + p.what + " (" + object + "): " + ::dlerror());
-    loaded_.emplace_back(object, handle);
     return p.objects[wrappers] = handle;
   }
 
@@ -303,7 +301,6 @@ class OpenmpOperations final : public Operations {
   DeviceInfo info_;
   std::vector<Program> programs_;
   std::vector<std::vector<unsigned char>> buffers_;
-  std::vector<std::pair<std::string, void*>> loaded_;
   std::string temp_;
   bool said_uncached_ = false;
 
