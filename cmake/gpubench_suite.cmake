@@ -62,9 +62,12 @@ endfunction()
 
 # The test program a backend's own test files join: a module's own (gpubench_<name>_tests, which
 # links the module's objects), else gpubench_tests.
+# A module whose code is built outside CMake's compilers (omp_target_clang) has no objects to link:
+# its tests reach it through the registry, in gpubench_tests.
 function(gpubench_test_program backend out)
   get_property(modules GLOBAL PROPERTY GPUBENCH_MODULE_BACKENDS)
-  if(backend IN_LIST modules)
+  get_property(objects GLOBAL PROPERTY GPUBENCH_OBJECTS_OF_${backend})
+  if(backend IN_LIST modules AND NOT objects STREQUAL "gpubench_objects")
     set(${out} gpubench_${backend}_tests PARENT_SCOPE)
   else()
     set(${out} gpubench_tests PARENT_SCOPE)

@@ -12,7 +12,7 @@
 #include "common/errors.hpp"
 #include "common/out_of_memory.hpp"
 
-namespace gpubench::omp_target {
+namespace gpubench::GPUBENCH_OMP_TARGET_NAMESPACE {
 
 namespace {
 
@@ -57,13 +57,28 @@ struct CudaDriver {
 constexpr int max_threads_per_block = 1, shared_memory_per_block = 8, multiprocessors = 16, l2_bytes = 38,
               pci_bus = 33, pci_device = 34, pci_domain = 50;
 
-std::string gcc_version() {
-#ifdef __VERSION__
-  return __VERSION__;
+// The compiler that built this backend, as its device lines and records name it: "GCC 12.2.0",
+// "Clang 19.1.7".
+std::string compiler() {
+#if defined(__clang__)
+  return "Clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
+         std::to_string(__clang_patchlevel__);
+#elif defined(__GNUC__)
+  return "GCC " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." + std::to_string(__GNUC_PATCHLEVEL__);
 #else
-  return "?";
+  return "an unknown compiler";
 #endif
 }
+
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+constexpr const char *runtime = "libomptarget", *gpu_plugin = "its CUDA plugin",
+                     *fallback_hint = "did libomptarget's CUDA plugin reach the driver, which it loads as libcuda.so? "
+                                      "LIBOMPTARGET_INFO=-1 makes libomptarget say what it did";
+#else
+constexpr const char *runtime = "libgomp", *gpu_plugin = "its nvptx plugin",
+                     *fallback_hint = "is the nvptx plugin, libgomp-plugin-nvptx.so.1, beside the libgomp.so.1 that ran? "
+                                      "OMP_TARGET_OFFLOAD=MANDATORY makes libgomp say why";
+#endif
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -75,7 +90,7 @@ std::string cpu_model() {
 
 DeviceInfo gpu(int number, const CudaDriver& cuda) {
   DeviceInfo d;
-  d.backend = "omp_target";
+  d.backend = backend_name;
   d.index = number;
   d.api = "OpenMP " + std::to_string(_OPENMP) + " target";
   d.platform = runtime_text(true);
@@ -114,14 +129,14 @@ DeviceInfo gpu(int number, const CudaDriver& cuda) {
 
 DeviceInfo host(int number) {
   DeviceInfo d;
-  d.backend = "omp_target";
+  d.backend = backend_name;
   d.index = number;
   d.api = "OpenMP " + std::to_string(_OPENMP) + " target";
   d.platform = runtime_text(false);
   d.type = "cpu";
   d.name = cpu_model();
   d.vendor = "host";
-  d.driver = "gcc " + gcc_version();
+  d.driver = compiler();
   d.compute_units = omp_get_num_procs();
   // What thread_limit may ask of a team here: the launch tunables (teams per unit, threads per
   // team) then mean on the host what they mean on a GPU.
@@ -135,7 +150,7 @@ DeviceInfo host(int number) {
 }  // namespace
 
 std::string runtime_text(bool offload) {
-  return "libgomp (GCC " + gcc_version() + ")" + (offload ? " with its nvptx plugin" : ": the initial device, the host");
+  return std::string(runtime) + " (" + compiler() + ")" + (offload ? " with " + std::string(gpu_plugin) : ": the initial device, the host");
 }
 
 std::vector<DeviceInfo> devices() {
@@ -152,7 +167,11 @@ std::vector<DeviceInfo> devices() {
 int device_number(const DeviceInfo& d) { return d.index; }
 
 int thread_limit(const DeviceInfo& d, int work_group_size) {
-  if (d.type == "gpu") return std::max(1, work_group_size / 32);
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  if (d.type == "gpu") return std::max(1, work_group_size);  // an OpenMP thread per CUDA thread
+#else
+  if (d.type == "gpu") return std::max(1, work_group_size / 32);  // an OpenMP thread per warp
+#endif
   return std::max(1, omp_get_num_procs());  // the host: one team of its cores (num_teams)
 }
 
@@ -165,8 +184,7 @@ int num_teams(const DeviceInfo& d, int groups_per_cu) {
 void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, const std::string& what) {
   if (asked.type != "gpu" || !ran_on_initial_device) return;
   throw DeviceError(what + " was asked of " + asked.label() + " and ran on the host (OpenMP's initial device): "
-                    "the offload fell back (is the nvptx plugin, libgomp-plugin-nvptx.so.1, beside the libgomp.so.1 "
-                    "that ran? OMP_TARGET_OFFLOAD=MANDATORY makes libgomp say why); no host time is reported as the GPU's");
+                    "the offload fell back (" + std::string(fallback_hint) + "); no host time is reported as the GPU's");
 }
 
 Buffer::Buffer(int device, std::size_t bytes) : device_(device), bytes_(bytes) {
@@ -196,7 +214,13 @@ void Buffer::copy_from(const Buffer& other) {
     throw DeviceError("omp_target_memcpy on OpenMP device " + std::to_string(device_) + " failed");
 }
 
-}  // namespace gpubench::omp_target
+}  // namespace gpubench::GPUBENCH_OMP_TARGET_NAMESPACE
 
-GPUBENCH_REGISTER_BACKEND(.name = "omp_target", .devices = gpubench::omp_target::devices, .order = 14,
+// Listed after GCC's (14; backend.cmake says the same ORDER for the module's stand-in).
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 15,
                           .api = "OpenMP [0-9.]+ target");
+#else
+GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 14,
+                          .api = "OpenMP [0-9.]+ target");
+#endif

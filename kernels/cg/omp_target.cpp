@@ -360,5 +360,5 @@ std::unique_ptr<Operations> make_omp_target_operations(const DeviceInfo& device,
 
 // No vendor CG; the launch tunables are OpenMP's clauses; no bands (one device per solve); one SpMV
 // (row_runs and slabs are CUDA's and OpenCL's forms: not swept here).
-GPUBENCH_REGISTER_CG_OPERATIONS("omp_target", gpubench::cg::make_omp_target_operations,
+GPUBENCH_REGISTER_CG_OPERATIONS(gpubench::omp_target::backend_name, gpubench::cg::make_omp_target_operations,
                                 gpubench::cg::BackendTraits{"", true, false, false});

@@ -107,5 +107,5 @@ class OmpTargetOperations final : public Operations {
 }  // namespace gpubench::ep
 
 GPUBENCH_REGISTER_EP_OPERATIONS(
-    "omp_target", [](const gpubench::DeviceInfo& d) { return std::make_unique<gpubench::ep::OmpTargetOperations>(d); },
+    gpubench::omp_target::backend_name, [](const gpubench::DeviceInfo& d) { return std::make_unique<gpubench::ep::OmpTargetOperations>(d); },
     true);

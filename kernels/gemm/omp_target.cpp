@@ -39,7 +39,7 @@ class OmpTargetOperations final : public Operations {
 
   double run(Variant v, const Params& params, double alpha, double beta) override {
     if (v != Variant::naive && v != Variant::tiled)
-      throw DeviceError("omp_target runs GEMM's naive and tiled variants, not " + to_string(v));
+      throw DeviceError(std::string(omp_target::backend_name) + " runs GEMM's naive and tiled variants, not " + to_string(v));
     c_->copy_from(*c0_);
     const auto tile_param = params.find("tile");
     const std::int64_t tile = tile_param == params.end() ? 16 : tile_param->second;
@@ -119,7 +119,7 @@ class OmpTargetOperations final : public Operations {
 }  // namespace gpubench::gemm
 
 GPUBENCH_REGISTER_GEMM_OPERATIONS(
-    "omp_target",
+    gpubench::omp_target::backend_name,
     [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::gemm::Operations> {
       if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OmpTargetOperations<float>>(d);
       return std::make_unique<gpubench::gemm::OmpTargetOperations<double>>(d);

@@ -156,7 +156,7 @@ struct Tuning {
   Params heuristic;
 };
 Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision p) {
-  if (v == Variant::tiled && device.backend == "omp_target") {
+  if (v == Variant::tiled && device.backend.starts_with("omp_target")) {  // GCC's and Clang's
     // OpenMP offload's tiled loop: the tile and the threads of each tile's team (thread_limit).
     TunableSpace space = tile_space();
     space.params.push_back(grid::group_size(static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 1))));

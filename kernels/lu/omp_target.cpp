@@ -225,7 +225,7 @@ class OmpTargetOperations final : public Operations {
 }  // namespace gpubench::lu
 
 GPUBENCH_REGISTER_LU_OPERATIONS(
-    "omp_target",
+    gpubench::omp_target::backend_name,
     [](const gpubench::DeviceInfo& d, gpubench::Precision p) -> std::unique_ptr<gpubench::lu::Operations> {
       if (p == gpubench::Precision::f32) return std::make_unique<gpubench::lu::OmpTargetOperations<float>>(d);
       return std::make_unique<gpubench::lu::OmpTargetOperations<double>>(d);

@@ -1,8 +1,11 @@
-// The omp_target backend (issue 39): its devices (OpenMP's offload devices, then the initial
-// device, the host), the failure of a region asked of a GPU that fell back to the host, and every
-// suite's omp_target variants verifying with the regions on the host where there is no GPU, in
-// f32 and f64 (EP and FT in f64 only: NAS defines them so), and the roof a device without a probe
-// of its own takes from the backends that see the same device.
+// The OpenMP target offload backends, GCC's (omp_target, issue 39) and Clang's (omp_target_clang,
+// issue 57), one source built by each compiler: their devices (OpenMP's offload devices, then the
+// initial device, the host), the failure of a region asked of a GPU that fell back to the host,
+// and every suite's variants verifying with the regions on the host where there is no GPU, in f32
+// and f64 (EP and FT in f64 only: NAS defines them so), the two compilers' points in one run, and
+// the roof a device without a probe of its own takes from the backends that see the same device.
+// This program links GCC's objects (the tests that call them directly) and loads Clang's module
+// as gpubench does, through the registry.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -10,6 +13,7 @@
 #include <filesystem>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "backends/registry.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/problems.hpp"
@@ -22,18 +26,60 @@
 namespace gpubench {
 namespace {
 
-TEST(OmpTarget, TheInitialDeviceIsListedLastAsTheHost) {
+// Each compiler's backend, by name; one that is not in this build is a visible skip, with why.
+class OmpTargetCompilers : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (const std::string why = not_built_reason(GetParam()); !why.empty()) GTEST_SKIP() << GetParam() << " is not built: " << why;
+    if (const std::string why = load_backend(GetParam()); !why.empty()) FAIL() << GetParam() << ": " << why;
+  }
+  std::vector<DeviceInfo> devices() const { return find_backend(GetParam()).devices(); }
+  // "libgomp (GCC 12.2.0)", "libomptarget (Clang 19.1.7)"
+  std::string runtime() const { return GetParam() == "omp_target" ? "libgomp (GCC " : "libomptarget (Clang "; }
+  std::string run(const std::string& args, const std::string& env = "") const {
+    const test::Result r = test::gpubench("run " + args + " --backend " + GetParam(), env);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Compilers, OmpTargetCompilers, ::testing::Values("omp_target", "omp_target_clang"),
+                         [](const auto& info) { return info.param; });
+
+TEST(OmpTarget, TheInitialDeviceIsGccsNumber) {
   const std::vector<DeviceInfo> devices = omp_target::devices();
   ASSERT_FALSE(devices.empty());
   EXPECT_EQ(static_cast<int>(devices.size()), omp_get_num_devices() + 1);
-  const DeviceInfo& host = devices.back();
-  EXPECT_EQ(host.index, omp_get_initial_device());
+  EXPECT_EQ(devices.back().index, omp_get_initial_device());
+}
+
+TEST_P(OmpTargetCompilers, TheInitialDeviceIsListedLastAsTheHost) {
+  const std::vector<DeviceInfo> list = devices();
+  ASSERT_FALSE(list.empty());
+  const DeviceInfo& host = list.back();
+  EXPECT_EQ(host.backend, GetParam());
   EXPECT_EQ(host.type, "cpu");
+  EXPECT_EQ(host.platform.rfind(runtime(), 0), 0u) << host.platform;  // the compiler and its version
   EXPECT_NE(host.platform.find("the initial device, the host"), std::string::npos) << host.platform;
-  for (std::size_t i = 0; i + 1 < devices.size(); ++i) {
-    EXPECT_EQ(devices[i].type, "gpu");
-    EXPECT_NE(devices[i].platform.find("nvptx plugin"), std::string::npos) << devices[i].platform;
+  for (std::size_t i = 0; i + 1 < list.size(); ++i) {
+    EXPECT_EQ(list[i].type, "gpu");
+    EXPECT_NE(list[i].platform.find(GetParam() == "omp_target" ? "nvptx plugin" : "CUDA plugin"), std::string::npos)
+        << list[i].platform;
   }
+}
+
+// Both compilers' points side by side in one run, each device line naming its compiler.
+TEST(OmpTarget, BothCompilersRunInOneRun) {
+  if (const std::string why = not_built_reason("omp_target_clang"); !why.empty()) GTEST_SKIP() << "omp_target_clang is not built: " << why;
+  const test::Result r = test::gpubench("--list-devices");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("platform libgomp (GCC "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("platform libomptarget (Clang 19"), std::string::npos) << r.output;
+  const test::Result both = test::gpubench("run --suite gemm --backend omp_target,omp_target_clang --problem 64 --variant naive "
+                                           "--precision f64 --repetitions 1");
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  for (const char* point : {"gemm/64/omp_target:", "gemm/64/omp_target_clang:"})
+    EXPECT_NE(both.output.find(point), std::string::npos) << point << "\n" << both.output;
 }
 
 // The planted fallback: a region asked of a GPU that says it ran on the initial device.
@@ -61,8 +107,9 @@ TEST(OmpTarget, ARegionAskedOfAGpuThatRanOnTheHostFailsByName) {
 // The planted fallback through every suite's real regions: a device described as a GPU whose
 // OpenMP number is the initial device's, so that each region runs on the host and says so. Each
 // suite's first region that reports where it ran fails by name; none returns a host time.
-TEST(OmpTarget, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
-  DeviceInfo planted = omp_target::devices().back();  // the host
+TEST_P(OmpTargetCompilers, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
+  const std::string backend = GetParam();
+  DeviceInfo planted = devices().back();  // the host
   planted.type = "gpu";
   planted.name = "planted GPU (the initial device)";
   const auto expect_fallback = [&](const char* suite, auto&& run) {
@@ -71,35 +118,35 @@ TEST(OmpTarget, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
       ADD_FAILURE() << suite << ": a host run was taken for the GPU's";
     } catch (const DeviceError& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find("was asked of omp_target:" + std::to_string(planted.index) + " planted GPU"), std::string::npos)
+      EXPECT_NE(what.find("was asked of " + backend + ":" + std::to_string(planted.index) + " planted GPU"), std::string::npos)
           << suite << ": " << what;
       EXPECT_NE(what.find("ran on the host"), std::string::npos) << suite << ": " << what;
     }
   };
   expect_fallback("gemm", [&] {
-    auto ops = (*gemm::find_operations("omp_target"))(planted, Precision::f64);
+    auto ops = (*gemm::find_operations(backend))(planted, Precision::f64);
     const gemm::Shape shape{8, 8, 8, false, "8"};
     const std::vector<double> m(64, 1.0);
     ops->upload(shape, m, m, m);
     ops->run(gemm::Variant::naive, {}, 1.0, 0.0);
   });
   expect_fallback("ep", [&] {
-    auto ops = (*ep::find_operations("omp_target"))(planted);
+    auto ops = (*ep::find_operations(backend))(planted);
     ops->tally(std::uint64_t{1} << 20, ep::Variant::reduce, grid::params(32, 1));
   });
   expect_fallback("cg", [&] {
     const cg::CsrMatrix a = cg::poisson2d(8);
-    auto ops = (*cg::find_operations("omp_target"))(planted, a, Precision::f64, {});
+    auto ops = (*cg::find_operations(backend))(planted, a, Precision::f64, {});
     ops->allocate_vectors(2);
     ops->dot(0, 1);
   });
   expect_fallback("ft", [&] {
-    auto ops = (*ft::find_operations("omp_target"))(planted);
+    auto ops = (*ft::find_operations(backend))(planted);
     ops->prepare(ft::ft_class("S"), ft::Variant::nas, {});
     ops->run(ft::Variant::nas);
   });
   expect_fallback("lu", [&] {
-    auto ops = (*lu::find_operations("omp_target"))(planted, Precision::f64);
+    auto ops = (*lu::find_operations(backend))(planted, Precision::f64);
     std::vector<double> a(16 * 16, 0.0);
     for (int i = 0; i < 16; ++i) a[static_cast<std::size_t>(i * 17)] = 2.0;
     ops->upload(a, 16);
@@ -119,44 +166,36 @@ TEST(OmpTarget, DeviceMemoryRoundTrips) {
   EXPECT_EQ(out, in);
 }
 
-TEST(OmpTarget, GemmVerifiesInBothPrecisions) {
-  const test::Result r = test::gpubench(
-      "run --suite gemm --backend omp_target --problem 96x80x72 --precision f32,f64 --repetitions 2");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+TEST_P(OmpTargetCompilers, GemmVerifiesInBothPrecisions) {
+  const std::string out = run("--suite gemm --problem 96x80x72 --precision f32,f64 --repetitions 2");
   for (const char* row : {"naive    f32", "naive    f64", "tiled    f32", "tiled    f64"})
-    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
-  const test::Result tn = test::gpubench("run --suite gemm --backend omp_target --problem 50x70x30:TN --precision f64 "
-                                         "--variant tiled --repetitions 2");
-  EXPECT_EQ(tn.exit_code, 0) << tn.output;
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  run("--suite gemm --problem 50x70x30:TN --precision f64 --variant tiled --repetitions 2");
 }
 
-TEST(OmpTarget, EpVerifiesBothReductions) {
-  const test::Result r = test::gpubench("run --suite ep --backend omp_target --problem S --repetitions 2");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+TEST_P(OmpTargetCompilers, EpVerifiesBothReductions) {
+  const std::string out = run("--suite ep --problem S --repetitions 2");
   for (const char* variant : {" reduce ", " partials "})
-    EXPECT_NE(r.output.find(variant), std::string::npos) << variant << "\n" << r.output;
-  EXPECT_NE(r.output.find("serial on omp_target: NAS's serial code runs on the host's backend"), std::string::npos)
-      << r.output;
+    EXPECT_NE(out.find(variant), std::string::npos) << variant << "\n" << out;
+  EXPECT_NE(out.find("serial on " + GetParam() + ": NAS's serial code runs on the host's backend"), std::string::npos) << out;
 }
 
-TEST(OmpTarget, CgVerifiesItsThreeFormsInBothPrecisions) {
-  const test::Result r = test::gpubench(
-      "run --suite cg --backend omp_target --problem poisson2d:48 --precision f32,f64 --repetitions 2");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+TEST_P(OmpTargetCompilers, CgVerifiesItsThreeFormsInBothPrecisions) {
+  const std::string out = run("--suite cg --problem poisson2d:48 --precision f32,f64 --repetitions 2");
   for (const char* row : {"classic  f32", "classic  f64", "form1    f32", "form1    f64", "form2    f32", "form2    f64"})
-    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
   // The launch tunables are OpenMP's clauses (thread_limit, num_teams per compute unit): swept
   // like the other backends', each configuration a verified solve.
-  const std::string db = ::testing::TempDir() + "omp-target-cg-sweep-db";
+  const std::string db = ::testing::TempDir() + GetParam() + "-cg-sweep-db";
   std::filesystem::remove_all(db);
   const test::Result swept = test::gpubench(
-      "sweep --suite cg --backend omp_target --problem poisson2d:48 --precision f64 --kernel axpy "
+      "sweep --suite cg --backend " + GetParam() + " --problem poisson2d:48 --precision f64 --kernel axpy "
       "--param work_group_size=32,64 --param work_groups_per_cu=1,3 --strategy exhaustive --tuning-db " + db);
   EXPECT_EQ(swept.exit_code, 0) << swept.output;
   EXPECT_NE(swept.output.find("work_groups_per_cu"), std::string::npos) << swept.output;
   // One SpMV here: row_runs and slabs (CUDA's and OpenCL's SpMV forms) are not swept on it.
   const test::Result fused = test::gpubench(
-      "sweep --suite cg --backend omp_target --problem poisson2d:48 --precision f64 --kernel spmv_dot2 "
+      "sweep --suite cg --backend " + GetParam() + " --problem poisson2d:48 --precision f64 --kernel spmv_dot2 "
       "--param work_group_size=32,64 --tuning-db " + db);
   EXPECT_EQ(fused.exit_code, 0) << fused.output;
   EXPECT_NE(fused.output.find("work_group_size=64"), std::string::npos) << fused.output;
@@ -165,35 +204,32 @@ TEST(OmpTarget, CgVerifiesItsThreeFormsInBothPrecisions) {
   std::filesystem::remove_all(db);
 }
 
-TEST(OmpTarget, FtVerifiesNasAlgorithm) {
-  const test::Result r = test::gpubench("run --suite ft --backend omp_target --problem S --precision f64 --repetitions 1");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(" nas "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("class S (64x64x64, 6 iterations): verified"), std::string::npos) << r.output;
+TEST_P(OmpTargetCompilers, FtVerifiesNasAlgorithm) {
+  const std::string out = run("--suite ft --problem S --precision f64 --repetitions 1");
+  EXPECT_NE(out.find(" nas "), std::string::npos) << out;
+  EXPECT_NE(out.find("class S (64x64x64, 6 iterations): verified"), std::string::npos) << out;
   // A wrong evolve factor is caught on this backend too.
-  const test::Result wrong = test::gpubench("run --suite ft --backend omp_target --problem S --precision f64 --repetitions 1",
+  const test::Result wrong = test::gpubench("run --suite ft --backend " + GetParam() + " --problem S --precision f64 --repetitions 1",
                                             "GPUBENCH_FT_WRONG_TWIDDLE=1");
   EXPECT_NE(wrong.exit_code, 0) << wrong.output;
 }
 
-TEST(OmpTarget, LuBlockedVerifiesInBothPrecisions) {
+TEST_P(OmpTargetCompilers, LuBlockedVerifiesInBothPrecisions) {
   // 150 is no multiple of the block: the last panel is narrower; nb 32 and base 8 recurse in the panel.
-  const test::Result r = test::gpubench("run --suite lu --backend omp_target --problem 150 --precision f32,f64 --repetitions 2");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string out = run("--suite lu --problem 150 --precision f32,f64 --repetitions 2");
   for (const char* row : {"blocked  f32", "blocked  f64"})
-    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
-  EXPECT_NE(r.output.find("vendor on omp_target: OpenMP target offload has no LU library of its own"), std::string::npos)
-      << r.output;
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  EXPECT_NE(out.find("vendor on " + GetParam() + ": OpenMP target offload has no LU library of its own"), std::string::npos) << out;
 }
 
 // omp_target has no probe: its device takes the roof that a backend with one stored for the same
 // physical device (here the host's CPU, through openmp's probe), and says whose it is.
-TEST(OmpTarget, TakesTheRoofOfTheDeviceItRunsOn) {
-  const std::string db = ::testing::TempDir() + "omp-target-roof-db";
+TEST_P(OmpTargetCompilers, TakesTheRoofOfTheDeviceItRunsOn) {
+  const std::string db = ::testing::TempDir() + GetParam() + "-roof-db";
   std::filesystem::remove_all(db);
   const test::Result probe = test::gpubench("roofline --backend openmp --tuning-db " + db);
   ASSERT_EQ(probe.exit_code, 0) << probe.output;
-  const test::Result r = test::gpubench("run --suite gemm --backend omp_target:" + std::to_string(omp_get_initial_device()) +
+  const test::Result r = test::gpubench("run --suite gemm --backend " + GetParam() + ":" + std::to_string(devices().back().index) +
                                         " --problem 64 --variant tiled --precision f64 --repetitions 1 --tuning-db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("takes the ceilings of the device it runs on, as openmp:0"), std::string::npos) << r.output;

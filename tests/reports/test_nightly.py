@@ -2,7 +2,7 @@
 """The nightly tracking end to end (gpubench track run, check, publish) on this machine's CPU.
 
     test_nightly.py make DIR       eight nights of a small tracked set from commit aaaaaaa, then a
-                                   night of commit bbbbbbb with a planted 50% slowdown (the test
+                                   night of commit bbbbbbb with a planted 2x slowdown (the test
                                    hook GPUBENCH_SLOWDOWN) in one kernel (GEMM's naive f64)
     test_nightly.py check DIR      track check reports that slowdown, with bbbbbbb, and nothing
                                    else; writes the dashboard to DIR/site
@@ -23,13 +23,15 @@ import unittest
 GPUBENCH = os.environ.get("GPUBENCH_BINARY", "gpubench")
 PLANTED = "gemm/256/openmp:0/naive/f64"
 NIGHTS = [("aaaaaaa", f"2026-11-{d:02}T03:00:00+0000") for d in range(1, 9)] + [("bbbbbbb", "2026-11-09T03:00:00+0000")]
-SLOWDOWN = {"GPUBENCH_SLOWDOWN": "1.5@naive/f64"}
+SLOWDOWN = {"GPUBENCH_SLOWDOWN": "2@naive/f64"}
+PLANTED_CHANGE = 1.0  # +100%
 MACHINE_NOISE = 0.15  # the largest step of whole runs this shared 2-core machine makes on its own
 # Kernels that take milliseconds or more: on two shared cores, shorter ones (and OpenMP's
 # reductions) swing by 20% or more for seconds at a time. The slowdown goes into GEMM's naive f64
 # kernel, whose runs kept within 1% on one CI machine but whose nightly medians spread over 14%
 # (16.7-19.1 ms) on another, where a planted 10% was at times within the noise and rightly not
-# reported: the step planted here is far outside any night-to-night noise seen, so the test checks
+# reported, and a VM once spread the nights of one commit by 50%: the step planted here (2x) is
+# far outside the night-to-night noise of any run the check is not skipped on, so the test checks
 # the pipeline (run, re-measure, report with its commit, nothing else), not the check's power
 # (reports/track/README.md measures that). EP's serial kernel runs in two modes 8-10% apart (a
 # whole run in one of them), the noise a check must not report.
@@ -96,7 +98,7 @@ class Check(unittest.TestCase):
         shutil.copy(os.path.join(self.folder, "history.sqlite"), self.history)
         self.env = {"GPUBENCH_TUNING_DB": os.path.join(self.folder, "tuning-db")}  # the nights' ceilings
         # What the check must not report: a change within a benchmark's own measured noise (with a
-        # margin). The planted 50% must stand clear of its kernel's noise to be told apart.
+        # margin). The planted 2x must stand clear of its kernel's noise to be told apart.
         self.noise = measured_noise(self.history)
         planted = [name for name in self.noise if name.startswith(PLANTED)]
         if len(planted) != 1:
@@ -105,13 +107,17 @@ class Check(unittest.TestCase):
         self.margin = margin(self.noise[self.planted])
         if self.margin >= 0.35:
             why = (f"this machine's nights of one commit spread {self.planted} by {self.noise[self.planted]:.0%}: a "
-                   "planted 50% step is not apart from its noise here (run the test on a quieter machine)")
+                   "planted 2x step is not apart from its noise here (run the test on a quieter machine)")
             with open(os.path.join(self.folder, NOT_APART), "w") as f:
                 f.write(why + "\n")
             self.skipTest(why)
 
     def margin_of(self, benchmark):
-        return margin(self.noise.get(benchmark, 0.0))
+        """What the check must not report of a benchmark that was not slowed: the machine's noise, the
+        largest spread any benchmark showed over the nights of one commit. A shared VM that swings
+        one kernel by that much over eight nights may swing another so on the ninth (a CI run
+        failed so: one kernel's own eight nights are too few to bound its ninth)."""
+        return margin(max([self.noise.get(benchmark, 0.0)] + list(self.noise.values())))
 
     def tearDown(self):
         shutil.rmtree(self.dir)
@@ -138,9 +144,9 @@ class Check(unittest.TestCase):
         planted = [v for v in reported if v["benchmark"].startswith(PLANTED)]
         self.assertEqual(len(planted), 1, reported)
         self.assertEqual((planted[0]["commit"], planted[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
-        self.assertAlmostEqual(planted[0]["change"], 0.50, delta=0.2)
+        self.assertAlmostEqual(planted[0]["change"], PLANTED_CHANGE, delta=max(0.3, self.margin), msg=planted)
         others = [v for v in reported if v not in planted and abs(v.get("change") or 1) >= self.margin_of(v["benchmark"])]
-        self.assertEqual(others, [], "reported beyond this machine's own noise")
+        self.assertEqual(others, [], f"reported beyond this machine's own noise (spread of the nights of one commit: {self.noise})")
         blamed = [x for x in out["alerts"] if x["state"] == "open" and x["commit"] != x["previous_commit"]]
         self.assertIn(PLANTED, [x["benchmark"].split(" @ ")[0] for x in blamed], out["alerts"])
         self.assertEqual([x for x in blamed if not x["benchmark"].startswith(PLANTED)

@@ -1,0 +1,104 @@
+# The OpenMP target offload backend as Clang builds it (issue 57): the omp_target backend's own
+# files (backends/omp_target/omp_target.cpp and every suite's omp_target.cpp), compiled by Clang 19
+# with its offload driver for NVIDIA GPUs (--offload-arch) into a module of its own,
+# lib/gpubench/libgpubench_omp_target_clang.so, that runs on LLVM's runtime (libomp, libomptarget
+# and its CUDA plugin) where omp_target runs on GCC's (libgomp and its nvptx plugin). Both modules
+# load into one gpubench, so that one run puts the two compilers' points side by side; the device
+# lines and records name the compiler and its version. Without a GPU the regions run on the host,
+# the initial device, as GCC's do.
+#
+# CMake builds the project with one C++ compiler (GCC): this module is compiled and linked by
+# custom commands that call clang++ (each object with its depfile), after every suite has named
+# its omp_target.cpp. Everything comes from Debian 12's packages (clang-19, clang-tools-19 for the
+# offload packager and linker wrapper, libomp-19-dev for libomptarget and the NVPTX device runtime,
+# scripts/setup installs them) and the CUDA toolkit's ptxas, which makes the GPU's code.
+option(GPUBENCH_OMP_TARGET_CLANG "Build the OpenMP target offload backend through Clang 19" ON)
+set(GPUBENCH_OMP_TARGET_CLANG_ARCH sm_90 CACHE STRING "The GPU architecture Clang's offload compiles for (--offload-arch)")
+if(NOT GPUBENCH_OMP_TARGET_CLANG)
+  gpubench_backend(NAME omp_target_clang NOT_BUILT "configured with -DGPUBENCH_OMP_TARGET_CLANG=OFF")
+  return()
+endif()
+find_program(GPUBENCH_CLANG_CXX NAMES clang++-19)
+set(omp_clang_llvm_lib /usr/lib/llvm-19/lib)
+set(omp_clang_device_runtime ${omp_clang_llvm_lib}/libomptarget-nvptx-${GPUBENCH_OMP_TARGET_CLANG_ARCH}.bc)
+find_program(GPUBENCH_PTXAS NAMES ptxas HINTS ${CUDAToolkit_BIN_DIR} PATHS /usr/local/cuda/bin)
+set(omp_clang_packages "Debian's clang-19, clang-tools-19 and libomp-19-dev: scripts/setup installs them; configure again")
+if(NOT GPUBENCH_CLANG_CXX)
+  gpubench_backend(NAME omp_target_clang NOT_BUILT "clang++-19 not found (${omp_clang_packages})")
+  return()
+endif()
+if(NOT EXISTS ${omp_clang_device_runtime} OR NOT EXISTS ${omp_clang_llvm_lib}/libomptarget.so)
+  gpubench_backend(NAME omp_target_clang NOT_BUILT "LLVM 19's libomptarget or its NVPTX device runtime for ${GPUBENCH_OMP_TARGET_CLANG_ARCH} (${omp_clang_device_runtime}) not found (${omp_clang_packages})")
+  return()
+endif()
+if(NOT GPUBENCH_PTXAS)
+  gpubench_backend(NAME omp_target_clang NOT_BUILT "ptxas not found: Clang's NVPTX offload needs the CUDA toolkit's (put it on PATH and configure again)")
+  return()
+endif()
+get_filename_component(omp_clang_cuda_path ${GPUBENCH_PTXAS} DIRECTORY)
+get_filename_component(omp_clang_cuda_path ${omp_clang_cuda_path} DIRECTORY)
+# The flags of every object and of the link. -D_LIBCPP_COMPLEX: Clang 19's OpenMP wrapper of
+# <complex> redeclares libstdc++ 12's constexpr std::conj without constexpr under C++20 ("error:
+# non-constexpr declaration of 'conj' follows constexpr declaration", kernels/ft/ft.hpp includes
+# <complex>); no device code here takes complex arithmetic (FT's device data are pairs of doubles),
+# so the wrapper's device overloads are left out by defining the guard of their header.
+# -Wno-pass-failed: a `simd` loop the vectoriser does not take is said for each region on the host.
+set(omp_clang_offload -fopenmp --offload-arch=${GPUBENCH_OMP_TARGET_CLANG_ARCH} --cuda-path=${omp_clang_cuda_path}
+    --libomptarget-nvptx-bc-path=${omp_clang_llvm_lib})
+set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} -D_LIBCPP_COMPLEX -DGPUBENCH_OMP_TARGET_CLANG
+    -DNDEBUG -I${CMAKE_SOURCE_DIR} -Wall -Wextra -Wshadow -Wno-sign-conversion -Wno-pass-failed)
+# Can this Clang offload here? A region that says where it ran, compiled and linked as the module is.
+set(omp_clang_probe_dir ${CMAKE_BINARY_DIR}/CMakeFiles/omp_target_clang_probe)
+file(MAKE_DIRECTORY ${omp_clang_probe_dir})
+file(WRITE ${omp_clang_probe_dir}/probe.cpp "#include <omp.h>
+int main() {
+  int x = 0;
+#pragma omp target map(tofrom: x)
+  x = omp_is_initial_device() ? 1 : 2;
+  return x > 2;
+}
+")
+execute_process(COMMAND ${GPUBENCH_CLANG_CXX} ${omp_clang_flags} ${omp_clang_probe_dir}/probe.cpp -o ${omp_clang_probe_dir}/probe
+                RESULT_VARIABLE omp_clang_probe_result OUTPUT_VARIABLE omp_clang_probe_output ERROR_VARIABLE omp_clang_probe_output)
+if(NOT omp_clang_probe_result EQUAL 0)
+  string(REGEX REPLACE "\n.*" "" omp_clang_probe_first "${omp_clang_probe_output}")
+  gpubench_backend(NAME omp_target_clang NOT_BUILT "${GPUBENCH_CLANG_CXX} cannot offload to ${GPUBENCH_OMP_TARGET_CLANG_ARCH} here: ${omp_clang_probe_first} (${omp_clang_packages})")
+  return()
+endif()
+
+# The sources: this backend's and each suite's omp_target.cpp (gpubench_suite calls the hook below
+# in each suite's folder), compiled once every suite has named its own (a deferred call).
+set_property(GLOBAL PROPERTY GPUBENCH_OMP_TARGET_CLANG_SOURCES ${CMAKE_SOURCE_DIR}/backends/omp_target/omp_target.cpp)
+function(gpubench_omp_target_clang_suite)
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/omp_target.cpp)
+    set_property(GLOBAL APPEND PROPERTY GPUBENCH_OMP_TARGET_CLANG_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/omp_target.cpp)
+  endif()
+endfunction()
+
+set(omp_clang_module ${GPUBENCH_MODULE_DIR}/libgpubench_omp_target_clang.so)
+function(gpubench_omp_target_clang_module)
+  get_property(sources GLOBAL PROPERTY GPUBENCH_OMP_TARGET_CLANG_SOURCES)
+  set(objects)
+  foreach(source IN LISTS sources)
+    file(RELATIVE_PATH relative ${CMAKE_SOURCE_DIR} ${source})
+    string(REPLACE "/" "_" name ${relative})
+    set(object ${CMAKE_BINARY_DIR}/omp_target_clang/${name}.o)
+    add_custom_command(OUTPUT ${object}
+      COMMAND ${GPUBENCH_CLANG_CXX} ${omp_clang_flags} -MD -MF ${object}.d -c ${source} -o ${object}
+      DEPENDS ${source} DEPFILE ${object}.d
+      COMMENT "Building ${relative} with ${GPUBENCH_CLANG_CXX} (omp_target_clang)" VERBATIM)
+    list(APPEND objects ${object})
+  endforeach()
+  # Undefined symbols (gpubench's registries, errors) resolve against the program that loads it,
+  # as the other modules' do; LLVM's runtime is found where Debian installs it (RUNPATH, so that
+  # LD_LIBRARY_PATH, as the device bundle sets it, comes first).
+  add_custom_command(OUTPUT ${omp_clang_module}
+    COMMAND ${GPUBENCH_CLANG_CXX} -shared ${omp_clang_offload} ${objects} -o ${omp_clang_module}
+            -Wl,--enable-new-dtags -Wl,-rpath,${omp_clang_llvm_lib}
+    DEPENDS ${objects}
+    COMMENT "Linking the omp_target_clang module" VERBATIM)
+endfunction()
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL gpubench_omp_target_clang_module)
+add_custom_target(gpubench_omp_target_clang ALL DEPENDS ${omp_clang_module})
+set_target_properties(gpubench_omp_target_clang PROPERTIES GPUBENCH_MODULE_FILE ${omp_clang_module})
+gpubench_backend(NAME omp_target_clang MODULE gpubench_omp_target_clang ORDER 15)
