@@ -153,6 +153,23 @@ std::string runtime_text(bool offload) {
   return std::string(runtime) + " (" + compiler() + ")" + (offload ? " with " + std::string(gpu_plugin) : ": the initial device, the host");
 }
 
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+// Why libomptarget found no GPU where the CUDA driver is installed: its CUDA plugin loads the
+// driver as "libcuda.so" (the development link, which a driver's own install may lack), not as
+// "libcuda.so.1". Empty where that is not why.
+std::string no_gpu_reason() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!driver) return "";
+  ::dlclose(driver);
+  if (void* link = ::dlopen("libcuda.so", RTLD_LAZY | RTLD_LOCAL)) {
+    ::dlclose(link);
+    return "";
+  }
+  return " (no GPU: the CUDA driver is here as libcuda.so.1, but libomptarget's CUDA plugin loads libcuda.so, which the "
+         "library path lacks: link libcuda.so to the driver's libcuda.so.1 in a folder on LD_LIBRARY_PATH)";
+}
+#endif
+
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> list;
   const int offload = omp_get_num_devices();
@@ -161,6 +178,9 @@ std::vector<DeviceInfo> devices() {
     for (int i = 0; i < offload; ++i) list.push_back(gpu(i, cuda));
   }
   list.push_back(host(omp_get_initial_device()));
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  if (offload == 0) list.back().platform += no_gpu_reason();
+#endif
   return list;
 }
 
