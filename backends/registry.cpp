@@ -85,7 +85,12 @@ const bool modules_registered = [] {
 }  // namespace
 
 void register_backend(Backend backend) {
-  if (Module* m = module_of(backend.name)) {  // the module, being loaded: its stand-in stays
+  if (Module* m = module_of(backend.name)) {  // the module, being loaded: its stand-in stays, and
+    for (Backend& standin : registry())        // takes what the module says of its devices
+      if (standin.name == backend.name) {
+        standin.api = backend.api;
+        standin.devices_of = backend.devices_of;
+      }
     m->loaded = std::move(backend);
     return;
   }

@@ -14,8 +14,9 @@ struct Backend {
   std::string name;                                // "opencl", "openmp", ...
   std::function<std::vector<DeviceInfo>()> devices;  // discovery; throws DeviceError on API failure
   int order = 0;                                   // listing order (lower first)
-  // What its devices' DeviceInfo::api starts with, as a regular expression (case ignored), to
-  // know the backend of a tuning file's device; empty: the backend's name.
+  // What "api, platform" of its devices (DeviceInfo::api and ::platform) starts with, as a regular
+  // expression (case ignored), to know the backend of a tuning file's device; empty: the backend's
+  // name.
   std::string api = "";
   // The backend whose devices it runs on, numbered as there (a library over an API: viennacl's
   // are opencl's); empty: its own.

@@ -79,10 +79,11 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The backend whose devices a file describes, from its API: "OpenCL 3.0 CUDA" -> opencl,
-// "ViennaCL 1.7 / OpenMP 4.5" -> viennacl_host.
-std::string backend_of_api(const std::string& api) {
-  const std::string a = lower(api);
+// The backend whose devices a file describes, from its API and platform: "OpenCL 3.0 CUDA" ->
+// opencl, "ViennaCL 1.7 / OpenMP 4.5" -> viennacl_host, "OpenMP 202011 target, libomptarget
+// (Clang 19.1.7) ..." -> omp_target_clang (one API, told apart by the runtime).
+std::string backend_of(const DeviceIdentity& d) {
+  const std::string a = lower(d.api + ", " + d.platform);
   for (const Backend& b : backends()) {
     const std::string pattern = b.api.empty() ? b.name : b.api;
     if (std::regex_search(a, std::regex("^(" + pattern + ")", std::regex::icase))) return b.name;
@@ -91,7 +92,7 @@ std::string backend_of_api(const std::string& api) {
 }
 
 bool shows_device(const TuningDb::ShowFilter& f, const DeviceIdentity& d) {
-  return (f.backend.empty() || backend_of_api(d.api) == f.backend) &&
+  return (f.backend.empty() || backend_of(d) == f.backend) &&
          (f.device.empty() || lower(d.name).find(lower(f.device)) != std::string::npos);
 }
 
@@ -382,6 +383,9 @@ void TuningDb::show(std::ostream& out, const ShowFilter& filter, const ParamsChe
     if (!value.empty()) only += std::string(only.empty() ? "" : ", ") + what + " " + value;
   for (std::size_t i = 0; i < layers_.size(); ++i) out << "  " << i + 1 << ". " << layers_[i] << " (" << layer_role(i) << ")\n";
   if (!only.empty()) out << "only: " << only << "\n";
+  // A module's backend (cuda, omp_target, omp_target_clang) says how its devices' API reads once
+  // it is loaded: the one asked for is (one that cannot be is matched by its name).
+  if (!filter.backend.empty()) (void)load_backend(filter.backend);
   std::vector<std::string> bad;
   std::size_t files = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {

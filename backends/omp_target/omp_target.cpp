@@ -237,10 +237,11 @@ void Buffer::copy_from(const Buffer& other) {
 }  // namespace gpubench::GPUBENCH_OMP_TARGET_NAMESPACE
 
 // Listed after GCC's (14; backend.cmake says the same ORDER for the module's stand-in).
+// .api: a tuning file's device is told from the other compiler's by the runtime its platform names.
 #ifdef GPUBENCH_OMP_TARGET_CLANG
 GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 15,
-                          .api = "OpenMP [0-9.]+ target");
+                          .api = "OpenMP [0-9.]+ target, libomptarget");
 #else
 GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 14,
-                          .api = "OpenMP [0-9.]+ target");
+                          .api = "OpenMP [0-9.]+ target, libgomp");
 #endif

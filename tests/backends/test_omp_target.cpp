@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "backends/omp_target/omp_target.hpp"
 #include "backends/registry.hpp"
@@ -83,6 +84,28 @@ TEST(OmpTarget, BothCompilersRunInOneRun) {
 }
 
 // The planted fallback: a region asked of a GPU that says it ran on the initial device.
+// One API, two runtimes: each compiler's tuning file is its own, and `tuning show --backend` tells
+// them apart by the runtime its device's platform names.
+TEST(OmpTarget, TuningShowTellsTheCompilersApart) {
+  if (const std::string why = not_built_reason("omp_target_clang"); !why.empty()) GTEST_SKIP() << "omp_target_clang is not built: " << why;
+  const std::string db = ::testing::TempDir() + "omp-target-compilers-db";
+  std::filesystem::remove_all(db);
+  for (const char* backend : {"omp_target", "omp_target_clang"}) {
+    const test::Result swept = test::gpubench(std::string("sweep --suite cg --backend ") + backend +
+                                              " --problem poisson2d:32 --precision f64 --kernel axpy --param work_group_size=32,64 "
+                                              "--strategy exhaustive --tuning-db " + db);
+    ASSERT_EQ(swept.exit_code, 0) << swept.output;
+  }
+  for (const auto& [backend, runtime, other] : {std::tuple{"omp_target", "libgomp (GCC", "libomptarget"},
+                                                std::tuple{"omp_target_clang", "libomptarget (Clang", "libgomp"}}) {
+    const test::Result shown = test::gpubench(std::string("tuning show --backend ") + backend + " --tuning-db " + db);
+    ASSERT_EQ(shown.exit_code, 0) << shown.output;
+    EXPECT_NE(shown.output.find(runtime), std::string::npos) << backend << "\n" << shown.output;
+    EXPECT_EQ(shown.output.find(other), std::string::npos) << backend << "\n" << shown.output;
+  }
+  std::filesystem::remove_all(db);
+}
+
 TEST(OmpTarget, ARegionAskedOfAGpuThatRanOnTheHostFailsByName) {
   DeviceInfo gpu;
   gpu.backend = "omp_target";
