@@ -391,11 +391,11 @@ Spec load(const std::string& path) {
     r.fail("sources", "must be an object: {\"opencl\": FILE, \"cuda\": FILE} or {\"portable\": FILE}, and/or {\"openmp\": FILE}");
   check_fields(r, sources, "sources", {"opencl", "cuda", "portable", "openmp"});
   if (sources.contains("openmp")) {
-    const std::string text = r.file(r.text(sources["openmp"], "sources.openmp"), "sources.openmp", &s.openmp_file);
+    const std::string openmp = r.file(r.text(sources["openmp"], "sources.openmp"), "sources.openmp", &s.openmp_file);
     // A #line that names the file: the compiler's messages point into it, not into what gpubench adds.
     std::string quoted;
     for (char c : s.openmp_file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    s.openmp_source = "#line 1 \"" + quoted + "\"\n" + text;
+    s.openmp_source = "#line 1 \"" + quoted + "\"\n" + openmp;
   }
   if (sources.contains("portable")) {
     if (sources.contains("opencl") || sources.contains("cuda"))

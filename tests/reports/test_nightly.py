@@ -144,7 +144,12 @@ class Check(unittest.TestCase):
         planted = [v for v in reported if v["benchmark"].startswith(PLANTED)]
         self.assertEqual(len(planted), 1, reported)
         self.assertEqual((planted[0]["commit"], planted[0]["previous_commit"]), ("bbbbbbb", "aaaaaaa"))
-        self.assertAlmostEqual(planted[0]["change"], PLANTED_CHANGE, delta=max(0.3, self.margin), msg=planted)
+        # At its size, as far as this machine's noise lets a run show it: the nights of one commit
+        # spread by up to `noise` (the largest of any benchmark), and a night may sit at either end.
+        noise = max(self.noise.values()) + 0.1
+        low, high = (1 + PLANTED_CHANGE) / (1 + noise) - 1, (1 + PLANTED_CHANGE) * (1 + noise) - 1
+        self.assertTrue(low <= planted[0]["change"] <= high,
+                        f"{planted} not within {low:+.0%}..{high:+.0%} (the nights' spread: {self.noise})")
         others = [v for v in reported if v not in planted and abs(v.get("change") or 1) >= self.margin_of(v["benchmark"])]
         self.assertEqual(others, [], f"reported beyond this machine's own noise (spread of the nights of one commit: {self.noise})")
         blamed = [x for x in out["alerts"] if x["state"] == "open" and x["commit"] != x["previous_commit"]]
