@@ -39,6 +39,10 @@ target_compile_options(gpubench_omp_target_objects PRIVATE ${GPUBENCH_WARNINGS} 
 # regions' device code is made at link time (mkoffload).
 target_link_options(gpubench_omp_target_objects INTERFACE ${GPUBENCH_OMP_TARGET_FLAGS})
 target_link_libraries(gpubench_omp_target_objects PUBLIC gpubench_settings ${CMAKE_DL_LIBS})
+# What a kernel spec's omp_target source is compiled with at run time (kernels/spec/omp_target.cpp):
+# this compiler and its offload flags, '|' between them.
+target_compile_definitions(gpubench_omp_target_objects PRIVATE GPUBENCH_SPEC_OFFLOAD_CXX="${CMAKE_CXX_COMPILER}"
+  "GPUBENCH_SPEC_OFFLOAD_FLAGS=\"-O3|-fopenmp|-foffload=nvptx-none|-foffload-options=nvptx-none=-misa=sm_80 -lm -latomic|-fPIC|-shared|-std=c++17\"")
 add_dependencies(gpubench_omp_target_objects gpubench_commit)
 add_library(gpubench_omp_target MODULE)
 target_link_libraries(gpubench_omp_target PRIVATE gpubench_omp_target_objects)

@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -388,14 +389,18 @@ Spec load(const std::string& path) {
   // Sources.
   const json& sources = r.need(j, "sources", "");
   if (!sources.is_object())
-    r.fail("sources", "must be an object: {\"opencl\": FILE, \"cuda\": FILE} or {\"portable\": FILE}, and/or {\"openmp\": FILE}");
-  check_fields(r, sources, "sources", {"opencl", "cuda", "portable", "openmp"});
-  if (sources.contains("openmp")) {
-    const std::string openmp = r.file(r.text(sources["openmp"], "sources.openmp"), "sources.openmp", &s.openmp_file);
+    r.fail("sources", "must be an object: {\"opencl\": FILE, \"cuda\": FILE} or {\"portable\": FILE}, and/or "
+                      "{\"openmp\": FILE, \"omp_target\": FILE}");
+  check_fields(r, sources, "sources", {"opencl", "cuda", "portable", "openmp", "omp_target"});
+  for (const auto& [field, source, file] : {std::tuple{"openmp", &s.openmp_source, &s.openmp_file},
+                                            std::tuple{"omp_target", &s.omp_target_source, &s.omp_target_file}}) {
+    if (!sources.contains(field)) continue;
+    const std::string name = std::string("sources.") + field;
+    const std::string text = r.file(r.text(sources[field], name), name, file);
     // A #line that names the file: the compiler's messages point into it, not into what gpubench adds.
     std::string quoted;
-    for (char c : s.openmp_file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    s.openmp_source = "#line 1 \"" + quoted + "\"\n" + openmp;
+    for (char c : *file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    *source = "#line 1 \"" + quoted + "\"\n" + text;
   }
   if (sources.contains("portable")) {
     if (sources.contains("opencl") || sources.contains("cuda"))
@@ -409,8 +414,8 @@ Spec load(const std::string& path) {
     if (sources.contains("opencl"))
       s.opencl_source = r.file(r.text(sources["opencl"], "sources.opencl"), "sources.opencl", &s.opencl_file);
     if (sources.contains("cuda")) s.cuda_source = r.file(r.text(sources["cuda"], "sources.cuda"), "sources.cuda", &s.cuda_file);
-    if (s.opencl_file.empty() && s.cuda_file.empty() && s.openmp_file.empty())
-      r.fail("sources", "names no source (opencl, cuda, portable or openmp)");
+    if (s.opencl_file.empty() && s.cuda_file.empty() && s.openmp_file.empty() && s.omp_target_file.empty())
+      r.fail("sources", "names no source (opencl, cuda, portable, openmp or omp_target)");
   }
 
   // Precisions: what `real` is.

@@ -73,6 +73,8 @@ struct Spec {
   std::string opencl_file, cuda_file;      // where each came from
   std::string openmp_source, openmp_file;  // C++ with OpenMP pragmas, a function per step (kernels/spec/openmp.cpp),
                                            // after a #line that names its file
+  std::string omp_target_source, omp_target_file;  // the same with target regions over device pointers, for
+                                                   // the offload backends (kernels/spec/omp_target.cpp)
   bool portable = false;                   // each API puts its GB_* macros before the text (operations.hpp)
   std::vector<Precision> precisions;
   std::vector<std::pair<std::string, std::int64_t>> sizes;  // in declared order, with defaults

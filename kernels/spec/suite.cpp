@@ -40,9 +40,14 @@ DeviceLimits limits_of(const DeviceInfo& d) {
           static_cast<std::int64_t>(std::max(d.compute_units, 1))};
 }
 
+// The spec's source for a backend's devices, and the field that names it: both OpenMP offload
+// backends (GCC's and Clang's) compile its omp_target source.
+std::string source_field(const std::string& backend) { return backend.starts_with("omp_target") ? "omp_target" : backend; }
 const std::string& source_for(const Spec& s, const std::string& backend) {
   static const std::string none;
-  return backend == "opencl" ? s.opencl_source : backend == "cuda" ? s.cuda_source : backend == "openmp" ? s.openmp_source : none;
+  const std::string field = source_field(backend);
+  return field == "opencl" ? s.opencl_source : field == "cuda" ? s.cuda_source : field == "openmp" ? s.openmp_source
+         : field == "omp_target" ? s.omp_target_source : none;
 }
 
 std::int64_t int_of(const Spec& s, const std::string& text, const IntVars& vars, const std::string& field) {
@@ -511,7 +516,7 @@ class SpecSuite final : public Suite {
     for (const DeviceInfo& device : devices(options, plan.unavailable)) {
       for (const auto& spec : specs) {
         if (source_for(*spec, device.backend).empty()) {
-          plan.unavailable.push_back(spec->name + " on " + device.backend + ": the spec gives no " + device.backend + " source");
+          plan.unavailable.push_back(spec->name + " on " + device.backend + ": the spec gives no " + source_field(device.backend) + " source");
           continue;
         }
         for (Precision p : options.precisions) {
@@ -562,7 +567,7 @@ class SpecSuite final : public Suite {
           Target t{spec, spec->sizes_for(options.problem), p};
           target.problem = Spec::problem_name(t.sizes);
           if (source_for(*spec, device.backend).empty()) {
-            target.untunable.push_back(spec->name + ": the spec gives no " + device.backend + " source");
+            target.untunable.push_back(spec->name + ": the spec gives no " + source_field(device.backend) + " source");
           } else if (std::find(spec->precisions.begin(), spec->precisions.end(), p) == spec->precisions.end()) {
             target.untunable.push_back(spec->name + ": the spec's precisions leave out " + std::string(to_string(p)));
           } else if (spec->space.params.empty()) {

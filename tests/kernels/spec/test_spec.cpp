@@ -480,4 +480,88 @@ TEST(SpecOpenmp, ASourceThatDoesNotCompileNamesTheCompilerTheConfigurationAndThe
   EXPECT_THAT(r.output, HasSubstr("the spec gives no openmp source")) << r.output;
 }
 
+// The same through OpenMP offload (issue 57 item 3's offload half): the spec's omp_target source,
+// its steps in target regions over the device's pointers, compiled at run time by each offload
+// backend's own compiler with its offload flags (without a GPU, on OpenMP's initial device).
+class SpecOffload : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (gpubench("--list-devices --backend " + GetParam()).output.find(GetParam() + ":\n  [") == std::string::npos)
+      GTEST_SKIP() << "the " << GetParam() << " backend is not in this build";
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Compilers, SpecOffload, testing::Values("omp_target", "omp_target_clang"),
+                         [](const auto& info) { return info.param; });
+
+std::string scale_target_cpp(const std::string& limit, int wrong) {
+  return "#define LIMIT (" + limit + ")\n#define WRONG (" + std::to_string(wrong) + ")\n" + R"(
+void scale(real* out, const real* in, std::int32_t n) {
+  const std::int64_t items = GB_GLOBAL_SIZE(0);
+#pragma omp target teams distribute parallel for device(GB_DEVICE) is_device_ptr(out, in)
+  for (std::int64_t i = 0; i < items; ++i)
+    if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);
+}
+void scale_reference(real* out, const real* in, std::int32_t n) {
+#pragma omp target teams distribute parallel for device(GB_DEVICE) is_device_ptr(out, in)
+  for (std::int32_t i = 0; i < n; ++i) out[i] = (real)2 * in[i];
+}
+)";
+}
+
+nlohmann::json scale_target_spec() {
+  auto j = scale_spec();
+  j["sources"] = {{"omp_target", "scale.cpp"}};
+  return j;
+}
+
+TEST_P(SpecOffload, TheReductionExampleRunsVerifiesSweepsAndIsCompiledOnce) {
+  const TempDir dir;
+  const std::string file = examples() + "/reduction/reduction.json", cache = "GPUBENCH_KERNEL_CACHE=" + (dir.path / "cache").string();
+  const std::string args = "--spec " + file + " --backend " + GetParam() + " --problem n=65536 --precision all --repetitions 2";
+  Result r = gpubench(args, cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("FAILED")));
+  EXPECT_THAT(r.output, HasSubstr(GetParam() == "omp_target" ? "(OpenMP)..." : "clang++-19 (OpenMP)...")) << r.output;
+  for (const char* p : {"f32", "f64"})
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(GetParam() + R"(:0 .* reduction +)" + p + " .* yes"))) << p << "\n" << r.output;
+  r = gpubench(args, cache);  // the objects are kept: nothing is compiled again
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("(OpenMP)..."))) << r.output;
+  r = gpubench("sweep --spec " + file + " --backend " + GetParam() + " --problem n=65536 --precision f32 --max-evals 2 "
+               "--strategy random --tuning-db " + dir.path.string(), cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("strategy random")) << r.output;
+}
+
+TEST_P(SpecOffload, AWrongResultAWritePastTheEndAndACompileErrorFailByName) {
+  const TempDir dir;
+  const std::string spec = dir.file("scale.json", scale_target_spec().dump(2)), cache = "GPUBENCH_KERNEL_CACHE=" + (dir.path / "cache").string();
+  const auto run = [&](const std::string& source) {
+    dir.file("scale.cpp", source);
+    return gpubench("--spec " + spec + " --backend " + GetParam() + " --precision f32 --repetitions 2", cache);
+  };
+  Result r = run(scale_target_cpp("n", -1));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run(scale_target_cpp("n", 5));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("buffer `out`: 1 of 1024 elements off"));
+  EXPECT_THAT(r.output, HasSubstr("the first at [5]: 11 against 10"));
+  r = run(scale_target_cpp("n", -1) + "void broken() { undeclared_name = 1; }\n");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("does not compile with"));
+  EXPECT_THAT(r.output, HasSubstr(GetParam() == "omp_target" ? "-foffload=nvptx-none" : "--offload-arch=")) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("undeclared_name"));
+  // The launch's global size, 3 more than the buffer: the guard zone catches the overrun.
+  auto j = scale_target_spec();
+  j["steps"][0]["global"] = {"round_up(n + 3, group)"};
+  std::ofstream(spec) << j.dump(2);
+  r = run(scale_target_cpp("n + 3", -1));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 3 elements"));
+  // A spec without an omp_target source says so, on either compiler.
+  const std::string openmp_only = dir.file("host.json", scale_openmp_spec().dump(2));
+  r = gpubench("--spec " + openmp_only + " --backend " + GetParam() + " --precision f32 --repetitions 2", cache);
+  EXPECT_THAT(r.output, HasSubstr("the spec gives no omp_target source")) << r.output;
+}
+
 }  // namespace
