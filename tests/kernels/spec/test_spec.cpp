@@ -384,19 +384,16 @@ TEST(SpecTrack, ATrackedSetCanNameASpec) {
 // Issue 57 item 3: users' kernels on OpenMP, compiled at run time by the host compiler.
 bool has_openmp() { return gpubench("--list-devices --backend openmp").output.find("openmp:\n  [0]") != std::string::npos; }
 
-// A scaling step in C++ with OpenMP, its reference, and faults planted by defines of the source's own.
-std::string scale_cpp(const std::string& limit, int wrong) {
-  return "#define LIMIT (" + limit + ")\n#define WRONG (" + std::to_string(wrong) + ")\n" + R"(
-void scale(real* out, const real* in, std::int32_t n) {
-  const std::int64_t items = GB_GLOBAL_SIZE(0);
-#pragma omp parallel for
-  for (std::int64_t i = 0; i < items; ++i)
-    if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);
-}
-void scale_reference(real* out, const real* in, std::int32_t n) {
-  for (std::int32_t i = 0; i < n; ++i) out[i] = (real)2 * in[i];
-}
-)";
+// A scaling step in C++ with OpenMP, its reference, and faults planted by defines of the source's own;
+// `offload`: each loop in a target region over the device's pointers (an omp_target source).
+std::string scale_cpp(const std::string& limit, int wrong, bool offload = false) {
+  const std::string region = offload ? "#pragma omp target teams distribute parallel for device(GB_DEVICE) is_device_ptr(out, in)\n" : "";
+  return "#define LIMIT (" + limit + ")\n#define WRONG (" + std::to_string(wrong) + ")\n" +
+         "void scale(real* out, const real* in, std::int32_t n) {\n  const std::int64_t items = GB_GLOBAL_SIZE(0);\n" +
+         (offload ? region : "#pragma omp parallel for\n") +
+         "  for (std::int64_t i = 0; i < items; ++i)\n    if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);\n}\n"
+         "void scale_reference(real* out, const real* in, std::int32_t n) {\n" + region +
+         "  for (std::int32_t i = 0; i < n; ++i) out[i] = (real)2 * in[i];\n}\n";
 }
 
 nlohmann::json scale_openmp_spec() {
@@ -493,21 +490,6 @@ class SpecOffload : public testing::TestWithParam<std::string> {
 INSTANTIATE_TEST_SUITE_P(Compilers, SpecOffload, testing::Values("omp_target", "omp_target_clang"),
                          [](const auto& info) { return info.param; });
 
-std::string scale_target_cpp(const std::string& limit, int wrong) {
-  return "#define LIMIT (" + limit + ")\n#define WRONG (" + std::to_string(wrong) + ")\n" + R"(
-void scale(real* out, const real* in, std::int32_t n) {
-  const std::int64_t items = GB_GLOBAL_SIZE(0);
-#pragma omp target teams distribute parallel for device(GB_DEVICE) is_device_ptr(out, in)
-  for (std::int64_t i = 0; i < items; ++i)
-    if (i < LIMIT) out[i] = (real)2 * in[i] + (i == WRONG ? (real)1 : (real)0);
-}
-void scale_reference(real* out, const real* in, std::int32_t n) {
-#pragma omp target teams distribute parallel for device(GB_DEVICE) is_device_ptr(out, in)
-  for (std::int32_t i = 0; i < n; ++i) out[i] = (real)2 * in[i];
-}
-)";
-}
-
 nlohmann::json scale_target_spec() {
   auto j = scale_spec();
   j["sources"] = {{"omp_target", "scale.cpp"}};
@@ -540,13 +522,13 @@ TEST_P(SpecOffload, AWrongResultAWritePastTheEndAndACompileErrorFailByName) {
     dir.file("scale.cpp", source);
     return gpubench("--spec " + spec + " --backend " + GetParam() + " --precision f32 --repetitions 2", cache);
   };
-  Result r = run(scale_target_cpp("n", -1));
+  Result r = run(scale_cpp("n", -1, true));
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  r = run(scale_target_cpp("n", 5));
+  r = run(scale_cpp("n", 5, true));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("buffer `out`: 1 of 1024 elements off"));
   EXPECT_THAT(r.output, HasSubstr("the first at [5]: 11 against 10"));
-  r = run(scale_target_cpp("n", -1) + "void broken() { undeclared_name = 1; }\n");
+  r = run(scale_cpp("n", -1, true) + "void broken() { undeclared_name = 1; }\n");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("does not compile with"));
   EXPECT_THAT(r.output, HasSubstr(GetParam() == "omp_target" ? "-foffload=nvptx-none" : "--offload-arch=")) << r.output;
@@ -555,7 +537,7 @@ TEST_P(SpecOffload, AWrongResultAWritePastTheEndAndACompileErrorFailByName) {
   auto j = scale_target_spec();
   j["steps"][0]["global"] = {"round_up(n + 3, group)"};
   std::ofstream(spec) << j.dump(2);
-  r = run(scale_target_cpp("n + 3", -1));
+  r = run(scale_cpp("n + 3", -1, true));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("wrote past the end of buffer `out` by 3 elements"));
   // A spec without an omp_target source says so, on either compiler.
