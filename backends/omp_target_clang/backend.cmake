@@ -48,10 +48,12 @@ set(omp_clang_offload -fopenmp --offload-arch=${GPUBENCH_OMP_TARGET_CLANG_ARCH} 
 set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} -D_LIBCPP_COMPLEX -DGPUBENCH_OMP_TARGET_CLANG
     -DNDEBUG -I${CMAKE_SOURCE_DIR} -Wall -Wextra -Wshadow -Wno-sign-conversion -Wno-pass-failed)
 # What a kernel spec's omp_target source is compiled with at run time (kernels/spec/omp_target.cpp):
-# this Clang and its offload flags, '|' between them.
+# this Clang (and its version line) and its offload flags, '|' between them.
 string(REPLACE ";" "|" omp_clang_spec_flags "-O3;${omp_clang_offload};-D_LIBCPP_COMPLEX;-Wno-pass-failed;-fPIC;-shared;-std=c++17;-Wl,-rpath,${omp_clang_llvm_lib}")
+execute_process(COMMAND ${GPUBENCH_CLANG_CXX} --version OUTPUT_VARIABLE omp_clang_version ERROR_QUIET)
+string(REGEX REPLACE "\n.*" "" omp_clang_version "${omp_clang_version}")
 set(omp_clang_object_flags ${omp_clang_flags} "-DGPUBENCH_SPEC_OFFLOAD_CXX=\"${GPUBENCH_CLANG_CXX}\""
-    "-DGPUBENCH_SPEC_OFFLOAD_FLAGS=\"${omp_clang_spec_flags}\"")
+    "-DGPUBENCH_SPEC_OFFLOAD_FLAGS=\"${omp_clang_spec_flags}\"" "-DGPUBENCH_SPEC_OFFLOAD_VERSION=\"${omp_clang_version}\"")
 # Can this Clang offload here? A region that says where it ran, compiled and linked as the module is.
 set(omp_clang_probe_dir ${CMAKE_BINARY_DIR}/CMakeFiles/omp_target_clang_probe)
 file(MAKE_DIRECTORY ${omp_clang_probe_dir})

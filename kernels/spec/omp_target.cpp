@@ -2,8 +2,10 @@
 // (this file is built into each one's module): the spec's `omp_target` source, C++ whose steps put
 // their loops in target regions on device GB_DEVICE over the device pointers they are given
 // (is_device_ptr), compiled at run time by the compiler that built the module, with its offload
-// flags (its backend.cmake names both: GPUBENCH_SPEC_OFFLOAD_CXX, GPUBENCH_SPEC_OFFLOAD_FLAGS, '|'
-// between flags). The buffers are the device's (omp_target_alloc through this module's OpenMP
+// flags (its backend.cmake names both, and the compiler's version line: GPUBENCH_SPEC_OFFLOAD_CXX,
+// GPUBENCH_SPEC_OFFLOAD_FLAGS, '|' between flags, GPUBENCH_SPEC_OFFLOAD_VERSION). The objects are
+// keyed without the device, so that a GPU machine without the compiler runs those compiled on
+// another machine into a cache it is given (GPUBENCH_KERNEL_CACHE). The buffers are the device's (omp_target_alloc through this module's OpenMP
 // runtime, the one the compiled objects load too). kernels/spec/openmp_objects.cpp does the rest.
 #include <omp.h>
 
@@ -63,7 +65,7 @@ GPUBENCH_REGISTER_SPEC_OPERATIONS(gpubench::omp_target::backend_name,
                                     const int number = gpubench::omp_target::device_number(d);
                                     gpubench::spec::OpenmpToolchain offload{GPUBENCH_SPEC_OFFLOAD_CXX, gpubench::spec::offload_flags(),
                                                                             std::string(gpubench::omp_target::backend_name) + "-kernels",
-                                                                            number};
+                                                                            number, false, GPUBENCH_SPEC_OFFLOAD_VERSION};
                                     return gpubench::spec::make_openmp_operations(
                                         d, std::move(offload), std::make_unique<gpubench::spec::DeviceMemory>(number));
                                   });

@@ -19,6 +19,14 @@ struct OpenmpToolchain {
   std::vector<std::string> flags;  // before the spec's -D defines (with -fPIC -shared)
   std::string cache;               // the kernel cache's folder for its objects ("openmp-kernels")
   int device = 0;                  // GB_DEVICE in the steps: the OpenMP device number they run on
+  // The device's name in the cache's key: the host's processor, for objects built -march=native.
+  // An offload object (generic host code, the GPU's architecture in its flags) leaves it out, so
+  // that objects compiled on one machine serve another with the same compiler.
+  bool device_in_key = true;
+  // The compiler's `--version` line when gpubench was built: the key's where the compiler is not on
+  // this machine (a GPU machine without it runs the objects another machine put in a shared
+  // cache; a configuration not in it fails, naming the missing compiler).
+  std::string built_version;
 };
 
 // Where a backend's buffers live: the host's memory, or an offload device's (omp_target_alloc, by

@@ -89,17 +89,16 @@ int run_captured(const std::vector<std::string>& argv, std::string& output) {
   return -1;
 }
 
-// A compiler's first line of `--version`, asked once (part of the cache's key).
-const std::string& compiler_version(const std::string& compiler) {
-  static std::map<std::string, std::string> versions;
-  if (const auto it = versions.find(compiler); it != versions.end()) return it->second;
+// A compiler's first line of `--version` (part of the cache's key); empty, and `why` why, when it
+// does not run.
+std::string compiler_version(const std::string& compiler, std::string& why) {
   std::string out;
   const int status = run_captured({compiler, "--version"}, out);
-  if (status != 0)
-    throw DeviceError("the OpenMP kernel compiler " + compiler + " does not run (" +
-                      (out.empty() ? "exit status " + std::to_string(status) : out.substr(0, out.find('\n'))) +
-                      "), the compiler gpubench was built with: install it (scripts/setup names its Debian package)");
-  return versions[compiler] = out.substr(0, out.find('\n'));
+  if (status == 0) return out.substr(0, out.find('\n'));
+  why = "the OpenMP kernel compiler " + compiler + " does not run here (" +
+        (out.empty() ? "exit status " + std::to_string(status) : out.substr(0, out.find('\n'))) +
+        "), the compiler this backend was built with: install it (scripts/setup names its Debian package)";
+  return "";
 }
 
 std::string read_file(const std::string& path) {
@@ -239,8 +238,15 @@ class OpenmpOperations final : public Operations {
     for (const auto& [name, value] : p.defines) command.push_back("-D" + name + "=" + value);
     const std::string text = std::string(prelude) + p.source + "\n#line 1 \"gpubench's step wrappers\"\n" + wrappers;
     // -march=native: the host's processor is part of the key (a cache shared between machines).
-    std::string key = "gpubench openmp spec object 2\n" + info_.backend + "\n" + info_.name + "\n" + compiler + "\n" +
-                      compiler_version(compiler) + "\n";
+    if (!asked_version_) {  // once for this device's configurations
+      version_ = compiler_version(compiler, cannot_compile_);
+      asked_version_ = true;
+    }
+    const std::string& cannot_compile = cannot_compile_;
+    if (version_.empty() && toolchain_.built_version.empty()) throw DeviceError(cannot_compile);
+    const std::string& version = version_.empty() ? toolchain_.built_version : version_;
+    std::string key = "gpubench openmp spec object 2\n" + info_.backend + "\n" + (toolchain_.device_in_key ? info_.name : "") +
+                      "\n" + compiler + "\n" + version + "\n";
     for (std::size_t i = 1; i < command.size(); ++i) key += command[i] + "\n";
     key += text;
     const std::string name = kernel_cache_hash(key);
@@ -255,6 +261,8 @@ class OpenmpOperations final : public Operations {
     }
     const std::string object = dir + "/" + name + ".so", key_file = dir + "/" + name + ".key";
     if (read_file(key_file) != key || !std::filesystem::exists(object)) {
+      if (!cannot_compile.empty())
+        throw DeviceError(cannot_compile + "; the kernel cache " + dir + " holds no object of " + p.what + " made by " + version);
       const std::string tmp = dir + "/" + name + ".tmp" + std::to_string(::getpid());
       {
         std::ofstream out(tmp + ".cpp", std::ios::binary | std::ios::trunc);
@@ -273,7 +281,7 @@ class OpenmpOperations final : public Operations {
         std::filesystem::remove(tmp + ".so", ec);
         std::string shown;
         for (const std::string& c : command) shown += (shown.empty() ? "" : " ") + c;
-        throw DeviceError("the OpenMP source of " + p.what + " does not compile with " + compiler_version(compiler) +
+        throw DeviceError("the OpenMP source of " + p.what + " does not compile with " + version +
                           " (" + (status < 0 ? "not started" : "exit status " + std::to_string(status)) + "; " + shown +
                           "):\n" + log);
       }
@@ -304,6 +312,8 @@ class OpenmpOperations final : public Operations {
   std::unique_ptr<OpenmpMemory> memory_;
   std::vector<Program> programs_;
   std::vector<void*> buffers_;
+  bool asked_version_ = false;
+  std::string version_, cannot_compile_;  // the compiler's --version line, or why it does not run
   std::string temp_;
   bool said_uncached_ = false;
 

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -12,7 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "common/errors.hpp"
 #include "kernels/spec/expression.hpp"
+#include "kernels/spec/openmp.hpp"
 #include "kernels/spec/spec.hpp"
 #include "tests/test_paths.hpp"
 
@@ -544,6 +549,63 @@ TEST_P(SpecOffload, AWrongResultAWritePastTheEndAndACompileErrorFailByName) {
   const std::string openmp_only = dir.file("host.json", scale_openmp_spec().dump(2));
   r = gpubench("--spec " + openmp_only + " --backend " + GetParam() + " --precision f32 --repetitions 2", cache);
   EXPECT_THAT(r.output, HasSubstr("the spec gives no omp_target source")) << r.output;
+}
+
+// A machine without the compiler (the lent GPU machine has no offload compiler) runs the objects
+// another machine compiled into the kernel cache it is given: the key then takes the version the
+// backend was built with; a configuration the cache lacks fails naming the missing compiler.
+TEST(SpecOpenmpObjects, AnObjectInTheCacheRunsWhereItsCompilerIsNot) {
+  const TempDir dir;
+  const fs::path compiler = dir.path / "cxx";
+  fs::create_symlink("/usr/bin/c++", compiler);
+  std::string version;
+  if (FILE* p = ::popen((compiler.string() + " --version").c_str(), "r")) {
+    char line[512] = {};
+    if (std::fgets(line, sizeof line, p)) version = line;
+    ::pclose(p);
+  }
+  version = version.substr(0, version.find('\n'));
+  ASSERT_FALSE(version.empty()) << "c++ --version printed nothing";
+  ::setenv("GPUBENCH_KERNEL_CACHE", (dir.path / "cache").c_str(), 1);
+  struct Memory final : OpenmpMemory {
+    void* allocate(std::size_t bytes) override { return std::malloc(bytes); }
+    void release(void* p) override { std::free(p); }
+    void write(void* to, std::size_t offset, const void* from, std::size_t bytes) override {
+      std::memcpy(static_cast<char*>(to) + offset, from, bytes);
+    }
+    void read(void* to, const void* from, std::size_t offset, std::size_t bytes) override {
+      std::memcpy(to, static_cast<const char*>(from) + offset, bytes);
+    }
+  };
+  gpubench::DeviceInfo device;
+  device.backend = "omp_target";
+  device.name = "this machine";
+  const auto twice = [&](const std::string& body) {
+    OpenmpToolchain t{compiler.string(), {"-O2", "-fPIC", "-shared", "-std=c++17"}, "openmp-kernels", 0, false, version};
+    auto ops = make_openmp_operations(device, t, std::make_unique<Memory>());
+    const int program = ops->build(body, false, {}, "a test's step");
+    const int buffer = ops->allocate(sizeof(std::int32_t));
+    std::int32_t x = 21;
+    ops->write(buffer, &x, sizeof x, 0);
+    Launch step;
+    step.kernel = "twice";
+    step.args.push_back(LaunchArg{buffer, {}, "int32_t*"});
+    ops->run(program, {step}, 1, nullptr);
+    ops->read(buffer, &x, sizeof x, 0);
+    return x;
+  };
+  const std::string body = "void twice(int32_t* x) { x[0] *= 2; }\n";
+  EXPECT_EQ(twice(body), 42);  // compiled, into the cache
+  fs::remove(compiler);        // the compiler is gone
+  EXPECT_EQ(twice(body), 42);  // the cache's object
+  try {
+    twice(body + "// another text\n");
+    ADD_FAILURE() << "a configuration not in the cache ran without its compiler";
+  } catch (const gpubench::DeviceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cxx does not run here"));
+    EXPECT_THAT(e.what(), HasSubstr("holds no object of a test's step made by " + version));
+  }
+  ::unsetenv("GPUBENCH_KERNEL_CACHE");
 }
 
 }  // namespace
