@@ -70,14 +70,19 @@ std::string compiler() {
 #endif
 }
 
+// What the two compilers' builds differ in: the runtime and its GPU plugin, what to ask when a
+// region fell back to the host, the CUDA threads an OpenMP thread runs on (GCC's nvptx: a warp;
+// Clang's: one), and the listing's order (Clang's after GCC's; backend.cmake says the same ORDER).
 #ifdef GPUBENCH_OMP_TARGET_CLANG
 constexpr const char *runtime = "libomptarget", *gpu_plugin = "its CUDA plugin",
                      *fallback_hint = "did libomptarget's CUDA plugin reach the driver, which it loads as libcuda.so? "
                                       "LIBOMPTARGET_INFO=-1 makes libomptarget say what it did";
+constexpr int lanes_per_thread = 1, listing_order = 15;
 #else
 constexpr const char *runtime = "libgomp", *gpu_plugin = "its nvptx plugin",
                      *fallback_hint = "is the nvptx plugin, libgomp-plugin-nvptx.so.1, beside the libgomp.so.1 that ran? "
                                       "OMP_TARGET_OFFLOAD=MANDATORY makes libgomp say why";
+constexpr int lanes_per_thread = 32, listing_order = 14;
 #endif
 
 std::string cpu_model() {
@@ -187,11 +192,7 @@ std::vector<DeviceInfo> devices() {
 int device_number(const DeviceInfo& d) { return d.index; }
 
 int thread_limit(const DeviceInfo& d, int work_group_size) {
-#ifdef GPUBENCH_OMP_TARGET_CLANG
-  if (d.type == "gpu") return std::max(1, work_group_size);  // an OpenMP thread per CUDA thread
-#else
-  if (d.type == "gpu") return std::max(1, work_group_size / 32);  // an OpenMP thread per warp
-#endif
+  if (d.type == "gpu") return std::max(1, work_group_size / lanes_per_thread);
   return std::max(1, omp_get_num_procs());  // the host: one team of its cores (num_teams)
 }
 
@@ -236,12 +237,7 @@ void Buffer::copy_from(const Buffer& other) {
 
 }  // namespace gpubench::GPUBENCH_OMP_TARGET_NAMESPACE
 
-// Listed after GCC's (14; backend.cmake says the same ORDER for the module's stand-in).
 // .api: a tuning file's device is told from the other compiler's by the runtime its platform names.
-#ifdef GPUBENCH_OMP_TARGET_CLANG
-GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 15,
-                          .api = "OpenMP [0-9.]+ target, libomptarget");
-#else
-GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices, .order = 14,
-                          .api = "OpenMP [0-9.]+ target, libgomp");
-#endif
+GPUBENCH_REGISTER_BACKEND(.name = gpubench::omp_target::backend_name, .devices = gpubench::omp_target::devices,
+                          .order = gpubench::omp_target::listing_order,
+                          .api = std::string("OpenMP [0-9.]+ target, ") + gpubench::omp_target::runtime);

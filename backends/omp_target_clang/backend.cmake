@@ -45,11 +45,12 @@ get_filename_component(omp_clang_cuda_path ${omp_clang_cuda_path} DIRECTORY)
 # -Wno-pass-failed: a `simd` loop the vectoriser does not take is said for each region on the host.
 set(omp_clang_offload -fopenmp --offload-arch=${GPUBENCH_OMP_TARGET_CLANG_ARCH} --cuda-path=${omp_clang_cuda_path}
     --libomptarget-nvptx-bc-path=${omp_clang_llvm_lib})
-set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} -D_LIBCPP_COMPLEX -DGPUBENCH_OMP_TARGET_CLANG
-    -DNDEBUG -I${CMAKE_SOURCE_DIR} -Wall -Wextra -Wshadow -Wno-sign-conversion -Wno-pass-failed)
+set(omp_clang_quirks -D_LIBCPP_COMPLEX -Wno-pass-failed)
+set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} ${omp_clang_quirks} -DGPUBENCH_OMP_TARGET_CLANG
+    -DNDEBUG -I${CMAKE_SOURCE_DIR} -Wall -Wextra -Wshadow -Wno-sign-conversion)
 # What a kernel spec's omp_target source is compiled with at run time (kernels/spec/omp_target.cpp):
 # this Clang (and its version line) and its offload flags, '|' between them.
-string(REPLACE ";" "|" omp_clang_spec_flags "-O3;${omp_clang_offload};-D_LIBCPP_COMPLEX;-Wno-pass-failed;-fPIC;-shared;-std=c++17;-Wl,-rpath,${omp_clang_llvm_lib}")
+string(REPLACE ";" "|" omp_clang_spec_flags "-O3;${omp_clang_offload};${omp_clang_quirks};-fPIC;-shared;-std=c++17;-Wl,-rpath,${omp_clang_llvm_lib}")
 execute_process(COMMAND ${GPUBENCH_CLANG_CXX} --version OUTPUT_VARIABLE omp_clang_version ERROR_QUIET)
 string(REGEX REPLACE "\n.*" "" omp_clang_version "${omp_clang_version}")
 set(omp_clang_object_flags ${omp_clang_flags} "-DGPUBENCH_SPEC_OFFLOAD_CXX=\"${GPUBENCH_CLANG_CXX}\""

@@ -5,8 +5,9 @@
 // flags (its backend.cmake names both, and the compiler's version line: GPUBENCH_SPEC_OFFLOAD_CXX,
 // GPUBENCH_SPEC_OFFLOAD_FLAGS, '|' between flags, GPUBENCH_SPEC_OFFLOAD_VERSION). The objects are
 // keyed without the device, so that a GPU machine without the compiler runs those compiled on
-// another machine into a cache it is given (GPUBENCH_KERNEL_CACHE). The buffers are the device's (omp_target_alloc through this module's OpenMP
-// runtime, the one the compiled objects load too). kernels/spec/openmp_objects.cpp does the rest.
+// another machine into a cache it is given (GPUBENCH_KERNEL_CACHE). The buffers are the device's
+// (omp_target_alloc through this module's OpenMP runtime, the one the compiled objects load too).
+// kernels/spec/openmp_objects.cpp does the rest.
 #include <omp.h>
 
 #include <algorithm>
