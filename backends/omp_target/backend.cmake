@@ -41,9 +41,12 @@ target_link_options(gpubench_omp_target_objects INTERFACE ${GPUBENCH_OMP_TARGET_
 target_link_libraries(gpubench_omp_target_objects PUBLIC gpubench_settings ${CMAKE_DL_LIBS})
 # What a kernel spec's omp_target source is compiled with at run time (kernels/spec/omp_target.cpp):
 # this compiler (and its version line) and its offload flags, '|' between them.
-execute_process(COMMAND ${CMAKE_CXX_COMPILER} --version OUTPUT_VARIABLE omp_gcc_version ERROR_QUIET)
+# The compiler by its own name (/usr/bin/c++ is an alternative that another machine may point at
+# another GCC, without nvptx offloading: a spec's objects compiled here then run there from the cache).
+file(REAL_PATH ${CMAKE_CXX_COMPILER} omp_gcc_cxx)
+execute_process(COMMAND ${omp_gcc_cxx} --version OUTPUT_VARIABLE omp_gcc_version ERROR_QUIET)
 string(REGEX REPLACE "\n.*" "" omp_gcc_version "${omp_gcc_version}")
-target_compile_definitions(gpubench_omp_target_objects PRIVATE GPUBENCH_SPEC_OFFLOAD_CXX="${CMAKE_CXX_COMPILER}"
+target_compile_definitions(gpubench_omp_target_objects PRIVATE GPUBENCH_SPEC_OFFLOAD_CXX="${omp_gcc_cxx}"
   "GPUBENCH_SPEC_OFFLOAD_VERSION=\"${omp_gcc_version}\""
   "GPUBENCH_SPEC_OFFLOAD_FLAGS=\"-O3|-fopenmp|-foffload=nvptx-none|-foffload-options=nvptx-none=-misa=sm_80 -lm -latomic|-fPIC|-shared|-std=c++17\"")
 add_dependencies(gpubench_omp_target_objects gpubench_commit)

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <string>
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
@@ -175,12 +177,48 @@ std::string no_gpu_reason() {
 }
 #endif
 
+#ifdef GPUBENCH_OMP_TARGET_CLANG_JIT
+namespace {
+// This build's device code is LLVM bitcode that libomptarget compiles for the GPU when it loads it
+// (backend.cmake says why). Debian's LLVM 19 runtime was built without registering LLVM's NVPTX
+// target for that ("Failure to jit IR image ...: Unable to find target for this triple (no targets
+// are registered)"), though the libLLVM it runs on holds the target: it is registered there when
+// this module loads, before any region runs.
+__attribute__((constructor)) void register_nvptx_target() {
+  void* llvm = ::dlopen("libLLVM.so.19.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!llvm) return;
+  for (const char* name : {"LLVMInitializeNVPTXTargetInfo", "LLVMInitializeNVPTXTarget", "LLVMInitializeNVPTXTargetMC",
+                           "LLVMInitializeNVPTXAsmPrinter"})
+    if (void* init = ::dlsym(llvm, name)) reinterpret_cast<void (*)()>(init)();
+}
+
+// The runtime's compile ends with the CUDA toolkit's ptxas, which it looks for on PATH.
+bool ptxas_on_path() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && ::access((dir + "/ptxas").c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+}  // namespace
+#endif
+
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> list;
   const int offload = omp_get_num_devices();
   if (offload > 0) {
     const CudaDriver cuda;
     for (int i = 0; i < offload; ++i) list.push_back(gpu(i, cuda));
+#ifdef GPUBENCH_OMP_TARGET_CLANG_JIT
+    if (!ptxas_on_path())
+      for (DeviceInfo& d : list)
+        d.platform += " (no ptxas on PATH: this build's device code is compiled for the GPU when the runtime loads it, "
+                      "ending with the CUDA toolkit's ptxas; its regions fail until ptxas is on PATH)";
+#endif
   }
   list.push_back(host(omp_get_initial_device()));
 #ifdef GPUBENCH_OMP_TARGET_CLANG

@@ -43,10 +43,24 @@ get_filename_component(omp_clang_cuda_path ${omp_clang_cuda_path} DIRECTORY)
 # <complex>); no device code here takes complex arithmetic (FT's device data are pairs of doubles),
 # so the wrapper's device overloads are left out by defining the guard of their header.
 # -Wno-pass-failed: a `simd` loop the vectoriser does not take is said for each region on the host.
+# -fopenmp-target-jit where ptxas is CUDA 13's or later: those cubins carry CUDA's new ELF header
+# (ABI version 8: the SM in e_flags' second byte), which LLVM 19's runtime reads as the old one and
+# rejects ("Invalid CUDA addressing mode", then "No images found compatible with the installed
+# hardware" and no GPU listed; llvm/llvm-project#159088, fixed after LLVM 20). With the flag the
+# module carries the device code as LLVM bitcode, optimised at link time, and the runtime compiles it
+# for the GPU it finds when it loads it, through LLVM's NVPTX back end and the machine's ptxas
+# (on PATH there), whose cubin the driver loads without that check.
+execute_process(COMMAND ${GPUBENCH_PTXAS} --version OUTPUT_VARIABLE omp_clang_ptxas_version ERROR_QUIET)
+set(omp_clang_jit)
+set(omp_clang_jit_define)
+if(omp_clang_ptxas_version MATCHES "release ([0-9]+)\\." AND CMAKE_MATCH_1 GREATER_EQUAL 13)
+  set(omp_clang_jit -fopenmp-target-jit)
+  set(omp_clang_jit_define -DGPUBENCH_OMP_TARGET_CLANG_JIT)
+endif()
 set(omp_clang_offload -fopenmp --offload-arch=${GPUBENCH_OMP_TARGET_CLANG_ARCH} --cuda-path=${omp_clang_cuda_path}
-    --libomptarget-nvptx-bc-path=${omp_clang_llvm_lib})
+    --libomptarget-nvptx-bc-path=${omp_clang_llvm_lib} ${omp_clang_jit})
 set(omp_clang_quirks -D_LIBCPP_COMPLEX -Wno-pass-failed)
-set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} ${omp_clang_quirks} -DGPUBENCH_OMP_TARGET_CLANG
+set(omp_clang_flags -std=c++20 -O3 -fPIC ${omp_clang_offload} ${omp_clang_quirks} -DGPUBENCH_OMP_TARGET_CLANG ${omp_clang_jit_define}
     -DNDEBUG -I${CMAKE_SOURCE_DIR} -Wall -Wextra -Wshadow -Wno-sign-conversion)
 # What a kernel spec's omp_target source is compiled with at run time (kernels/spec/omp_target.cpp):
 # this Clang (and its version line) and its offload flags, '|' between them.
