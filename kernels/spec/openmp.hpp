@@ -24,8 +24,9 @@ struct OpenmpToolchain {
   // that objects compiled on one machine serve another with the same compiler.
   bool device_in_key = true;
   // The compiler's `--version` line when gpubench was built: the key's where the compiler is not on
-  // this machine (a GPU machine without it runs the objects another machine put in a shared
-  // cache; a configuration not in it fails, naming the missing compiler).
+  // this machine, or where the one found there says another version (a GPU machine without it
+  // runs the objects another machine put in a shared cache; a configuration not in it fails,
+  // naming the missing compiler).
   std::string built_version;
 };
 

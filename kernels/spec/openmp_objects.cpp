@@ -241,6 +241,15 @@ class OpenmpOperations final : public Operations {
     if (!asked_version_) {  // once for this device's configurations
       version_ = compiler_version(compiler, cannot_compile_);
       asked_version_ = true;
+      // Another build under the same name (a GPU machine's own g++-12, without nvptx offloading,
+      // where gpubench's is Debian's): not the compiler whose runtime the backend loads, so it
+      // compiles nothing, and the objects the build's compiler made elsewhere are looked up.
+      if (!version_.empty() && !toolchain_.built_version.empty() && version_ != toolchain_.built_version) {
+        cannot_compile_ = "the OpenMP kernel compiler " + compiler + " here is " + version_ + ", not " +
+                          toolchain_.built_version + ", which this backend was built with and whose runtime it loads: "
+                          "install that one, or give a kernel cache it filled (GPUBENCH_KERNEL_CACHE)";
+        version_.clear();
+      }
     }
     const std::string& cannot_compile = cannot_compile_;
     if (version_.empty() && toolchain_.built_version.empty()) throw DeviceError(cannot_compile);

@@ -554,7 +554,7 @@ TEST_P(SpecOffload, AWrongResultAWritePastTheEndAndACompileErrorFailByName) {
 // A machine without the compiler (the lent GPU machine has no offload compiler) runs the objects
 // another machine compiled into the kernel cache it is given: the key then takes the version the
 // backend was built with; a configuration the cache lacks fails naming the missing compiler.
-TEST(SpecOpenmpObjects, AnObjectInTheCacheRunsWhereItsCompilerIsNot) {
+TEST(SpecOpenmpObjects, AnObjectInTheCacheRunsWhereItsCompilerIsNotOrIsAnother) {
   const TempDir dir;
   const fs::path compiler = dir.path / "cxx";
   fs::create_symlink("/usr/bin/c++", compiler);
@@ -603,6 +603,21 @@ TEST(SpecOpenmpObjects, AnObjectInTheCacheRunsWhereItsCompilerIsNot) {
     ADD_FAILURE() << "a configuration not in the cache ran without its compiler";
   } catch (const gpubench::DeviceError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cxx does not run here"));
+    EXPECT_THAT(e.what(), HasSubstr("holds no object of a test's step made by " + version));
+  }
+  // Another compiler under its name, of another version (a GPU machine's own g++-12 without nvptx
+  // offloading): it compiles nothing, and the cache's object runs.
+  {
+    std::ofstream other(compiler);
+    other << "#!/bin/sh\necho 'c++ (Another build) 0.0.1'\nexit 0\n";
+  }
+  fs::permissions(compiler, fs::perms::owner_all);
+  EXPECT_EQ(twice(body), 42);
+  try {
+    twice(body + "// another text\n");
+    ADD_FAILURE() << "a configuration not in the cache was compiled by a compiler of another version";
+  } catch (const gpubench::DeviceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cxx here is c++ (Another build) 0.0.1, not " + version));
     EXPECT_THAT(e.what(), HasSubstr("holds no object of a test's step made by " + version));
   }
   ::unsetenv("GPUBENCH_KERNEL_CACHE");
