@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "backends/registry.hpp"
@@ -195,13 +196,9 @@ __attribute__((constructor)) void register_nvptx_target() {
 // The runtime's compile ends with the CUDA toolkit's ptxas, which it looks for on PATH.
 bool ptxas_on_path() {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = dirs.substr(start, end - start);
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && ::access((dir + "/ptxas").c_str(), X_OK) == 0) return true;
-    start = end + 1;
-  }
   return false;
 }
 }  // namespace
