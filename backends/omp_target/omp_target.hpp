@@ -74,6 +74,12 @@ class Buffer {
   std::size_t bytes_ = 0;
 };
 
+// What this build's compiler costs a region on a GPU, where it is known to cost more than the
+// other offload build of the same source, for the records' gap causes (bench/suite.hpp's
+// gap_cause, by "compiler"): GCC 12's nvptx offload's. Empty for Clang's build and on the
+// initial device.
+std::string compiler_gap(const DeviceInfo& d);
+
 // "libgomp (GCC 12.2.0) with its nvptx plugin", "libomptarget (Clang 19.1.7) with its CUDA plugin",
 // "libgomp (GCC 12.2.0): the initial device, the host".
 std::string runtime_text(bool offload);

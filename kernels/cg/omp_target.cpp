@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/operations.hpp"
 #include "kernels/cg/work.hpp"
@@ -45,6 +46,7 @@ class OmpTargetOperations final : public Operations {
     const std::vector<T> values(a.values.begin(), a.values.end());
     values_.upload(values.data(), values_.bytes());
     for (const std::string& kernel : tunable_kernels()) launches_[kernel] = launch_of(launch);
+    if (const std::string g = omp_target::compiler_gap(device); !g.empty()) gap_causes_.push_back(gap_cause("compiler", g));
   }
 
   void allocate_vectors(int count) override {

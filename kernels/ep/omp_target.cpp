@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/ep/operations.hpp"
 #include "kernels/launch_grid.hpp"
@@ -33,6 +34,11 @@ class OmpTargetOperations final : public Operations {
   explicit OmpTargetOperations(const DeviceInfo& device) : device_(device), number_(omp_target::device_number(device)) {}
 
   const DeviceInfo& device() const override { return device_; }
+  nlohmann::json gap_causes() const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
+    return causes;
+  }
   int largest_group() const override { return static_cast<int>(std::max<std::size_t>(device_.max_work_group_size, 1)); }
 
   TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) override {

@@ -51,6 +51,9 @@ class Operations {
   // Pairs [0, pairs) in whole batches (pairs a multiple of 2^batch_log2). Throws UsageError for
   // a launch the device cannot take, DeviceError for a failed launch.
   virtual TallyRun tally(std::uint64_t pairs, Variant variant, const Params& launch) = 0;
+  // Where this backend takes a slower path than another API's on its device, and what forces it
+  // (a list of bench/suite.hpp's gap_cause), for the records' "gap_causes". Default: none.
+  virtual nlohmann::json gap_causes() const { return nlohmann::json::array(); }
 };
 
 // UsageError unless `backend` runs `v` (serial runs on the host's backend: BackendTraits::serial).

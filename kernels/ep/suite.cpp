@@ -79,6 +79,7 @@ class EpPoint final : public Point {
                 {"npb_mops", mops},
                 {"work_items", last_.items},
                 {"summary", summary}};
+    if (nlohmann::json causes = ops_->gap_causes(); !causes.empty()) o.fields["gap_causes"] = std::move(causes);
     return o;
   }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
@@ -56,6 +57,15 @@ void lap(double& into, double& mark) {
 class OmpTargetOperations final : public Operations {
  public:
   explicit OmpTargetOperations(const DeviceInfo& device) : device_(device), number_(omp_target::device_number(device)) {}
+
+  nlohmann::json gap_causes() const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (device_.type != "gpu") return causes;
+    causes.push_back(gap_cause("gpubench", "only NAS's algorithm (its cffts line loops) is written for OpenMP offload: "
+                                           "no fast variant (CUDA's and OpenCL's runs kernels/ft/device.h's batched FFTs)"));
+    if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
+    return causes;
+  }
 
   void prepare(const FtClass& c, Variant v, const RunChoices&) override {
     if (v != Variant::nas) throw DeviceError(std::string(omp_target::backend_name) + " runs FT's NAS algorithm (nas), not " + to_string(v));

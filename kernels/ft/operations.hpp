@@ -76,6 +76,9 @@ class Operations {
   virtual void prepare(const FtClass& c, Variant v, const RunChoices& choices) = 0;
   // One whole timed run of `v`.
   virtual RunResult run(Variant v) = 0;
+  // Where this backend takes a slower path than another API's on its device, and what forces it
+  // (a list of bench/suite.hpp's gap_cause), for the records' "gap_causes". Default: none.
+  virtual nlohmann::json gap_causes() const { return nlohmann::json::array(); }
 };
 
 using OperationsFactory = std::function<std::unique_ptr<Operations>(const DeviceInfo&)>;

@@ -138,6 +138,7 @@ class FtPoint final : public Point {
                 {"checksum_worst_relative_error", v.worst},
                 {"npb_mops", mops},
                 {"summary", summary}};
+    if (nlohmann::json causes = ops_->gap_causes(); !causes.empty()) o.fields["gap_causes"] = std::move(causes);
     return o;
   }
 

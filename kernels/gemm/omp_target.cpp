@@ -8,7 +8,8 @@
 // 1173 with the rows in `parallel for` and `simd` over each row). A, B and C stay on the device
 // (omp_target_alloc); C is reset from C0 there before each timed region. Each region also says
 // whether it ran on the initial device: a point asked of a GPU that ran on the host fails
-// (omp_target::check_ran_where_asked).
+// (omp_target::check_ran_where_asked). On Clang also tuned: each thread a register block of C
+// (kernels/gemm/omp_target_tuned.h).
 #include <omp.h>
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 #include <type_traits>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
+#include "kernels/gemm/omp_target_tuned.h"
 #include "kernels/gemm/operations.hpp"
 
 namespace gpubench::gemm {
@@ -38,6 +41,7 @@ class OmpTargetOperations final : public Operations {
   }
 
   double run(Variant v, const Params& params, double alpha, double beta) override {
+    if (v == Variant::tuned && tuned_here) return run_tuned(params, alpha, beta);
     if (v != Variant::naive && v != Variant::tiled)
       throw DeviceError(std::string(omp_target::backend_name) + " runs GEMM's naive and tiled variants, not " + to_string(v));
     c_->copy_from(*c0_);
@@ -100,7 +104,43 @@ class OmpTargetOperations final : public Operations {
 
   std::string mode(Variant) const override { return device_.platform; }
 
+  nlohmann::json gap_causes(Variant) const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (device_.type != "gpu") return causes;
+    causes.push_back(gap_cause("gpubench", omp_tuned::no_tensor_path));
+    if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
+    return causes;
+  }
+
  private:
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  static constexpr bool tuned_here = true;
+#else
+  static constexpr bool tuned_here = false;
+#endif
+
+  // Row-major C = alpha A B + beta C is column-major C^T = alpha B^T A^T + beta C^T: the kernel's A
+  // is B (n x k, leading dimension n), its B is A^T, whose (l, i) is a[i k + l] (A transposed in
+  // memory: a[l m + i]).
+  double run_tuned(const Params& params, double alpha, double beta) {
+    const auto get = [&](const char* name, int fallback) {
+      const auto it = params.find(name);
+      return it == params.end() ? fallback : static_cast<int>(it->second);
+    };
+    const omp_tuned::Shape s{get("tm", 4), get("tn", 4), get("work_group_size", 256), get("warps_m", 2)};
+    c_->copy_from(*c0_);
+    const std::int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+    const bool ta = shape_.transpose_a;
+    int initial = 0;
+    const double start = omp_get_wtime();
+    omp_tuned::dispatch<T>(number_, s, n, m, k, static_cast<T>(alpha), static_cast<const T*>(b_->data()), n,
+                           static_cast<const T*>(a_->data()), ta ? m : k, ta, static_cast<T>(beta),
+                           static_cast<T*>(c_->data()), n, &initial);
+    const double seconds = omp_get_wtime() - start;
+    omp_target::check_ran_where_asked(device_, initial != 0, "GEMM's tuned region");
+    return seconds;
+  }
+
   std::unique_ptr<omp_target::Buffer> put(const std::vector<double>& values) const {
     std::vector<T> host(values.begin(), values.end());
     auto buffer = std::make_unique<omp_target::Buffer>(number_, host.size() * sizeof(T));
@@ -124,5 +164,11 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
       if (p == gpubench::Precision::f32) return std::make_unique<gpubench::gemm::OmpTargetOperations<float>>(d);
       return std::make_unique<gpubench::gemm::OmpTargetOperations<double>>(d);
     },
-    gpubench::gemm::BackendTraits{"", {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled}, nullptr,
+    gpubench::gemm::BackendTraits{"",
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+                                  {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned},
+#else
+                                  {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled},
+#endif
+                                  nullptr,
                                   "OpenMP target offload has no BLAS of its own"});

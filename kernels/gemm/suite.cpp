@@ -97,6 +97,23 @@ constexpr double reference_limit = 2e8;
 // The tiled kernel's tile: the study's three sizes, 32 unless the tuning database says otherwise.
 TunableSpace tile_space() { return {{Tunable::list("tile", {8, 16, 32})}, {}}; }
 Params tile_heuristic() { return {{"tile", 32}}; }
+
+// Clang's OpenMP tuned kernel (omp_target_tuned.h): a thread's tm x tn block of C, its team's
+// work_group_size threads in warps_m warps down C's rows. The heuristic: 4 x 4 blocks, 256 threads
+// in 2 x 4 warps.
+TunableSpace omp_tuned_space(const DeviceInfo& device) {
+  TunableSpace space{{Tunable::list("tm", {2, 4, 8}), Tunable::list("tn", {2, 4, 8}),
+                      grid::group_size(static_cast<int>(std::max<std::size_t>(device.max_work_group_size, 32))),
+                      Tunable::list("warps_m", {1, 2, 4, 8})},
+                     {}};
+  space.constraints.push_back({"tm tn <= 32 accumulators a thread (8 x 8 spills to the stack on Clang 19)",
+                               [](const Params& q) { return q.at("tm") * q.at("tn") <= 32; }});
+  space.constraints.push_back({"warps_m divides the work_group_size / 32 warps", [](const Params& q) {
+                                 return q.at("work_group_size") >= 32 && (q.at("work_group_size") / 32) % q.at("warps_m") == 0;
+                               }});
+  return space;
+}
+Params omp_tuned_heuristic() { return {{"tm", 4}, {"tn", 4}, {"work_group_size", 256}, {"warps_m", 2}}; }
 // The packed loop's depth kc (the heuristic 512: best of these on a 2-core AVX-512 EPYC at 2048, f32 and f64).
 TunableSpace packed_space() { return {{Tunable::list("kc", {128, 192, 256, 384, 512})}, {}}; }
 Params packed_heuristic() { return {{"kc", 512}}; }
@@ -164,6 +181,7 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
     heuristic["work_group_size"] = grid::default_group_size;
     return {std::move(space), std::move(heuristic)};
   }
+  if (v == Variant::tuned && device.backend.starts_with("omp_target")) return {omp_tuned_space(device), omp_tuned_heuristic()};
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
   if (v == Variant::tensor) return {tensor_space(device), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};
@@ -386,7 +404,16 @@ class GemmSuite final : public Suite {
       return space;
     }
     if (kernel == "packed") return packed_space();
-    if (kernel == "tuned") return TunableSpace{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
+    if (kernel == "tuned") {  // CUDA's and OpenCL's, and OpenMP offload's (omp_tuned_space): their names
+      TunableSpace space{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
+      for (Tunable& t : space.params)
+        if (t.name == "tm" || t.name == "tn") t = Tunable::list(t.name, {2, 4, 8});
+      DeviceInfo largest;
+      largest.max_work_group_size = 1024;
+      for (const Tunable& t : omp_tuned_space(largest).params)
+        if (t.name != "tm" && t.name != "tn") space.params.push_back(t);
+      return space;
+    }
     if (kernel == "tensor") return tensor_space();
     return std::nullopt;
   }

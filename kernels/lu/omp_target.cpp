@@ -11,6 +11,14 @@
 // The pivots stay on the device until the factors are read. Every region is synchronous: the
 // host's clock around them is the device time. A factorization asked of a GPU whose panel ran on
 // the host fails (omp_target::check_ran_where_asked).
+//
+// Clang's build takes another shape for the panel and the GEMM: one team on one SM was 1071 ms of
+// LU 8192's 2053 on the H200, and a region costs Clang's runtime microseconds, not GCC's 0.4 ms.
+// So its getf2 is a region per column over many teams (column_step: the previous column's scaling
+// and update, fused with the search for this column's pivot; the last team to finish, told by a
+// counter in device memory, combines the teams' candidates and swaps the rows, so no team waits
+// for another and nothing needs the teams to be resident at once), and its GEMM is GEMM's tuned
+// kernel (kernels/gemm/omp_target_tuned.h), each thread a register block of the update.
 #include <omp.h>
 
 #include <algorithm>
@@ -20,7 +28,9 @@
 #include <vector>
 
 #include "backends/omp_target/omp_target.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
+#include "kernels/gemm/omp_target_tuned.h"
 #include "kernels/lu/operations.hpp"
 
 namespace gpubench::lu {
@@ -40,6 +50,17 @@ class OmpTargetOperations final : public Operations {
     original_->upload(host.data(), bytes);
     a_ = std::make_unique<omp_target::Buffer>(number_, bytes);
     ipiv_ = std::make_unique<omp_target::Buffer>(number_, static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * sizeof(int));
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    // column_step's candidates (a value and a row per thread of each team), its counter of teams
+    // done and its flags, zeroed once: the last team puts the counter back to 0.
+    max_teams_ = std::max(1, device_.compute_units);
+    const std::size_t slots = static_cast<std::size_t>(max_teams_) * panel_threads;
+    values_ = std::make_unique<omp_target::Buffer>(number_, slots * sizeof(T));
+    rows_ = std::make_unique<omp_target::Buffer>(number_, slots * sizeof(std::int64_t));
+    const std::vector<int> zero(static_cast<std::size_t>(max_teams_) + 2, 0);
+    flags_ = std::make_unique<omp_target::Buffer>(number_, zero.size() * sizeof(int));
+    flags_->upload(zero.data(), flags_->bytes());
+#endif
     reset();
   }
 
@@ -71,10 +92,26 @@ class OmpTargetOperations final : public Operations {
 
   void configure(const BlockedConfig& c) override {
     config_ = c;
-    const auto tile = c.gemm_params.find("tile");
-    tile_ = tile == c.gemm_params.end() ? 32 : std::max<std::int64_t>(1, tile->second);
+    const auto get = [&](const char* name, int fallback) {
+      const auto it = c.gemm_params.find(name);
+      return it == c.gemm_params.end() ? fallback : static_cast<int>(it->second);
+    };
+    tile_ = std::max(1, get("tile", 32));
+    tuned_ = {get("tm", 4), get("tn", 4), get("work_group_size", 256), get("warps_m", 2)};
   }
 
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  void getf2(std::int64_t j, std::int64_t w) override {
+    check_leaf(w);
+    for (std::int64_t c = j; c <= j + w; ++c) column_step(j, w, c);
+    if (!checked_) {
+      int flags[2] = {0, 0};
+      flags_->download(flags, sizeof flags);
+      omp_target::check_ran_where_asked(device_, flags[1] != 0, "LU's panel region");
+      checked_ = true;
+    }
+  }
+#else
   void getf2(std::int64_t j, std::int64_t w) override {
     check_leaf(w);
     const std::int64_t n = n_;
@@ -126,6 +163,7 @@ class OmpTargetOperations final : public Operations {
       checked_ = true;
     }
   }
+#endif
 
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || k0 >= k1) return;
@@ -163,6 +201,11 @@ class OmpTargetOperations final : public Operations {
             std::int64_t k1) override {
     if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
     T* a = matrix();
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    const std::int64_t ld = n_;
+    return gemm::omp_tuned::dispatch<T>(number_, tuned_, r1 - r0, c1 - c0, k1 - k0, T(-1), a + r0 + k0 * ld, ld,
+                                        a + k0 + c0 * ld, ld, false, T(1), a + r0 + c0 * ld, ld);
+#endif
     const std::int64_t n = n_, tile = tile_;
     const std::int64_t tiles_r = (r1 - r0 + tile - 1) / tile, tiles_c = (c1 - c0 + tile - 1) / tile;
     const int dev = number_;
@@ -182,6 +225,21 @@ class OmpTargetOperations final : public Operations {
       }
   }
 
+  nlohmann::json gap_causes() const override {
+    nlohmann::json causes = nlohmann::json::array();
+    if (device_.type != "gpu") return causes;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    causes.push_back(gap_cause("api", "the panel by a region per column: OpenMP has no barrier across a region's "
+                                      "teams, where CUDA's leaf meets at a grid barrier of a cooperative launch"));
+#else
+    causes.push_back(gap_cause("compiler", "the panel in one region of one team, on one SM: at GCC 12's 0.4 ms a "
+                                           "region, a region per column would cost more"));
+#endif
+    causes.push_back(gap_cause("gpubench", std::string("the trailing updates' GEMM: ") + gemm::omp_tuned::no_tensor_path));
+    if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
+    return causes;
+  }
+
   void vendor() override { throw DeviceError("OpenMP target offload has no LU library of its own"); }
 
   StudyRun study(Variant v, StepTimes*, double) override {
@@ -189,6 +247,117 @@ class OmpTargetOperations final : public Operations {
   }
 
  private:
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  static constexpr int panel_threads = 256;
+
+  // One region of the panel [j, j + w): for c > j, column c - 1 scaled by its pivot and the
+  // panel's columns right of it updated (rows c ..); for c < j + w, column c's pivot found over
+  // the same rows, row c and the pivot's row swapped across the panel, ipiv[c] set. Each thread
+  // keeps its rows' best candidate (the largest |a(r, c)|, the first row that has it), each team
+  // combines its threads' in a tree over device memory, and the last team to finish (the counter
+  // flags[0]) combines the teams' and swaps: it starts only after every other team's rows are
+  // written, so no team waits for another. flags[1]: whether the region ran on the initial device;
+  // flags[2 + team]: whether the team was the last.
+  void column_step(std::int64_t j, std::int64_t w, std::int64_t c) {
+    T* a = matrix();
+    int* piv = pivots();
+    T* values = static_cast<T*>(values_->data());
+    std::int64_t* rows = static_cast<std::int64_t*>(rows_->data());
+    int* flags = static_cast<int*>(flags_->data());
+    const std::int64_t n = n_, end = j + w, u = c - 1;
+    const bool update = c > j, search = c < end;
+    const int stride = panel_threads;
+    const int teams = static_cast<int>(std::clamp<std::int64_t>((n - c + stride - 1) / stride, 1, max_teams_));
+    const int dev = number_;
+#pragma omp target teams num_teams(teams) thread_limit(stride) device(dev) is_device_ptr(a, piv, values, rows, flags)
+#pragma omp parallel num_threads(stride)
+    {
+      const int nteams = omp_get_num_teams(), team = omp_get_team_num();
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      if (team == 0 && t == 0) flags[1] = omp_is_initial_device();
+      const T pivot = update ? a[u + u * n] : T(1);
+      T best = -1;
+      std::int64_t best_row = n;
+      for (std::int64_t r = c + std::int64_t(team) * nt + t; r < n; r += std::int64_t(nteams) * nt) {
+        if (update && pivot != T(0)) {
+          const T l = a[r + u * n] / pivot;
+          a[r + u * n] = l;
+          for (std::int64_t k = c; k < end; ++k) a[r + k * n] -= l * a[u + k * n];
+        }
+        if (search) {
+          const T v = std::abs(a[r + c * n]);
+          if (v > best) {  // a thread's rows ascend: the first of equal ones stays
+            best = v;
+            best_row = r;
+          }
+        }
+      }
+      if (search) {
+        T* tv = values + std::int64_t(team) * stride;
+        std::int64_t* tr = rows + std::int64_t(team) * stride;
+        const auto better = [](T v, std::int64_t r, T than, std::int64_t than_row) {
+          return v > than || (v == than && r < than_row);
+        };
+        // The team's best into its slot 0 (a tree; nt need not be a power of two).
+        tv[t] = best;
+        tr[t] = best_row;
+        for (int s = 1; s < nt; s *= 2) {
+#pragma omp barrier
+          if (t % (2 * s) == 0 && t + s < nt && better(tv[t + s], tr[t + s], tv[t], tr[t])) {
+            tv[t] = tv[t + s];
+            tr[t] = tr[t + s];
+          }
+        }
+#pragma omp flush
+#pragma omp barrier
+        if (t == 0) {
+          int done = 0;
+#pragma omp atomic capture seq_cst
+          done = flags[0]++;
+          flags[2 + team] = done == nteams - 1;
+        }
+#pragma omp barrier
+#pragma omp flush
+        if (flags[2 + team]) {  // the last team: every team's best, then the swap
+          T v = -1;
+          std::int64_t row = n;
+          for (int q = t; q < nteams; q += nt)
+            if (better(values[std::int64_t(q) * stride], rows[std::int64_t(q) * stride], v, row)) {
+              v = values[std::int64_t(q) * stride];
+              row = rows[std::int64_t(q) * stride];
+            }
+#pragma omp barrier
+          tv[t] = v;
+          tr[t] = row;
+          for (int s = 1; s < nt; s *= 2) {
+#pragma omp barrier
+            if (t % (2 * s) == 0 && t + s < nt && better(tv[t + s], tr[t + s], tv[t], tr[t])) {
+              tv[t] = tv[t + s];
+              tr[t] = tr[t + s];
+            }
+          }
+#pragma omp barrier
+          const bool swap = tv[0] > T(0) && tr[0] != c;
+          const std::int64_t p = swap ? tr[0] : c;
+          for (std::int64_t k = j + t; k < end; k += nt) {
+            const T x = a[c + k * n];
+            a[c + k * n] = a[p + k * n];
+            a[p + k * n] = x;
+          }
+          if (t == 0) {
+            piv[c] = static_cast<int>(p);
+            flags[0] = 0;
+            flags[2 + team] = 0;
+          }
+        }
+      }
+    }
+  }
+
+  int max_teams_ = 1;
+  std::unique_ptr<omp_target::Buffer> values_, rows_, flags_;
+#endif
+
   // Forward substitution, one column of B per lane.
   void solve(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) {
     T* a = matrix();
@@ -216,6 +385,7 @@ class OmpTargetOperations final : public Operations {
   bool checked_ = false;  // whether this factorization's first panel said where it ran
   BlockedConfig config_;
   std::int64_t tile_ = 32;
+  gemm::omp_tuned::Shape tuned_;
   double start_ = 0, last_ = 0;
   bool marked_ = false;
 };
@@ -233,6 +403,10 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
     gpubench::lu::BackendTraits{"",
                                 {gpubench::lu::Variant::blocked},
                                 true,
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+                                [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"tuned"}; },
+#else
                                 [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
+#endif
                                 false,
                                 "OpenMP target offload has no LU library of its own"});

@@ -153,6 +153,14 @@ TEST_P(OmpTargetCompilers, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
     ops->upload(shape, m, m, m);
     ops->run(gemm::Variant::naive, {}, 1.0, 0.0);
   });
+  if (backend == "omp_target_clang")
+    expect_fallback("gemm tuned", [&] {
+      auto ops = (*gemm::find_operations(backend))(planted, Precision::f64);
+      const gemm::Shape shape{8, 8, 8, false, "8"};
+      const std::vector<double> m(64, 1.0);
+      ops->upload(shape, m, m, m);
+      ops->run(gemm::Variant::tuned, {}, 1.0, 0.0);
+    });
   expect_fallback("ep", [&] {
     auto ops = (*ep::find_operations(backend))(planted);
     ops->tally(std::uint64_t{1} << 20, ep::Variant::reduce, grid::params(32, 1));
@@ -178,6 +186,38 @@ TEST_P(OmpTargetCompilers, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
   });
 }
 
+// On a GPU each suite's records say where it takes a slower path than CUDA's and why (the ledger of
+// `gpubench report models`): GEMM's and LU's missing tensor-core path, FT's missing fast variant,
+// LU's panel, and GCC's code generation on GCC's build only. On the host, nothing.
+TEST_P(OmpTargetCompilers, TheRecordsNameTheGapsOnAGpu) {
+  const std::string backend = GetParam();
+  const bool gcc = backend == "omp_target";
+  DeviceInfo gpu = devices().back();
+  gpu.type = "gpu";
+  const auto text = [](const nlohmann::json& causes) {
+    std::string all;
+    for (const auto& c : causes) all += c.at("by").get<std::string>() + ": " + c.at("cause").get<std::string>() + "\n";
+    return all;
+  };
+  const std::string gemm_causes = text((*gemm::find_operations(backend))(gpu, Precision::f64)->gap_causes(gemm::Variant::tiled));
+  EXPECT_NE(gemm_causes.find("gpubench: no tensor-core path on OpenMP offload"), std::string::npos) << gemm_causes;
+  EXPECT_EQ(gemm_causes.find("compiler: GCC 12's nvptx offload") != std::string::npos, gcc) << gemm_causes;
+  const std::string lu_causes = text((*lu::find_operations(backend))(gpu, Precision::f64)->gap_causes());
+  EXPECT_NE(lu_causes.find(gcc ? "compiler: the panel in one region of one team" : "api: the panel by a region per column"),
+            std::string::npos) << lu_causes;
+  EXPECT_NE(lu_causes.find("the trailing updates' GEMM: no tensor-core path"), std::string::npos) << lu_causes;
+  const std::string ft_causes = text((*ft::find_operations(backend))(gpu)->gap_causes());
+  EXPECT_NE(ft_causes.find("gpubench: only NAS's algorithm"), std::string::npos) << ft_causes;
+  const std::string ep_causes = text((*ep::find_operations(backend))(gpu)->gap_causes());
+  EXPECT_EQ(ep_causes.find("compiler: GCC 12's nvptx offload") != std::string::npos, gcc) << ep_causes;
+  const cg::CsrMatrix a = cg::poisson2d(8);
+  const std::string cg_causes = text((*cg::find_operations(backend))(gpu, a, Precision::f64, {})->gap_causes());
+  EXPECT_EQ(cg_causes.find("compiler: GCC 12's nvptx offload") != std::string::npos, gcc) << cg_causes;
+  // The host's records carry none.
+  EXPECT_TRUE((*gemm::find_operations(backend))(devices().back(), Precision::f64)->gap_causes(gemm::Variant::tiled).empty());
+  EXPECT_TRUE((*ft::find_operations(backend))(devices().back())->gap_causes().empty());
+}
+
 TEST(OmpTarget, DeviceMemoryRoundTrips) {
   const int device = omp_target::devices().front().index;
   omp_target::Buffer a(device, 64 * sizeof(double)), b(device, 64 * sizeof(double));
@@ -194,6 +234,23 @@ TEST_P(OmpTargetCompilers, GemmVerifiesInBothPrecisions) {
   for (const char* row : {"naive    f32", "naive    f64", "tiled    f32", "tiled    f64"})
     EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
   run("--suite gemm --problem 50x70x30:TN --precision f64 --variant tiled --repetitions 2");
+  if (GetParam() != "omp_target_clang") {
+    EXPECT_EQ(out.find("tuned    f"), std::string::npos) << "GCC's build lists no tuned kernel\n" << out;
+    return;
+  }
+  // Clang's tuned kernel (register blocks): both precisions, A transposed, C's edges in every
+  // direction (50 x 70 is no whole block of any shape), and a sweep over its shapes.
+  for (const char* row : {"tuned    f32", "tuned    f64"}) EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  run("--suite gemm --problem 50x70x30:TN --precision f32,f64 --variant tuned --repetitions 2");
+  const std::string db = ::testing::TempDir() + "omp-clang-gemm-tuned-db";
+  std::filesystem::remove_all(db);
+  const test::Result swept = test::gpubench(
+      "sweep --suite gemm --backend omp_target_clang --problem 33x65x17 --precision f64 --kernel tuned "
+      "--param tm=2,8 --param tn=2,4 --param work_group_size=64 --param warps_m=1,2 --strategy exhaustive --tuning-db " + db);
+  EXPECT_EQ(swept.exit_code, 0) << swept.output;
+  EXPECT_NE(swept.output.find("8 configurations"), std::string::npos) << swept.output;
+  EXPECT_NE(swept.output.find("0 failed"), std::string::npos) << swept.output;
+  std::filesystem::remove_all(db);
 }
 
 TEST_P(OmpTargetCompilers, EpVerifiesBothReductions) {
@@ -243,6 +300,9 @@ TEST_P(OmpTargetCompilers, LuBlockedVerifiesInBothPrecisions) {
   for (const char* row : {"blocked  f32", "blocked  f64"})
     EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
   EXPECT_NE(out.find("vendor on " + GetParam() + ": OpenMP target offload has no LU library of its own"), std::string::npos) << out;
+  // Clang's panel takes a team per 256 rows (column_step): 600 rows are three teams, whose last
+  // one to finish combines their pivots.
+  if (GetParam() == "omp_target_clang") run("--suite lu --problem 600 --precision f64 --variant blocked --repetitions 1");
 }
 
 // Neither offload backend has a probe: its device takes the roof that a backend with one stored for
