@@ -41,7 +41,8 @@ class OmpTargetOperations final : public Operations {
   }
 
   double run(Variant v, const Params& params, double alpha, double beta) override {
-    if (v == Variant::tuned && tuned_here) return run_tuned(params, alpha, beta);
+    if constexpr (tuned_here)
+      if (v == Variant::tuned) return run_tuned(params, alpha, beta);
     if (v != Variant::naive && v != Variant::tiled)
       throw DeviceError(std::string(omp_target::backend_name) + " runs GEMM's naive and tiled variants, not " + to_string(v));
     c_->copy_from(*c0_);

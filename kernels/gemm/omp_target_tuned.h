@@ -10,7 +10,10 @@
 // The loop order is the one Clang's SPMD mode gives consecutive threads consecutive iterations
 // (and a team work_group_size consecutive ones); another mapping still computes every block once,
 // only with less reuse. GCC's nvptx runs an OpenMP thread per warp and no simd lanes here, so only
-// the Clang build lists the kernel (GCC's OpenMP GEMM stays the naive and tiled loops).
+// the Clang build lists the kernel (GCC's OpenMP GEMM stays the naive and tiled loops). On the
+// H200, DGEMM 4096: 23.3 ms (5.9 TFLOP/s, swept: tm 4, tn 4, 128 threads in 2 x 2 warps) against
+// the tiled loop's 94.6 and CUDA's shared-memory tuned kernel's 7.4
+// (reports/data/h200-2026-12-02-evening-issue57).
 #pragma once
 
 #include <omp.h>

@@ -13,12 +13,13 @@
 // the host fails (omp_target::check_ran_where_asked).
 //
 // Clang's build takes another shape for the panel and the GEMM: one team on one SM was 1071 ms of
-// LU 8192's 2053 on the H200, and a region costs Clang's runtime microseconds, not GCC's 0.4 ms.
-// So its getf2 is a region per column over many teams (column_step: the previous column's scaling
-// and update, fused with the search for this column's pivot; the last team to finish, told by a
-// counter in device memory, combines the teams' candidates and swaps the rows, so no team waits
-// for another and nothing needs the teams to be resident at once), and its GEMM is GEMM's tuned
-// kernel (kernels/gemm/omp_target_tuned.h), each thread a register block of the update.
+// LU 8192's 2053 on the H200, and a region costs Clang's runtime about 30 us (an empty one, on the
+// H200), not GCC's 0.4 ms. So its getf2 is, for panels of 2048 rows or more, a region per column
+// over many teams (column_step: the previous column's scaling and update, fused with the search
+// for this column's pivot; the last team to finish, told by a counter in device memory, combines
+// the teams' candidates and swaps the rows, so no team waits for another and nothing needs the
+// teams to be resident at once), and its GEMM is GEMM's tuned kernel
+// (kernels/gemm/omp_target_tuned.h), each thread a register block of the update.
 #include <omp.h>
 
 #include <algorithm>
@@ -101,9 +102,10 @@ class OmpTargetOperations final : public Operations {
   }
 
   // Clang: a region per column (column_step) where the panel has at least column_step_rows rows
-  // on a GPU (on the initial device every panel, where CI tests it), the one team's region below: on the H200 each of Clang's regions costs 30 us or more (an
-  // empty one: reports/data/h200-2026-12-02-evening-issue57), so that LU 2048 took 186 ms with
-  // column steps everywhere against 141 with one team, and LU 8192 464-1054 against 2053.
+  // on a GPU (on the initial device every panel, where CI tests it), the one team's region below:
+  // on the H200 each of Clang's regions costs 30 us or more (an empty one:
+  // reports/data/h200-2026-12-02-evening-issue57), so that LU 2048 took 186 ms with column steps
+  // everywhere against 141 with one team, and LU 8192 464-1054 against 2053.
   void getf2(std::int64_t j, std::int64_t w) override {
     check_leaf(w);
 #ifdef GPUBENCH_OMP_TARGET_CLANG
