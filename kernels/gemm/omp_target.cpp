@@ -124,11 +124,7 @@ class OmpTargetOperations final : public Operations {
   // is B (n x k, leading dimension n), its B is A^T, whose (l, i) is a[i k + l] (A transposed in
   // memory: a[l m + i]).
   double run_tuned(const Params& params, double alpha, double beta) {
-    const auto get = [&](const char* name, int fallback) {
-      const auto it = params.find(name);
-      return it == params.end() ? fallback : static_cast<int>(it->second);
-    };
-    const omp_tuned::Shape s{get("tm", 4), get("tn", 4), get("work_group_size", 256), get("warps_m", 2)};
+    const omp_tuned::Shape s = omp_tuned::shape_of(params);
     c_->copy_from(*c0_);
     const std::int64_t m = shape_.m, n = shape_.n, k = shape_.k;
     const bool ta = shape_.transpose_a;

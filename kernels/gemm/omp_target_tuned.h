@@ -35,6 +35,17 @@ struct Shape {
   int tm = 4, tn = 4, threads = 256, warps_m = 2;
 };
 
+// The shape a launch's parameters name (tm, tn, work_group_size, warps_m), the defaults for those
+// it lacks (GEMM's heuristic, kernels/gemm/suite.cpp's omp_tuned_heuristic).
+template <typename Params>
+Shape shape_of(const Params& params) {
+  const auto get = [&](const char* name, int fallback) {
+    const auto it = params.find(name);
+    return it == params.end() ? fallback : static_cast<int>(it->second);
+  };
+  return {get("tm", 4), get("tn", 4), get("work_group_size", 256), get("warps_m", 2)};
+}
+
 // The tm x tn elements of C of thread `t` of block `block` (blocks_m blocks down C's rows).
 #pragma omp declare target
 template <typename T, int TM, int TN>

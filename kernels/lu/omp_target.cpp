@@ -93,12 +93,9 @@ class OmpTargetOperations final : public Operations {
 
   void configure(const BlockedConfig& c) override {
     config_ = c;
-    const auto get = [&](const char* name, int fallback) {
-      const auto it = c.gemm_params.find(name);
-      return it == c.gemm_params.end() ? fallback : static_cast<int>(it->second);
-    };
-    tile_ = std::max(1, get("tile", 32));
-    tuned_ = {get("tm", 4), get("tn", 4), get("work_group_size", 256), get("warps_m", 2)};
+    const auto tile = c.gemm_params.find("tile");
+    tile_ = tile == c.gemm_params.end() ? 32 : std::max<std::int64_t>(1, tile->second);
+    tuned_ = gemm::omp_tuned::shape_of(c.gemm_params);
   }
 
   // Clang: a region per column (column_step) where the panel has at least column_step_rows rows
