@@ -8,8 +8,9 @@
 // 1173 with the rows in `parallel for` and `simd` over each row). A, B and C stay on the device
 // (omp_target_alloc); C is reset from C0 there before each timed region. Each region also says
 // whether it ran on the initial device: a point asked of a GPU that ran on the host fails
-// (omp_target::check_ran_where_asked). On Clang also tuned: each thread a register block of C
-// (kernels/gemm/omp_target_tuned.h).
+// (omp_target::check_ran_where_asked). On Clang also tuned, each thread a register block of C
+// (kernels/gemm/omp_target_tuned.h), and tensor, f64 on a GPU's FP64 tensor cores through inline
+// PTX (kernels/gemm/omp_target_tensor.h).
 #include <omp.h>
 
 #include <algorithm>
@@ -20,6 +21,9 @@
 #include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/omp_target_tuned.h"
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+#include "kernels/gemm/omp_target_tensor.h"
+#endif
 #include "kernels/gemm/operations.hpp"
 
 namespace gpubench::gemm {
@@ -43,6 +47,10 @@ class OmpTargetOperations final : public Operations {
   double run(Variant v, const Params& params, double alpha, double beta) override {
     if constexpr (tuned_here)
       if (v == Variant::tuned) return run_tuned(params, alpha, beta);
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if constexpr (std::is_same_v<T, double>)
+      if (v == Variant::tensor) return run_tensor(params, alpha, beta);
+#endif
     if (v != Variant::naive && v != Variant::tiled)
       throw DeviceError(std::string(omp_target::backend_name) + " runs GEMM's naive and tiled variants, not " + to_string(v));
     c_->copy_from(*c0_);
@@ -105,10 +113,20 @@ class OmpTargetOperations final : public Operations {
 
   std::string mode(Variant) const override { return device_.platform; }
 
-  nlohmann::json gap_causes(Variant) const override {
+  nlohmann::json gap_causes(Variant v) const override {
     nlohmann::json causes = nlohmann::json::array();
     if (device_.type != "gpu") return causes;
-    causes.push_back(gap_cause("gpubench", omp_tuned::no_tensor_path));
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (v == Variant::tensor) {
+      causes.push_back(gap_cause("compiler", omp_tensor::team_memory_gap));
+      causes.push_back(gap_cause("gpubench", omp_tensor::own_gap));
+    } else {
+      causes.push_back(gap_cause("gpubench", "the FMA units: Clang's tensor-core path is the tensor variant"));
+    }
+#else
+    (void)v;
+    causes.push_back(gap_cause("compiler", omp_tuned::no_tensor_path));
+#endif
     if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
     return causes;
   }
@@ -138,6 +156,32 @@ class OmpTargetOperations final : public Operations {
     return seconds;
   }
 
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  // The same transposition as run_tuned's. The region leaves the status where it ran on the GPU
+  // with its warps (status_, set to 0 before), else says why not: read after the timed region.
+  double run_tensor(const Params& params, double alpha, double beta) {
+    const omp_tensor::Shape s = omp_tensor::shape_of(params);
+    c_->copy_from(*c0_);
+    if (!status_) status_ = std::make_unique<omp_target::Buffer>(number_, sizeof(int));
+    const int zero = 0;
+    status_->upload(&zero, sizeof zero);
+    const std::int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+    const bool ta = shape_.transpose_a;
+    const double start = omp_get_wtime();
+    omp_tensor::dispatch(number_, s, n, m, k, alpha, static_cast<const double*>(b_->data()), n,
+                         static_cast<const double*>(a_->data()), ta ? m : k, ta, beta, static_cast<double*>(c_->data()), n,
+                         static_cast<int*>(status_->data()));
+    const double seconds = omp_get_wtime() - start;
+    int status = 0;
+    status_->download(&status, sizeof status);
+    omp_target::check_ran_where_asked(device_, status == 1, "GEMM's tensor region");
+    if (status == 2)
+      throw DeviceError("GEMM's tensor region on " + device_.name + " ran with fewer threads than its " +
+                        std::to_string(32 * s.wm * s.wn) + " (the warps its block of C needs)");
+    return seconds;
+  }
+#endif
+
   std::unique_ptr<omp_target::Buffer> put(const std::vector<double>& values) const {
     std::vector<T> host(values.begin(), values.end());
     auto buffer = std::make_unique<omp_target::Buffer>(number_, host.size() * sizeof(T));
@@ -148,7 +192,7 @@ class OmpTargetOperations final : public Operations {
   DeviceInfo device_;
   int number_;
   Shape shape_;
-  std::unique_ptr<omp_target::Buffer> a_, b_, c0_, c_;
+  std::unique_ptr<omp_target::Buffer> a_, b_, c0_, c_, status_;
 };
 
 }  // namespace
@@ -163,9 +207,16 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
     },
     gpubench::gemm::BackendTraits{"",
 #ifdef GPUBENCH_OMP_TARGET_CLANG
-                                  {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned},
+                                  {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled, gpubench::gemm::Variant::tuned,
+                                   gpubench::gemm::Variant::tensor},
+                                  [](const gpubench::DeviceInfo& d, gpubench::gemm::Variant v, gpubench::Precision p) -> std::string {
+                                    if (v != gpubench::gemm::Variant::tensor) return {};
+                                    if (p == gpubench::Precision::f32) return "tensor runs f64 only (FP64 tensor cores)";
+                                    if (d.type != "gpu") return "tensor runs on an NVIDIA GPU's FP64 tensor cores, which the initial device (the host) lacks";
+                                    return {};
+                                  },
 #else
                                   {gpubench::gemm::Variant::naive, gpubench::gemm::Variant::tiled},
-#endif
                                   nullptr,
+#endif
                                   "OpenMP target offload has no BLAS of its own"});

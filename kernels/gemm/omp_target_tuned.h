@@ -25,11 +25,13 @@
 
 namespace gpubench::gemm::omp_tuned {
 
-// Why OpenMP offload's GEMM is on the FMA units where CUDA's and OpenCL's tensor variant is not, for
-// the records' gap causes (GEMM's and LU's).
+// Why GCC's OpenMP offload's GEMM is on the FMA units where CUDA's and OpenCL's tensor variant is
+// not, for the records' gap causes (GEMM's and LU's). Clang's build has a tensor variant.
 inline const char* no_tensor_path =
-    "no tensor-core path on OpenMP offload: OpenMP has no construct for the FP64 tensor cores, and gpubench "
-    "has written no inline PTX mma.sync into a target region (Clang would take it); the FMA units only";
+    "no tensor-core path on GCC's OpenMP offload: OpenMP has no construct for the FP64 tensor cores, and mma.sync "
+    "needs each lane of a warp to hold its own fragment where GCC's nvptx runs an OpenMP thread per warp and "
+    "places its simd lanes itself, so no inline PTX can name a lane's registers (Clang's build has the tensor "
+    "variant); the FMA units only";
 
 struct Shape {
   int tm = 4, tn = 4, threads = 256, warps_m = 2;

@@ -114,6 +114,23 @@ TunableSpace omp_tuned_space(const DeviceInfo& device) {
   return space;
 }
 Params omp_tuned_heuristic() { return {{"tm", 4}, {"tn", 4}, {"work_group_size", 256}, {"warps_m", 2}}; }
+// Clang's OpenMP tensor kernel (omp_target_tensor.h): CUDA's tensor variant's names, the
+// configurations the module builds (within the 48 KB of team memory LLVM 19's runtime gives a
+// kernel); the heuristic 64 x 64 blocks of 2 x 2 warps in two stages.
+TunableSpace omp_tensor_space() {
+  TunableSpace space{{Tunable::list("bm", {32, 64}), Tunable::list("bn", {32, 64}), Tunable::list("wm", {2}),
+                      Tunable::list("wn", {2, 4}), Tunable::list("stages", {2, 3})},
+                     {}};
+  space.constraints.push_back({"a configuration Clang's module builds: 64 x 64 of 2 x 2 or 2 x 4 warps in 2 stages, "
+                               "32 x 64 and 64 x 32 of 2 x 2 in 3 (48 KB of team memory)",
+                               [](const Params& q) {
+                                 const auto bm = q.at("bm"), bn = q.at("bn"), wn = q.at("wn"), st = q.at("stages");
+                                 if (bm == 64 && bn == 64) return st == 2;
+                                 return bm + bn == 96 && wn == 2 && st == 3;
+                               }});
+  return space;
+}
+Params omp_tensor_heuristic() { return {{"bm", 64}, {"bn", 64}, {"wm", 2}, {"wn", 2}, {"stages", 2}}; }
 // The packed loop's depth kc (the heuristic 512: best of these on a 2-core AVX-512 EPYC at 2048, f32 and f64).
 TunableSpace packed_space() { return {{Tunable::list("kc", {128, 192, 256, 384, 512})}, {}}; }
 Params packed_heuristic() { return {{"kc", 512}}; }
@@ -182,6 +199,7 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
     return {std::move(space), std::move(heuristic)};
   }
   if (v == Variant::tuned && device.backend.starts_with("omp_target")) return {omp_tuned_space(device), omp_tuned_heuristic()};
+  if (v == Variant::tensor && device.backend.starts_with("omp_target")) return {omp_tensor_space(), omp_tensor_heuristic()};
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
   if (v == Variant::tensor) return {tensor_space(device), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};

@@ -19,19 +19,25 @@
 // for this column's pivot; the last team to finish, told by a counter in device memory, combines
 // the teams' candidates and swaps the rows, so no team waits for another and nothing needs the
 // teams to be resident at once), and its GEMM is GEMM's tuned kernel
-// (kernels/gemm/omp_target_tuned.h), each thread a register block of the update.
+// (kernels/gemm/omp_target_tuned.h), each thread a register block of the update, or in f64 on a
+// GPU GEMM's tensor kernel (kernels/gemm/omp_target_tensor.h, the FP64 tensor cores), as the
+// update's kernel list offers and the tuning chooses.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/omp_target/omp_target.hpp"
 #include "bench/suite.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/omp_target_tuned.h"
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+#include "kernels/gemm/omp_target_tensor.h"
+#endif
 #include "kernels/lu/operations.hpp"
 
 namespace gpubench::lu {
@@ -96,6 +102,10 @@ class OmpTargetOperations final : public Operations {
     const auto tile = c.gemm_params.find("tile");
     tile_ = tile == c.gemm_params.end() ? 32 : std::max<std::int64_t>(1, tile->second);
     tuned_ = gemm::omp_tuned::shape_of(c.gemm_params);
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    tensor_ = c.gemm_variant == "tensor";
+    tensor_shape_ = gemm::omp_tensor::shape_of(c.gemm_params);
+#endif
   }
 
   // Clang: a region per column (column_step) where the panel has at least column_step_rows rows
@@ -210,6 +220,10 @@ class OmpTargetOperations final : public Operations {
     T* a = matrix();
 #ifdef GPUBENCH_OMP_TARGET_CLANG
     const std::int64_t ld = n_;
+    if constexpr (std::is_same_v<T, double>)
+      if (tensor_)
+        return gemm::omp_tensor::dispatch(number_, tensor_shape_, r1 - r0, c1 - c0, k1 - k0, -1.0, a + r0 + k0 * ld, ld,
+                                          a + k0 + c0 * ld, ld, false, 1.0, a + r0 + c0 * ld, ld, nullptr);
     return gemm::omp_tuned::dispatch<T>(number_, tuned_, r1 - r0, c1 - c0, k1 - k0, T(-1), a + r0 + k0 * ld, ld,
                                         a + k0 + c0 * ld, ld, false, T(1), a + r0 + c0 * ld, ld);
 #endif
@@ -244,7 +258,15 @@ class OmpTargetOperations final : public Operations {
     causes.push_back(gap_cause("compiler", "the panel in one region of one team, on one SM: at GCC 12's 0.4 ms a "
                                            "region, a region per column would cost more"));
 #endif
-    causes.push_back(gap_cause("gpubench", std::string("the trailing updates' GEMM: ") + gemm::omp_tuned::no_tensor_path));
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (tensor_)
+      causes.push_back(gap_cause("compiler", std::string("the trailing updates' GEMM: ") + gemm::omp_tensor::team_memory_gap));
+    else
+      causes.push_back(gap_cause("gpubench", "the trailing updates' GEMM on the FMA units (GEMM's tuned kernel; "
+                                             "the tensor kernel runs f64 only)"));
+#else
+    causes.push_back(gap_cause("compiler", std::string("the trailing updates' GEMM: ") + gemm::omp_tuned::no_tensor_path));
+#endif
     if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
     return causes;
   }
@@ -396,6 +418,10 @@ class OmpTargetOperations final : public Operations {
   BlockedConfig config_;
   std::int64_t tile_ = 32;
   gemm::omp_tuned::Shape tuned_;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  bool tensor_ = false;  // the updates on GEMM's tensor kernel (f64 on a GPU)
+  gemm::omp_tensor::Shape tensor_shape_;
+#endif
   double start_ = 0, last_ = 0;
   bool marked_ = false;
 };
@@ -414,7 +440,12 @@ GPUBENCH_REGISTER_LU_OPERATIONS(
                                 {gpubench::lu::Variant::blocked},
                                 true,
 #ifdef GPUBENCH_OMP_TARGET_CLANG
-                                [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"tuned"}; },
+                                // GEMM's tensor kernel (FP64 mma.sync through inline PTX) where there are tensor cores.
+                                [](const gpubench::DeviceInfo& d, gpubench::Precision p) {
+                                  if (p == gpubench::Precision::f64 && d.type == "gpu")
+                                    return std::vector<std::string>{"tensor", "tuned"};
+                                  return std::vector<std::string>{"tuned"};
+                                },
 #else
                                 [](const gpubench::DeviceInfo&, gpubench::Precision) { return std::vector<std::string>{"tiled"}; },
 #endif

@@ -161,6 +161,14 @@ TEST_P(OmpTargetCompilers, EverySuiteFailsByNameWhenItsGpuRegionsRanOnTheHost) {
       ops->upload(shape, m, m, m);
       ops->run(gemm::Variant::tuned, {}, 1.0, 0.0);
     });
+  if (backend == "omp_target_clang")
+    expect_fallback("gemm tensor", [&] {
+      auto ops = (*gemm::find_operations(backend))(planted, Precision::f64);
+      const gemm::Shape shape{8, 8, 8, false, "8"};
+      const std::vector<double> m(64, 1.0);
+      ops->upload(shape, m, m, m);
+      ops->run(gemm::Variant::tensor, {}, 1.0, 0.0);
+    });
   expect_fallback("ep", [&] {
     auto ops = (*ep::find_operations(backend))(planted);
     ops->tally(std::uint64_t{1} << 20, ep::Variant::reduce, grid::params(32, 1));
@@ -210,12 +218,27 @@ TEST_P(OmpTargetCompilers, TheRecordsNameTheGapsOnAGpu) {
     return all;
   };
   const std::string gemm_causes = text((*gemm::find_operations(backend))(gpu, Precision::f64)->gap_causes(gemm::Variant::tiled));
-  EXPECT_NE(gemm_causes.find("gpubench: no tensor-core path on OpenMP offload"), std::string::npos) << gemm_causes;
+  EXPECT_NE(gemm_causes.find(gcc ? "compiler: no tensor-core path on GCC's OpenMP offload"
+                                 : "gpubench: the FMA units: Clang's tensor-core path is the tensor variant"),
+            std::string::npos) << gemm_causes;
   EXPECT_EQ(gemm_causes.find("compiler: GCC 12's nvptx offload") != std::string::npos, gcc) << gemm_causes;
-  const std::string lu_causes = text((*lu::find_operations(backend))(gpu, Precision::f64)->gap_causes());
+  auto lu_ops = (*lu::find_operations(backend))(gpu, Precision::f64);
+  lu::BlockedConfig tensor_updates;
+  tensor_updates.gemm_variant = "tensor";
+  lu_ops->configure(tensor_updates);
+  const std::string lu_causes = text(lu_ops->gap_causes());
   EXPECT_NE(lu_causes.find(gcc ? "compiler: the panel in one region of one team" : "api: the panel by a region per column"),
             std::string::npos) << lu_causes;
-  EXPECT_NE(lu_causes.find("the trailing updates' GEMM: no tensor-core path"), std::string::npos) << lu_causes;
+  EXPECT_NE(lu_causes.find(gcc ? "compiler: the trailing updates' GEMM: no tensor-core path"
+                               : "compiler: the trailing updates' GEMM: blocks of C of at most 64 x 64 in 48 KB"),
+            std::string::npos) << lu_causes;
+  if (!gcc) {  // Clang's tensor variant: the runtime's 48 KB, and what gpubench has not written
+    const std::string tensor_causes =
+        text((*gemm::find_operations(backend))(gpu, Precision::f64)->gap_causes(gemm::Variant::tensor));
+    EXPECT_NE(tensor_causes.find("compiler: blocks of C of at most 64 x 64 in 48 KB of team memory"), std::string::npos)
+        << tensor_causes;
+    EXPECT_NE(tensor_causes.find("gpubench: 8-byte cp.async copies"), std::string::npos) << tensor_causes;
+  }
   const std::string ft_causes = text((*ft::find_operations(backend))(gpu)->gap_causes());
   EXPECT_NE(ft_causes.find("gpubench: only NAS's algorithm"), std::string::npos) << ft_causes;
   const std::string ep_causes = text((*ep::find_operations(backend))(gpu)->gap_causes());
@@ -259,6 +282,36 @@ TEST_P(OmpTargetCompilers, GemmVerifiesInBothPrecisions) {
       "--param tm=2,8 --param tn=2,4 --param work_group_size=64 --param warps_m=1,2 --strategy exhaustive --tuning-db " + db);
   EXPECT_EQ(swept.exit_code, 0) << swept.output;
   EXPECT_NE(swept.output.find("8 configurations"), std::string::npos) << swept.output;
+  EXPECT_NE(swept.output.find("0 failed"), std::string::npos) << swept.output;
+  std::filesystem::remove_all(db);
+}
+
+// Clang's tensor variant (FP64 mma.sync through inline PTX, kernels/gemm/omp_target_tensor.h): the
+// host has no tensor cores, so a run there lists the variant as refused, saying why; on a GPU it
+// verifies with C's edges in every direction in both layouts, and a sweep visits its four
+// configurations.
+TEST(OmpTarget, ClangTensorIsRefusedOnTheHostAndVerifiesOnAGpu) {
+  if (const std::string why = not_built_reason("omp_target_clang"); !why.empty()) GTEST_SKIP() << "omp_target_clang is not built: " << why;
+  ASSERT_EQ(load_backend("omp_target_clang"), "");
+  const std::vector<DeviceInfo> list = find_backend("omp_target_clang").devices();
+  const std::string host = "omp_target_clang:" + std::to_string(list.back().index);
+  const test::Result refused = test::gpubench("run --suite gemm --backend " + host + " --problem 64 --variant tensor --precision f64 --repetitions 1");
+  EXPECT_NE(refused.output.find("tensor runs on an NVIDIA GPU's FP64 tensor cores, which the initial device (the host) lacks"),
+            std::string::npos) << refused.output;
+  if (list.size() < 2 || list.front().type != "gpu") GTEST_SKIP() << "no GPU for Clang's offload here: the tensor kernel needs one";
+  const std::string gpu = "omp_target_clang:" + std::to_string(list.front().index);
+  for (const char* problem : {"200x136x77", "203x130x99:TN", "1000x1000x1000"}) {
+    const test::Result r = test::gpubench(std::string("run --suite gemm --backend ") + gpu + " --problem " + problem +
+                                          " --variant tensor --precision f64 --repetitions 2");
+    EXPECT_EQ(r.exit_code, 0) << problem << "\n" << r.output;
+    EXPECT_NE(r.output.find("tensor   f64"), std::string::npos) << problem << "\n" << r.output;
+  }
+  const std::string db = ::testing::TempDir() + "omp-clang-gemm-tensor-db";
+  std::filesystem::remove_all(db);
+  const test::Result swept = test::gpubench("sweep --suite gemm --backend " + gpu +
+                                            " --problem 97x65x33 --precision f64 --kernel tensor --strategy exhaustive --tuning-db " + db);
+  EXPECT_EQ(swept.exit_code, 0) << swept.output;
+  EXPECT_NE(swept.output.find("4 configurations"), std::string::npos) << swept.output;
   EXPECT_NE(swept.output.find("0 failed"), std::string::npos) << swept.output;
   std::filesystem::remove_all(db);
 }
