@@ -8,8 +8,8 @@
 // step's function with its arguments cast to the C types the spec gives them: the user's function
 // needs no C linkage and takes ordinary pointers (the device's, on an offload backend) and scalars.
 // Compiled objects are kept on disk ($GPUBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/gpubench/<cache>,
-// else ~/.cache/gpubench/<cache>), keyed by the whole text, the compiler, its version, its flags,
-// the device and the host's processor. A run is timed by the host's steady clock (the steps'
+// else ~/.cache/gpubench/<cache>), keyed by the whole text (the spec file's name, not its folder),
+// the compiler, its version, its flags, the device and the host's processor. A run is timed by the host's steady clock (the steps'
 // target regions are synchronous).
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -107,6 +107,31 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// `text` as the cache's key reads it: the file a `#line` names (kernels/spec/spec.cpp puts one
+// before a spec's OpenMP source) by its name alone, so that the same source, and so the same object,
+// is found from another checkout's path (a GPU machine running objects compiled elsewhere).
+std::string without_folders(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (line.starts_with("#line ")) {
+      const std::size_t open = line.find('"'), close = line.rfind('"');
+      if (open != std::string::npos && close > open) {
+        const std::string file = line.substr(open + 1, close - open - 1);
+        const std::size_t slash = file.rfind('/');
+        if (slash != std::string::npos) line = line.substr(0, open + 1) + file.substr(slash + 1) + line.substr(close);
+      }
+    }
+    out += line;
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
 }
 
 // What goes before a spec's OpenMP text: the launch geometry of the step that runs, and its device.
@@ -254,10 +279,10 @@ class OpenmpOperations final : public Operations {
     const std::string& cannot_compile = cannot_compile_;
     if (version_.empty() && toolchain_.built_version.empty()) throw DeviceError(cannot_compile);
     const std::string& version = version_.empty() ? toolchain_.built_version : version_;
-    std::string key = "gpubench openmp spec object 2\n" + info_.backend + "\n" + (toolchain_.device_in_key ? info_.name : "") +
+    std::string key = "gpubench openmp spec object 3\n" + info_.backend + "\n" + (toolchain_.device_in_key ? info_.name : "") +
                       "\n" + compiler + "\n" + version + "\n";
     for (std::size_t i = 1; i < command.size(); ++i) key += command[i] + "\n";
-    key += text;
+    key += without_folders(text);
     const std::string name = kernel_cache_hash(key);
     std::string dir = kernel_cache_dir(toolchain_.cache);
     std::error_code ec;
