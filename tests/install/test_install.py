@@ -7,7 +7,8 @@ tree and the CUDA toolkit, and from /tmp:
 - `gpubench --suite cg --backend openmp` runs and verifies (the committed tuning database read from
   <prefix>/share/gpubench);
 - `gpubench report table` reads its records (the report programs from <prefix>/share/gpubench);
-- the program links no CUDA library, and `--list-devices --backend cuda` says which library is
+- every library the build put in lib/gpubench is in the package, the program links no CUDA
+  library, and `--list-devices --backend cuda` says which library is
   missing where the toolkit cannot be seen.
 Run as: test_install.py BUILD_DIR SOURCE_DIR (ctest passes both). Exit 77 (skipped, with why) where
 no mount namespace can be made (not root, and no user namespaces).
@@ -68,6 +69,11 @@ def main():
                        "usr/share/gpubench/reports/recipes"):
             if not os.path.exists(os.path.join(root, needed)):
                 fail(f"the package has no {needed}")
+        # Every module the build made, and each library a module links (Clang's tensor image).
+        built = {os.path.basename(f) for f in glob.glob(os.path.join(BUILD, "lib", "gpubench", "*.so"))}
+        shipped = {os.path.basename(f) for f in glob.glob(os.path.join(root, "usr", "lib", "gpubench", "*.so"))}
+        if built - shipped:
+            fail(f"the package lacks the build's {', '.join(sorted(built - shipped))} (lib/gpubench)")
         linked = run(["ldd", binary]).stdout
         cuda_linked = [line.strip() for line in linked.splitlines() if any(
             lib in line for lib in ("libcudart", "libcublas", "libcusparse", "libcusolver", "libcufft", "libnvrtc"))]
