@@ -196,7 +196,9 @@ class Instance {
       : ops_(ops), spec_(s), precision_(p),
         layout_(layout_of(s, sizes, params, p, ops.device(), steps, steps_field)) {
     // Built first: a configuration that does not compile allocates nothing (a sweep meets many).
-    std::string what = "spec " + s.path + " (" + s.name + ", real=" + to_string(p);
+    // The reference's steps say so: a sweep's configurations each report its failure.
+    std::string what = (steps_field == "steps" ? "spec " : "the reference steps (" + steps_field + ") of spec ") + s.path +
+                       " (" + s.name + ", real=" + to_string(p);
     for (const auto& [n, v] : params) what += " " + n + "=" + std::to_string(v);
     what += ")";
     program_ = ops.build(source_for(s, ops.device().backend), s.portable, defines_of(params, p), what);
