@@ -6,7 +6,7 @@ import statistics
 import sys
 
 from .errors import UsageError
-from .history import TrackError, db_path, load_history, run_stamp, samples_reader, today, utc_now, writing
+from .history import TrackError, db_path, load_history, run_stamp, samples_reader, today, utc_now, what_changed, writing
 
 
 SUSPECT_ALPHA = 0.05  # the rank test's level for a change on tonight's run alone, before its re-measure
@@ -237,8 +237,7 @@ def update_alerts(db, assessed, options, persist=True):
 def describe_alert(x, day):
     """The check's line of one alert."""
     state = x.state(day)
-    same = (" (the same commit on both sides: the code did not change; the machine, its load or the data did)"
-            if x.commit == x.previous_commit else "")
+    same = what_changed(x.commit, x.previous_commit)
     step = (f"{x.change * 100:+.1f}% (p = {x.p:.2g}, {x.runs_since} run{'s' if x.runs_since != 1 else ''}) "
             f"since {x.commit} ({x.date[:10]}), before it {x.previous_commit} ({x.previous_date[:10]}){same}")
     if state == "closed":
@@ -255,6 +254,7 @@ def describe_alert(x, day):
 def alert_json(x, day):
     out = {"benchmark": x.name, "state": x.state(day), "change": x.change, "p": x.p, "commit": x.commit,
            "date": x.date, "previous_commit": x.previous_commit, "runs_since": x.runs_since, "detected": x.detected}
+    out.update(commits(x.commit, x.previous_commit))
     if x.closed:
         out.update(closed=x.closed, closed_commit=x.closed_commit, closed_date=x.closed_date)
     if x.ack_reason:
@@ -300,6 +300,16 @@ def acknowledge(db, options, benchmark, reason, until):
     return 0
 
 
+def commits(after, before):
+    """The two parts of a step's commits for the JSON verdicts, where the runs name a project:
+    the project's commits (its range) and gpubench's."""
+    if not getattr(after, "project", None) or not getattr(before, "project", None):
+        return {}
+    return {"project_commit": after.project, "previous_project_commit": before.project,
+            "project_dirty": after.dirty or before.dirty, "gpubench_commit": after.gpubench,
+            "previous_gpubench_commit": before.gpubench}
+
+
 def describe(a):
     name = a.name
     if a.verdict == "failed":
@@ -311,8 +321,7 @@ def describe(a):
     first, prev = a.runs[a.index], a.runs[a.index - 1]
     runs = len(a.runs) - a.index
     label = {"regression": "REGRESSION", "improvement": "improvement", "suspected": "suspected"}[a.verdict]
-    same = (" (the same commit on both sides: the code did not change; the machine, its load or the "
-            "data did)" if first[2] == prev[2] else "")
+    same = what_changed(first[2], prev[2])
     return (f"{label:<11} {name}: {a.change * 100:+.1f}% (p = {a.p:.2g}, {runs} run{'s' if runs > 1 else ''}) "
             f"since {first[2]} ({first[1][:10]}), before it {prev[2]} ({prev[1][:10]}){same}")
 
@@ -324,4 +333,5 @@ def verdict_json(a):
     if a.index is not None and a.verdict not in ("same", "new", "failed"):
         out.update(change=a.change, p=a.p, commit=a.runs[a.index][2], date=a.runs[a.index][1],
                    previous_commit=a.runs[a.index - 1][2], runs_since=len(a.runs) - a.index)
+        out.update(commits(a.runs[a.index][2], a.runs[a.index - 1][2]))
     return out

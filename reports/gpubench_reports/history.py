@@ -28,7 +28,11 @@ CREATE TABLE IF NOT EXISTS runs (
   source TEXT NOT NULL,             -- the file it came from
   kind TEXT NOT NULL DEFAULT 'import',  -- import, nightly (track run) or remeasure (track check)
   command TEXT,                     -- the gpubench run arguments (JSON) that made it, when track ran it
-  partition TEXT                    -- the Slurm partition it ran in (track run --slurm), else NULL
+  partition TEXT,                   -- the Slurm partition it ran in (track run --slurm), else NULL
+  project TEXT,                     -- the git work tree of the project a tracked set names, else NULL
+  project_commit TEXT,              -- its HEAD when the run was made (the records' context.project)
+  project_branch TEXT,
+  project_dirty INTEGER             -- 1: it had uncommitted changes
 );
 CREATE TABLE IF NOT EXISTS benchmarks (
   id INTEGER PRIMARY KEY,
@@ -181,14 +185,66 @@ def open_history(path, create=True, timeout=None, write=False):
                 name = table.split()[0]
                 if name not in present:
                     db.execute("CREATE TEMP TABLE " + table.split(";")[0])
+            # An older history's runs without the newer columns: a copy in memory, with them NULL.
+            have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+            missing = [c for c, _ in PROJECT_COLUMNS if c not in have]
+            if missing and "runs" in present:
+                db.execute("CREATE TEMP TABLE runs AS SELECT *, " + ", ".join(f"NULL AS {c}" for c in missing)
+                           + " FROM main.runs")
         else:
             db.executescript(SCHEMA)
-            # Histories made before runs had a partition gain the column (NULL: not through Slurm).
-            if "partition" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:
-                db.execute("ALTER TABLE runs ADD COLUMN partition TEXT")
+            # Histories made before runs had a partition (NULL: not through Slurm) or a project (NULL:
+            # gpubench's commit alone) gain the columns.
+            have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+            for column, kind in PROJECT_COLUMNS:
+                if column not in have:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
     except sqlite3.DatabaseError as e:
         raise busy(path, e, timeout) or io_error(path, e) or TrackError(f"{path}: not a gpubench history ({e})")
     return db
+
+
+PROJECT_COLUMNS = (("partition", "TEXT"), ("project", "TEXT"), ("project_commit", "TEXT"), ("project_branch", "TEXT"),
+                   ("project_dirty", "INTEGER"))
+
+
+class Stamp(str):
+    """A run's commit as the check and the dashboard show it: gpubench's commit alone, or the tracked
+    project's commit (+dirty for uncommitted changes) with gpubench's beside it. A str (printed,
+    compared, written to JSON as its text) that keeps both parts."""
+
+    def __new__(cls, gpubench, project=None, dirty=False):
+        gpubench = gpubench or "?"
+        text = f"{project[:12]}{'+dirty' if dirty else ''} (gpubench {gpubench})" if project else gpubench
+        self = super().__new__(cls, text)
+        self.gpubench, self.project, self.dirty = gpubench, project, bool(dirty)
+        return self
+
+
+SAME_CODE = " (the same commit on both sides: the code did not change; the machine, its load or the data did)"
+
+
+def what_changed(after, before):
+    """What changed between two runs' stamps, said after a step's commits: the tracked project's
+    commit range (git log's), gpubench alone, or nothing but the machine, its load or the data."""
+    after = after if isinstance(after, Stamp) else Stamp(after)
+    before = before if isinstance(before, Stamp) else Stamp(before)
+    if not after.project or not before.project:
+        if after.project or before.project:
+            return " (the project's commit is recorded on one side only)"
+        return SAME_CODE if after.gpubench == before.gpubench else ""
+    tool = "gpubench the same" if after.gpubench == before.gpubench else \
+        f"gpubench changed too, {before.gpubench} to {after.gpubench}"
+    if after.project != before.project:
+        dirty = ", with uncommitted changes" if after.dirty or before.dirty else ""
+        return (f" (the project changed: git log {before.project[:12]}..{after.project[:12]} lists its commits{dirty}; "
+                f"{tool})")
+    if after.dirty or before.dirty:
+        return (" (the project's commit is the same on both sides, with uncommitted changes: those, "
+                + ("" if after.gpubench == before.gpubench else "gpubench, ") + "the machine, its load or the data changed)")
+    if after.gpubench != before.gpubench:
+        return f" (the project's commit is the same on both sides: only gpubench changed, {before.gpubench} to {after.gpubench})"
+    return SAME_CODE
 
 
 def stamp():
@@ -251,6 +307,13 @@ def read_run(path, allow_test_hooks=False):
             raise TrackError(f"{path}: its context's {field} is {json.dumps(context[field])[:40]}, not {name}")
     if any(not isinstance(d, dict) for d in context.get("devices") or []):
         raise TrackError(f"{path}: its context's devices are not all objects")
+    project = context.get("project")
+    if project is not None and not (isinstance(project, dict) and isinstance(project.get("commit"), str)
+                                    and project["commit"] and isinstance(project.get("path", ""), str)
+                                    and isinstance(project.get("branch", ""), (str, type(None)))
+                                    and isinstance(project.get("dirty", False), bool)):
+        raise TrackError(f"{path}: its context's project {json.dumps(project)[:80]} is not "
+                         '{"path": TEXT, "commit": TEXT, "branch": TEXT, "dirty": true|false}')
     hooks = context.get("test_hooks")
     if hooks and not allow_test_hooks:
         raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
@@ -304,14 +367,16 @@ def forget_runs(db, which):
 
 def list_runs(db):
     """One line per run of the history, oldest first: its id, date, commit, kind, machine and file."""
-    rows = db.execute("SELECT r.id, r.date, r.gpubench_commit, r.kind, r.machine, r.partition, r.source, "
+    rows = db.execute("SELECT r.id, r.date, r.gpubench_commit, r.project_commit, r.project_dirty, r.kind, r.machine, "
+                      "r.partition, r.source, "
                       "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id), "
                       "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id AND NOT m.median > 0) "
                       "FROM runs r ORDER BY r.date, r.id").fetchall()
     if not rows:
         return "no runs in the history\n"
     lines = ["| run | date | commit | kind | machine | benchmarks | file |", "|---:|---|---|---|---|---:|---|"]
-    for i, date, commit, kind, machine, partition, source, n, bad in rows:
+    for i, date, gpubench_commit, project, dirty, kind, machine, partition, source, n, bad in rows:
+        commit = Stamp(gpubench_commit, project, dirty)
         where = machine + (f" on {partition}" if partition else "")
         note = f" ({bad} without a positive time: track forget {i})" if bad else ""
         lines.append(f"| {i} | {date} | {commit} | {kind} | {where} | {n}{note} | {source} |")
@@ -353,9 +418,12 @@ def write_run(db, path, run, kind="import", command=None, written=None, partitio
     if context.get("test_hooks") or stamp():
         kind += " (test hooks)"
     samples = 0
-    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command, partition)"
-                     " VALUES (?,?,?,?,?,?,?,?,?)", (digest, commit, date, machine, devices, os.path.abspath(path),
-                                                     kind, json.dumps(command) if command else None, partition))
+    project = context.get("project") or {}
+    cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command, partition,"
+                     " project, project_commit, project_branch, project_dirty) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     (digest, commit, date, machine, devices, os.path.abspath(path), kind,
+                      json.dumps(command) if command else None, partition, project.get("path"), project.get("commit"),
+                      project.get("branch"), int(bool(project.get("dirty"))) if project else None))
     run_id = cur.lastrowid
     for series in tracked_series(points):
         name, p, backend, variant, values, error = series
@@ -503,11 +571,14 @@ def load_history(db, match=None):
     """[(bench_id, name, runs)] with each benchmark's runs in date order, and {bench: failure} of the
     benchmarks whose newest run failed them."""
     runs = {}
-    for bench, run, date, commit, median, low, high, n in db.execute(
-            "SELECT m.benchmark_id, m.run_id, r.date, r.gpubench_commit, m.median, m.low, m.high, m.n "
+    stamps = {}
+    for run, commit, project, dirty in db.execute("SELECT id, gpubench_commit, project_commit, project_dirty FROM runs"):
+        stamps[run] = Stamp(commit, project, dirty)
+    for bench, run, date, median, low, high, n in db.execute(
+            "SELECT m.benchmark_id, m.run_id, r.date, m.median, m.low, m.high, m.n "
             "FROM medians m JOIN runs r ON r.id = m.run_id WHERE m.median > 0 "  # a zero time (an older import) is no level
             "ORDER BY m.benchmark_id, r.date, r.id"):
-        runs.setdefault(bench, []).append((run, date, commit, median, low, high, n))
+        runs.setdefault(bench, []).append((run, date, stamps[run], median, low, high, n))
     names = dict(db.execute("SELECT id, name FROM benchmarks"))
     failed = {}
     for bench, run, date, message in db.execute(
@@ -539,5 +610,5 @@ def today():
 
 def run_stamp(db, run):
     """(commit, date) of a run the benchmark's assessed runs do not hold."""
-    row = db.execute("SELECT gpubench_commit, date FROM runs WHERE id = ?", (run,)).fetchone()
-    return row or ("?", "?")
+    row = db.execute("SELECT gpubench_commit, project_commit, project_dirty, date FROM runs WHERE id = ?", (run,)).fetchone()
+    return (Stamp(row[0], row[1], row[2]), row[3]) if row else (Stamp("?"), "?")

@@ -27,7 +27,9 @@ penalty scaled by the benchmark's own night-to-night noise, measured from the hi
 against those before it gives p < --alpha. A change that rests on tonight's run alone (a step
 the fit finds there, or tonight off its level by 2 sigmas, with p < 0.05) is suspected: it is re-measured (the benchmark run again, the run added to the history)
 and is reported only when the re-measured run stands with it (so is an improvement). Each change names the
-commit of the first run of its step and the commit before it.
+commit of the first run of its step and the commit before it: the tracked project's (a set in a git
+work tree other than gpubench's, or naming one: "project") with gpubench's beside it, and says
+which of them changed.
 
 Regressions stay open: every slower step of the whole history that passes those tests, however
 old, is an alert kept in the history. It is reported by every check, which exits 1, until a level
@@ -58,7 +60,9 @@ OWN_OPTIONS = ("--repetitions", "--format", "--out")  # track sets these itself
 
 
 def load_set(path):
-    """The tracked set: {"repetitions": R, "runs": [{"name": ..., "args": [gpubench run arguments]}]}."""
+    """The tracked set: {"repetitions": R, "project": FOLDER, "runs": [{"name": ..., "args": [gpubench
+    run arguments]}]}. "project" (optional) names the git work tree of the code it tracks, relative
+    to the set's folder: by default the work tree the set file lies in, unless that is gpubench's own."""
     try:
         tracked = read_json(path, 16 << 20)  # a regular file of at most 16 MiB
     except ReportError as e:
@@ -66,6 +70,8 @@ def load_set(path):
     problem = None
     if not isinstance(tracked, dict) or not isinstance(tracked.get("runs"), list) or not tracked["runs"]:
         problem = "no list of runs"
+    elif "project" in tracked and (not isinstance(tracked["project"], str) or not tracked["project"]):
+        problem = '"project" must name a folder (a git work tree)'
     elif not isinstance(tracked.get("repetitions", 10), int) or tracked.get("repetitions", 10) < 2:
         problem = "repetitions must be a whole number of at least 2 (the rank test needs them)"
     else:
@@ -92,7 +98,65 @@ def load_set(path):
                 args[i + 1] = os.path.normpath(os.path.join(folder, args[i + 1]))
             elif a.startswith("--spec=") and not os.path.isabs(a[len("--spec="):]):
                 args[i] = "--spec=" + os.path.normpath(os.path.join(folder, a[len("--spec="):]))
+    tracked["project"] = project_of(path, tracked.get("project"))
     return tracked
+
+
+def git(folder, *args):
+    """git -C FOLDER ARGS: (exit code, its output stripped)."""
+    try:
+        r = subprocess.run(["git", "-C", folder] + list(args), capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        return 127, "git is not installed"
+    except subprocess.TimeoutExpired:
+        return 124, "git did not answer within 60 s"
+    return r.returncode, (r.stdout if r.returncode == 0 else r.stderr).strip()
+
+
+def project_of(set_path, named):
+    """The work tree a tracked set's runs are stamped with: the one it names (an error if that is no git
+    work tree), else the one the set file lies in, unless that is gpubench's own (its commit is the
+    records' gpubench_commit already) or there is none (None)."""
+    folder = os.path.dirname(os.path.abspath(set_path))
+    where = os.path.normpath(os.path.join(folder, named)) if named else folder
+    code, top = git(where, "rev-parse", "--show-toplevel")
+    if code != 0:
+        if named:
+            raise TrackError(f"{set_path}: its project {where} is not a git work tree ({top.splitlines()[-1] if top else code})")
+        return None
+    own = git(HERE, "rev-parse", "--show-toplevel")
+    if not named and own[0] == 0 and os.path.realpath(own[1]) == os.path.realpath(top):
+        return None
+    return top
+
+
+def project_state(top):
+    """{"path", "commit", "branch", "dirty"} of a project's work tree now (dirty: a change to a tracked
+    file or a file git does not ignore)."""
+    code, commit = git(top, "rev-parse", "HEAD")
+    if code != 0:
+        raise TrackError(f"the project {top} has no commit to stamp its runs with ({commit.splitlines()[-1] if commit else code})")
+    _, branch = git(top, "rev-parse", "--abbrev-ref", "HEAD")
+    code, status = git(top, "status", "--porcelain")
+    if code != 0:
+        raise TrackError(f"the project {top}: git status failed ({status})")
+    return {"path": top, "commit": commit, "branch": branch if branch and branch != "HEAD" else None,
+            "dirty": bool(status)}
+
+
+def stamp_project(target, state):
+    """The records gpubench wrote at TARGET carry the project's state in their context."""
+    try:
+        with open(target) as f:
+            records = json.load(f)
+    except (OSError, ValueError) as e:
+        raise TrackError(f"{target}: cannot read the records gpubench wrote ({e})")
+    if isinstance(records, dict) and isinstance(records.get("context"), dict):
+        records["context"]["project"] = state
+        try:
+            write_atomic(target, json.dumps(records, indent=2) + "\n")
+        except OSError as e:
+            raise TrackError(f"{target}: cannot stamp the records with the project's commit ({e.strerror or e})")
 
 
 def gpubench_binary():
@@ -174,7 +238,11 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
             k += 1
             target = os.path.join(records_dir, f"{night}-{entry['name']}-{k}.json")
         try:
+            # The project as the run found it (a build the set's runs read, a spec it names).
+            state = project_state(tracked["project"]) if tracked["project"] else None
             status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
+            if state:
+                stamp_project(target, state)
             new, n = import_run(db, target, kind="nightly", command=entry["args"], allow_test_hooks=allow_test_hooks)
             print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
         except (TrackError, ReportError) as e:  # the other runs of the set still run

@@ -490,6 +490,133 @@ class ProjectHistory(unittest.TestCase):
             self.assertIn("(reports/track/site/index.html)", f.read())
 
 
+# A stand-in for `gpubench run` (GPUBENCH_BINARY) in the user's project: EP's records of a real run,
+# each time per iteration the project's `speed` file times the template's (with a small spread), dated
+# FAKE_DATE. It measures nothing: it lets the test plant a slower commit in a project of its own.
+FAKE_RUN = """#!/usr/bin/python3
+import json, os, sys
+args = sys.argv[1:]
+out = args[args.index("--out") + 1]
+with open(os.environ["FAKE_TEMPLATE"]) as f:
+    records = json.load(f)
+with open(os.path.join(os.environ["FAKE_PROJECT"], "speed")) as f:
+    factor = float(f.read())
+night = int(os.environ["FAKE_NIGHT"])
+records["context"]["date"] = "2026-11-%02dT03:00:00+0000" % night
+records["benchmarks"] = [b for b in records["benchmarks"] if b["name"].startswith("ep/npb:A/cuda:0/reduce/")]
+for i, b in enumerate(records["benchmarks"]):
+    b["real_time"] *= factor * (1 + 0.002 * ((i + night) % 3))
+with open(out, "w") as f:
+    json.dump(records, f)
+"""
+
+
+class UsersProject(unittest.TestCase):
+    """Issue 58 item 1: a tracked set names the project it tracks (by default the git work tree it lies
+    in); each run carries that project's commit, branch and dirty state beside gpubench's own, and the
+    check blames the project's commit range, not gpubench's."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.project = os.path.join(self.dir, "project")
+        os.makedirs(self.project)
+        self.history = os.path.join(self.dir, "history.sqlite")
+        fake = os.path.join(self.dir, "fake-gpubench")
+        with open(fake, "w") as f:
+            f.write(FAKE_RUN)
+        os.chmod(fake, 0o755)
+        self.env = {"GPUBENCH_BINARY": fake, "FAKE_TEMPLATE": EP, "FAKE_PROJECT": self.project}
+        self.git("init", "-q", "-b", "main")
+        with open(os.path.join(self.project, "tracked.json"), "w") as f:
+            json.dump({"repetitions": 3, "runs": [{"name": "ep", "args": ["--suite", "ep", "--problem", "A"]}]}, f)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def git(self, *args):
+        r = subprocess.run(["git", "-C", self.project, "-c", "user.name=t", "-c", "user.email=t@example.org"]
+                           + list(args), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.strip()
+
+    def commit(self, speed, message):
+        with open(os.path.join(self.project, "speed"), "w") as f:
+            f.write(str(speed))
+        with open(os.path.join(self.project, "kernel.c"), "a") as f:
+            f.write(f"// {message}\n")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def night(self, n):
+        r = track("run", "--set", os.path.join(self.project, "tracked.json"), "--history", self.history,
+                  "--records", os.path.join(self.dir, "records"), env=dict(self.env, FAKE_NIGHT=str(n)))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_a_slower_commit_of_the_project_is_named_with_its_range(self):
+        commits = [self.commit(1.0, f"change {n}") for n in range(1, 2)]
+        self.night(1)
+        for n in range(2, 9):
+            commits.append(self.commit(1.0, f"change {n}"))
+            self.night(n)
+        slow = self.commit(3.0, "the slow one")
+        self.night(9)
+        later = self.commit(3.0, "after it")
+        self.night(10)
+        verdicts = os.path.join(self.dir, "verdicts.json")
+        r = track("check", "--no-remeasure", "--history", self.history, "--json", verdicts)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        line = [x for x in r.stdout.splitlines() if x.startswith("REGRESSION")]
+        self.assertEqual(len(line), 1, r.stdout)
+        gpubench_commit = load(EP)["context"]["gpubench_commit"]
+        self.assertIn(f"since {slow[:12]} (gpubench {gpubench_commit}) (2026-11-09)", line[0])
+        self.assertIn(f"before it {commits[-1][:12]} (gpubench {gpubench_commit})", line[0])
+        self.assertIn(f"the project changed: git log {commits[-1][:12]}..{slow[:12]} lists its commits; gpubench the same",
+                      line[0])
+        self.assertNotIn("the same commit on both sides", line[0])
+        alert = load(verdicts)["alerts"][0]
+        self.assertEqual((alert["project_commit"], alert["previous_project_commit"], alert["gpubench_commit"]),
+                         (slow, commits[-1], gpubench_commit))
+        # The history keeps each run's project, commit and branch; the runs' list shows them.
+        db = sqlite3.connect(self.history)
+        rows = db.execute("SELECT project, project_commit, project_branch, project_dirty FROM runs ORDER BY date").fetchall()
+        db.close()
+        self.assertEqual(rows[-1], (os.path.realpath(self.project), later, "main", 0))
+        self.assertIn(f"{later[:12]} (gpubench {gpubench_commit})", track("runs", "--history", self.history).stdout)
+        # Uncommitted changes are said: the same commit on both sides is not called unchanged code.
+        with open(os.path.join(self.project, "speed"), "w") as f:
+            f.write("9.0")
+        self.night(11)
+        with open(os.path.join(self.project, "speed"), "w") as f:
+            f.write("9.0")
+        self.night(12)
+        r = track("check", "--no-remeasure", "--history", self.history)
+        self.assertIn(f"since {later[:12]}+dirty (gpubench {gpubench_commit})", r.stdout)
+        self.assertIn("the project's commit is the same on both sides, with uncommitted changes", r.stdout)
+
+    def test_a_named_project_that_is_no_work_tree_is_refused(self):
+        plain = os.path.join(self.dir, "plain")
+        os.makedirs(plain)
+        tracked = os.path.join(plain, "set.json")
+        with open(tracked, "w") as f:
+            json.dump({"project": ".", "runs": [{"name": "ep", "args": ["--suite", "ep"]}]}, f)
+        r = track("run", "--set", tracked, "--history", self.history, env=dict(self.env, FAKE_NIGHT="1"))
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn(f"its project {plain} is not a git work tree", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "records")))
+        # Without "project", a set outside any work tree runs, stamped with gpubench's commit alone.
+        with open(os.path.join(self.project, "speed"), "w") as f:
+            f.write("1.0")
+        with open(tracked, "w") as f:
+            json.dump({"runs": [{"name": "ep", "args": ["--suite", "ep"]}]}, f)
+        r = track("run", "--set", tracked, "--history", self.history, env=dict(self.env, FAKE_NIGHT="1"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT project, project_commit FROM runs").fetchall(), [(None, None)])
+        db.close()
+
+
 class Detection(unittest.TestCase):
     def test_a_step_on_tonight_alone_is_suspected_and_confirmed_by_a_second_run(self):
         a = assessed([1.0] * 20 + [1.05])
