@@ -2,6 +2,8 @@
 
     gpubench track run [--set FILE] [--records DIR]      the tracked set, into the history
     gpubench track run --slurm [PARTITION,..]            the set as one Slurm job per partition (slurm.py)
+    gpubench track run --commits A..B                    the set at each commit of the project it tracks
+    gpubench track bisect BENCHMARK GOOD BAD             the project's first commit where BENCHMARK got slower
     gpubench track import RECORDS.json ...               record files, each as one run (all or none)
     gpubench track check [--no-remeasure] [--json FILE]  tonight against the history: exit 1 while a
                                                          regression is open or a benchmark fails
@@ -45,13 +47,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import math
+import shutil
+import statistics
 import tempfile
 
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, UsageError, failed
 from .files import write_atomic
 from .records import read_json
-from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, set_busy_timeout, today, unit_of, utc_now, write_job)
+from .project import Checkout, commits_in, describe_commit, resolve, project_of, project_state, rebased, redate, stamp_project
+from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, read_run, set_busy_timeout, today, tracked_series, unit_of, utc_now, write_job)
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # reports/: the tracked set
@@ -72,6 +78,8 @@ def load_set(path):
         problem = "no list of runs"
     elif "project" in tracked and (not isinstance(tracked["project"], str) or not tracked["project"]):
         problem = '"project" must name a folder (a git work tree)'
+    elif "build" in tracked and (not isinstance(tracked["build"], str) or not tracked["build"].strip()):
+        problem = '"build" must be a shell command (run in each commit\'s checkout before the set)'
     elif not isinstance(tracked.get("repetitions", 10), int) or tracked.get("repetitions", 10) < 2:
         problem = "repetitions must be a whole number of at least 2 (the rank test needs them)"
     else:
@@ -98,65 +106,8 @@ def load_set(path):
                 args[i + 1] = os.path.normpath(os.path.join(folder, args[i + 1]))
             elif a.startswith("--spec=") and not os.path.isabs(a[len("--spec="):]):
                 args[i] = "--spec=" + os.path.normpath(os.path.join(folder, a[len("--spec="):]))
-    tracked["project"] = project_of(path, tracked.get("project"))
+    tracked["project"] = project_of(path, tracked.get("project"), HERE)
     return tracked
-
-
-def git(folder, *args):
-    """git -C FOLDER ARGS: (exit code, its output stripped)."""
-    try:
-        r = subprocess.run(["git", "-C", folder] + list(args), capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        return 127, "git is not installed"
-    except subprocess.TimeoutExpired:
-        return 124, "git did not answer within 60 s"
-    return r.returncode, (r.stdout if r.returncode == 0 else r.stderr).strip()
-
-
-def project_of(set_path, named):
-    """The work tree a tracked set's runs are stamped with: the one it names (an error if that is no git
-    work tree), else the one the set file lies in, unless that is gpubench's own (its commit is the
-    records' gpubench_commit already) or there is none (None)."""
-    folder = os.path.dirname(os.path.abspath(set_path))
-    where = os.path.normpath(os.path.join(folder, named)) if named else folder
-    code, top = git(where, "rev-parse", "--show-toplevel")
-    if code != 0:
-        if named:
-            raise TrackError(f"{set_path}: its project {where} is not a git work tree ({top.splitlines()[-1] if top else code})")
-        return None
-    own = git(HERE, "rev-parse", "--show-toplevel")
-    if not named and own[0] == 0 and os.path.realpath(own[1]) == os.path.realpath(top):
-        return None
-    return top
-
-
-def project_state(top):
-    """{"path", "commit", "branch", "dirty"} of a project's work tree now (dirty: a change to a tracked
-    file or a file git does not ignore)."""
-    code, commit = git(top, "rev-parse", "HEAD")
-    if code != 0:
-        raise TrackError(f"the project {top} has no commit to stamp its runs with ({commit.splitlines()[-1] if commit else code})")
-    _, branch = git(top, "rev-parse", "--abbrev-ref", "HEAD")
-    code, status = git(top, "status", "--porcelain")
-    if code != 0:
-        raise TrackError(f"the project {top}: git status failed ({status})")
-    return {"path": top, "commit": commit, "branch": branch if branch and branch != "HEAD" else None,
-            "dirty": bool(status)}
-
-
-def stamp_project(target, state):
-    """The records gpubench wrote at TARGET carry the project's state in their context."""
-    try:
-        with open(target) as f:
-            records = json.load(f)
-    except (OSError, ValueError) as e:
-        raise TrackError(f"{target}: cannot read the records gpubench wrote ({e})")
-    if isinstance(records, dict) and isinstance(records.get("context"), dict):
-        records["context"]["project"] = state
-        try:
-            write_atomic(target, json.dumps(records, indent=2) + "\n")
-        except OSError as e:
-            raise TrackError(f"{target}: cannot stamp the records with the project's commit ({e.strerror or e})")
 
 
 def gpubench_binary():
@@ -176,13 +127,15 @@ def die_with_parent():
         pass
 
 
-def run_gpubench(args, repetitions, target):
-    """gpubench run ARGS into the records file TARGET. Returns its exit code (1: a point failed,
+def run_gpubench(args, repetitions, target, project_dir=None):
+    """gpubench run ARGS into the records file TARGET (GPUBENCH_PROJECT_DIR: the project's work tree
+    or checkout it measures, where the set names one). Returns its exit code (1: a point failed,
     the records say which)."""
     command = [gpubench_binary(), "run"] + args + ["--repetitions", str(repetitions), "--format", "json", "--out", target]
     print("gpubench track: running " + " ".join(["gpubench", "run"] + args + ["--repetitions", str(repetitions)]),
           file=sys.stderr, flush=True)
-    code = subprocess.call(command, stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    env = dict(os.environ, GPUBENCH_PROJECT_DIR=project_dir) if project_dir else None
+    code = subprocess.call(command, stdout=subprocess.DEVNULL, preexec_fn=die_with_parent, env=env)
     if code not in (0, 1) or not os.path.exists(target):
         raise TrackError(f"gpubench run {' '.join(args)} exited {code}"
                          + ("" if os.path.exists(target) else " and wrote no records"))
@@ -218,7 +171,7 @@ def track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night,
     return 3 if problems else status
 
 
-def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, slurm=None):
+def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, slurm=None, commits=None):
     tracked = load_set(set_path)
     entries = [e for e in tracked["runs"] if not only or e["name"] in only]
     if only and len(entries) != len(set(only)):
@@ -229,8 +182,23 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
     os.makedirs(records_dir, exist_ok=True)
     night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     if slurm is not None:
+        if commits:
+            raise UsageError("--commits runs the set here, one commit after another: not with --slurm")
         return track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night, allow_test_hooks)
-    status, problems = 0, []
+    if commits:
+        return track_commits(db, history, set_path, tracked, entries, records_dir, commits, allow_test_hooks)
+    status, problems, _ = run_entries(db, history, tracked, entries, records_dir, night, None, allow_test_hooks)
+    for p in problems:
+        print(f"gpubench track: {p}", file=sys.stderr)
+    return 3 if problems else status
+
+
+def run_entries(db, history, tracked, entries, records_dir, night, checkout, allow_test_hooks, kind="nightly"):
+    """The set's entries, each a gpubench run whose records go into the history: of the project's work
+    tree as it is (checkout None: stamped with its state now) or of one commit's checkout (checkout:
+    (folder, commit, its date); the records dated by the commit). Returns (status, problems, records)."""
+    status, problems, written = 0, [], []
+    top = tracked["project"]
     for entry in entries:
         target = os.path.join(records_dir, f"{night}-{entry['name']}.json")
         k = 1
@@ -238,18 +206,142 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
             k += 1
             target = os.path.join(records_dir, f"{night}-{entry['name']}-{k}.json")
         try:
-            # The project as the run found it (a build the set's runs read, a spec it names).
-            state = project_state(tracked["project"]) if tracked["project"] else None
-            status = max(status, run_gpubench(entry["args"], tracked.get("repetitions", 10), target))
+            if checkout:
+                folder, commit, date = checkout
+                state = {"path": top, "commit": commit, "branch": None, "dirty": False}
+                args = rebased(entry["args"], top, folder)
+            else:
+                # The project as the run found it (a build the set's runs read, a spec it names).
+                folder, date, args = top, None, entry["args"]
+                state = project_state(top) if top else None
+            status = max(status, run_gpubench(args, tracked.get("repetitions", 10), target, folder))
             if state:
                 stamp_project(target, state)
-            new, n = import_run(db, target, kind="nightly", command=entry["args"], allow_test_hooks=allow_test_hooks)
+            if date:
+                redate(target, date)
+            new, n = import_run(db, target, kind=kind, command=entry["args"], allow_test_hooks=allow_test_hooks)
+            written.append(target)
             print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
         except (TrackError, ReportError) as e:  # the other runs of the set still run
             problems.append(f"{entry['name']}: {e}")
+    return status, problems, written
+
+
+def project_needed(set_path, tracked, what):
+    if not tracked["project"]:
+        raise TrackError(f"{set_path}: {what} measures the commits of the project the set tracks, and it names none: "
+                         'it lies in no git work tree other than gpubench\'s (name one: "project": FOLDER)')
+    return tracked["project"]
+
+
+def track_commits(db, history, set_path, tracked, entries, records_dir, spec, allow_test_hooks):
+    """track run --commits A..B: each commit of the project's range (oldest first) checked out in a
+    scratch folder, built with the set's "build" command, and the set run there; every run imported,
+    dated by its commit so that the history holds them in the project's order."""
+    top = project_needed(set_path, tracked, "--commits")
+    commits = commits_in(top, spec)
+    scratch = tempfile.mkdtemp(prefix="gpubench-commits-")
+    status, problems = 0, []
+    try:
+        checkout = Checkout(top, scratch)
+        for i, commit in enumerate(commits):
+            date, subject = describe_commit(top, commit)
+            print(f"gpubench track: [{i + 1}/{len(commits)}] {commit[:12]} {subject}", file=sys.stderr, flush=True)
+            try:
+                folder = checkout.at(commit, tracked.get("build"))
+            except TrackError as e:  # the other commits still run
+                problems.append(str(e))
+                continue
+            night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + commit[:12]
+            s, p, _ = run_entries(db, history, tracked, entries, records_dir, night, (folder, commit, date),
+                                  allow_test_hooks, kind="commits")
+            status, problems = max(status, s), problems + [f"{commit[:12]}: {x}" for x in p]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     for p in problems:
         print(f"gpubench track: {p}", file=sys.stderr)
     return 3 if problems else status
+
+
+def bisect(db, history, set_path, records_dir, only, benchmark, good, bad, min_effect, allow_test_hooks):
+    """track bisect BENCHMARK GOOD BAD: the first commit of the project between GOOD and BAD (its first
+    parents) whose BENCHMARK is nearer BAD's level than GOOD's (their geometric mean apart), found by
+    halving: each step builds and measures one commit in a scratch checkout (2 + log2(n) in all);
+    every measured run goes into the history (kind bisect)."""
+    tracked = load_set(set_path)
+    entries = [e for e in tracked["runs"] if not only or e["name"] in only]
+    if not entries:
+        raise TrackError(f"{set_path}: no run named {', '.join(only or [])}")
+    top = project_needed(set_path, tracked, "bisect")
+    good_c, bad_c = resolve(top, good), resolve(top, bad)
+    commits = commits_in(top, f"{good_c}..{bad_c}")
+    records_dir = records_dir or os.path.join(os.path.dirname(os.path.abspath(history)), "records")
+    os.makedirs(records_dir, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="gpubench-bisect-")
+    levels, name = {}, None
+    try:
+        checkout = Checkout(top, scratch)
+
+        def level(commit):
+            if commit not in levels:
+                date, subject = describe_commit(top, commit)
+                print(f"gpubench track: bisect: measuring {commit[:12]} {subject}", file=sys.stderr, flush=True)
+                folder = checkout.at(commit, tracked.get("build"))
+                night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + commit[:12]
+                _, problems, written = run_entries(db, history, tracked, entries, records_dir, night,
+                                                   (folder, commit, date), allow_test_hooks, kind="bisect")
+                medians = {}
+                for path in written:
+                    for series, _, _, _, values, error in tracked_series(read_run(path, allow_test_hooks)[2]):
+                        if values and not error:
+                            medians[series] = statistics.median(v for _, v in values)
+                if problems and not medians:
+                    raise TrackError(f"bisect: {commit[:12]} could not be measured: " + "; ".join(problems))
+                levels[commit] = medians
+            return levels[commit]
+
+        found = level(good_c)
+        exact = [n for n in found if n == benchmark]
+        words = benchmark.lower().split()
+        chosen = exact or sorted(n for n in found if all(w in n.lower() for w in words))
+        if len(chosen) != 1:
+            raise TrackError(f"bisect: '{benchmark}' names {len(chosen)} of the set's benchmarks at {good}"
+                             + (":\n  " + "\n  ".join(chosen) if chosen else f" (they are: {', '.join(sorted(found))})"))
+        name = chosen[0]
+
+        def value(commit):
+            v = level(commit).get(name)
+            if v is None:
+                raise TrackError(f"bisect: {commit[:12]} has no figure for {name} (its point failed or is gone)")
+            return v
+        g, b = value(good_c), value(bad_c)
+        unit, scale = unit_of(name)
+        if b <= g * (1 + min_effect):
+            raise TrackError(f"bisect {name}: {good} {g * scale:.4g} {unit}, {bad} {b * scale:.4g} {unit}: {bad} is not "
+                             f"slower by {min_effect * 100:g}% or more, so there is no step between them to find")
+        threshold = math.sqrt(g * b)
+        lo, hi = -1, len(commits) - 1  # commits[hi] is slow; commits[lo] (GOOD at -1) is not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if value(commits[mid]) > threshold:
+                hi = mid
+            else:
+                lo = mid
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    first = commits[hi]
+    _, subject = describe_commit(top, first)
+    before = commits[lo] if lo >= 0 else good_c
+    print(f"gpubench track: bisect {name}: the first slower commit is {first} ({subject}): "
+          f"{value_text(levels[first][name], name)} against {value_text(levels[before][name], name)} at {before[:12]} "
+          f"just before it ({good}: {value_text(g, name)}, {bad}: {value_text(b, name)}); "
+          f"{len(levels)} builds for {len(commits)} commits")
+    return 0
+
+
+def value_text(v, name):
+    unit, scale = unit_of(name)
+    return f"{v * scale:.4g} {unit}"
 
 
 def remeasure_args(db, a):
@@ -351,6 +443,17 @@ def main(argv=None):
     r.add_argument("--slurm", nargs="?", const="", metavar="PARTITION[,PARTITION..]",
                    help="run the set as one Slurm job per partition (default: the set's \"slurm\" section's), wait for "
                         "them up to its deadline and import every job's records, tagged with its partition")
+    r.add_argument("--commits", metavar="A..B", help="run the set at each commit of the project it tracks (git's A..B, "
+                                                  "oldest first; or one commit), each in a scratch checkout built with the "
+                                                  "set's \"build\" command; the runs are dated by their commits")
+    b = sub.add_parser("bisect", help="the first commit of the project between GOOD and BAD where a benchmark got slower")
+    b.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
+    b.add_argument("good", help="a commit (branch, tag) of the project where it was fast")
+    b.add_argument("bad", help="a later commit where it is slow")
+    b.add_argument("--set", default=os.path.join(HERE, "nightly.json"), help="the tracked set (default reports/nightly.json)")
+    b.add_argument("--only", help="only these runs of the set (a comma list of their names)")
+    b.add_argument("--records", help="where the record files are kept (default: records/ beside the history)")
+    b.add_argument("--min-effect", type=float, default=2.0, help="how much slower BAD must be, in %% (default 2)")
     i = sub.add_parser("import", help="load record files into the history (each file one run)")
     i.add_argument("records", nargs="+", help="all are imported or none (another of gpubench's JSON files, a sweep's, is skipped)")
     i.add_argument("--partition", help="the Slurm partition (machine) the records were measured in: their benchmarks "
@@ -358,7 +461,7 @@ def main(argv=None):
     c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
     c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
     c.add_argument("--json", help="also write the verdicts to this file")
-    for q in (r, i, c):
+    for q in (r, b, i, c):
         q.add_argument("--allow-test-hooks", action="store_true",
                        help="take records made with a test hook set (GPUBENCH_SLOWDOWN...), refused otherwise")
     p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
@@ -387,7 +490,7 @@ def main(argv=None):
     f = sub.add_parser("forget", help="remove runs from the history (their samples, and the alerts that rest on them)")
     f.add_argument("runs", nargs="+", metavar="RUN", help="a run's id ('track runs' lists them) or the records file it "
                                                           "was imported from; all are removed or none")
-    for q in (r, i, c, p, k, x, s, ru, f):
+    for q in (r, b, i, c, p, k, x, s, ru, f):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
         q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
                        help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
@@ -395,11 +498,16 @@ def main(argv=None):
     try:
         set_busy_timeout(args.busy_timeout)
         path = args.history or default_history()
-        db = open_history(path, create=args.command in ("import", "run"),
-                          write=args.command in ("import", "run", "ack", "forget"))
+        db = open_history(path, create=args.command in ("import", "run", "bisect"),
+                          write=args.command in ("import", "run", "bisect", "ack", "forget"))
         if args.command == "run":
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
-                             args.allow_test_hooks, args.slurm)
+                             args.allow_test_hooks, args.slurm, args.commits)
+        if args.command == "bisect":
+            if not 0 <= args.min_effect < 1000:
+                raise UsageError(f"--min-effect {args.min_effect:g}: a percentage in [0, 1000)")
+            return bisect(db, path, args.set, args.records, args.only.split(",") if args.only else None, args.benchmark,
+                          args.good, args.bad, args.min_effect / 100, args.allow_test_hooks)
         if args.command == "import":
             if args.partition is not None and not args.partition.replace("-", "").replace("_", "").replace(".", "").isalnum():
                 raise TrackError(f"--partition '{args.partition}' is not a partition name (letters, digits, _ . -)")

@@ -492,16 +492,20 @@ class ProjectHistory(unittest.TestCase):
 
 # A stand-in for `gpubench run` (GPUBENCH_BINARY) in the user's project: EP's records of a real run,
 # each time per iteration the project's `speed` file times the template's (with a small spread), dated
-# FAKE_DATE. It measures nothing: it lets the test plant a slower commit in a project of its own.
+# night FAKE_NIGHT. The project is the work tree or checkout track names (GPUBENCH_PROJECT_DIR); there
+# `speed.built`, which the set's build command makes, is read where it is. It measures nothing: it
+# lets the test plant a slower commit in a project of its own.
 FAKE_RUN = """#!/usr/bin/python3
 import json, os, sys
 args = sys.argv[1:]
 out = args[args.index("--out") + 1]
 with open(os.environ["FAKE_TEMPLATE"]) as f:
     records = json.load(f)
-with open(os.path.join(os.environ["FAKE_PROJECT"], "speed")) as f:
+project = os.environ.get("GPUBENCH_PROJECT_DIR") or os.environ["FAKE_PROJECT"]  # a set of no project: FAKE_PROJECT
+built = os.path.join(project, "speed.built")
+with open(built if os.path.exists(built) else os.path.join(project, "speed")) as f:
     factor = float(f.read())
-night = int(os.environ["FAKE_NIGHT"])
+night = int(os.environ.get("FAKE_NIGHT", "1"))
 records["context"]["date"] = "2026-11-%02dT03:00:00+0000" % night
 records["benchmarks"] = [b for b in records["benchmarks"] if b["name"].startswith("ep/npb:A/cuda:0/reduce/")]
 for i, b in enumerate(records["benchmarks"]):
@@ -525,7 +529,7 @@ class UsersProject(unittest.TestCase):
         with open(fake, "w") as f:
             f.write(FAKE_RUN)
         os.chmod(fake, 0o755)
-        self.env = {"GPUBENCH_BINARY": fake, "FAKE_TEMPLATE": EP, "FAKE_PROJECT": self.project}
+        self.env = {"GPUBENCH_BINARY": fake, "FAKE_TEMPLATE": EP}
         self.git("init", "-q", "-b", "main")
         with open(os.path.join(self.project, "tracked.json"), "w") as f:
             json.dump({"repetitions": 3, "runs": [{"name": "ep", "args": ["--suite", "ep", "--problem", "A"]}]}, f)
@@ -533,19 +537,19 @@ class UsersProject(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
-    def git(self, *args):
+    def git(self, *args, env=None):
         r = subprocess.run(["git", "-C", self.project, "-c", "user.name=t", "-c", "user.email=t@example.org"]
-                           + list(args), capture_output=True, text=True)
+                           + list(args), capture_output=True, text=True, env=dict(os.environ, **(env or {})))
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout.strip()
 
-    def commit(self, speed, message):
+    def commit(self, speed, message, day=1):
         with open(os.path.join(self.project, "speed"), "w") as f:
             f.write(str(speed))
         with open(os.path.join(self.project, "kernel.c"), "a") as f:
             f.write(f"// {message}\n")
         self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
+        self.git("commit", "-q", "-m", message, env={"GIT_COMMITTER_DATE": f"2026-10-{day:02}T12:00:00+00:00"})
         return self.git("rev-parse", "HEAD")
 
     def night(self, n):
@@ -594,6 +598,44 @@ class UsersProject(unittest.TestCase):
         self.assertIn(f"since {later[:12]}+dirty (gpubench {gpubench_commit})", r.stdout)
         self.assertIn("the project's commit is the same on both sides, with uncommitted changes", r.stdout)
 
+    def test_a_commit_range_is_measured_commit_by_commit_and_bisect_finds_the_slower_one(self):
+        tracked = os.path.join(self.project, "tracked.json")
+        with open(tracked, "w") as f:  # the build makes what the runs read, in each commit's checkout
+            json.dump({"repetitions": 3, "build": "cp speed speed.built",
+                       "runs": [{"name": "ep", "args": ["--suite", "ep", "--problem", "A"]}]}, f)
+        commits = [self.commit(3.0 if day >= 8 else 1.0, f"change {day}", day) for day in range(1, 13)]
+        r = track("run", "--set", tracked, "--history", self.history, "--records", os.path.join(self.dir, "records"),
+                  "--commits", f"{commits[0]}..main", env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("[11/11] ", r.stderr)
+        self.assertEqual(self.git("status", "--porcelain"), "")  # the project's own work tree is not written
+        db = sqlite3.connect(self.history)
+        rows = db.execute("SELECT project_commit, date, kind FROM runs ORDER BY date").fetchall()
+        db.close()
+        self.assertEqual([c for c, _, _ in rows], commits[1:])  # dated by their commits, so in their order
+        self.assertEqual({k for _, _, k in rows}, {"commits"})
+        r = track("check", "--no-remeasure", "--history", self.history)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn(f"since {commits[7][:12]} (gpubench ", r.stdout)
+        self.assertIn(f"git log {commits[6][:12]}..{commits[7][:12]}", r.stdout)
+        # Bisect between the first and the last: the eighth, in at most 2 + log2(11) builds.
+        r = track("bisect", "ep reduce cuda", commits[0], commits[-1], "--set", tracked, "--history", self.history,
+                  "--records", os.path.join(self.dir, "records"), env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"the first slower commit is {commits[7]} (change 8)", r.stdout)
+        builds = int(r.stdout.split(" builds for ")[0].rsplit(" ", 1)[-1])
+        self.assertLessEqual(builds, 6, r.stdout)
+        self.assertIn("builds for 11 commits", r.stdout)
+        # Nothing slower between them: said, exit 3.
+        r = track("bisect", "ep reduce cuda", commits[0], commits[5], "--set", tracked, "--history", self.history,
+                  env=self.env)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("no step between them to find", r.stderr)
+        r = track("run", "--set", tracked, "--history", self.history, "--commits", "nosuch..main", env=self.env)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("--commits nosuch..main: not commits of the project", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
     def test_a_named_project_that_is_no_work_tree_is_refused(self):
         plain = os.path.join(self.dir, "plain")
         os.makedirs(plain)
@@ -610,7 +652,7 @@ class UsersProject(unittest.TestCase):
             f.write("1.0")
         with open(tracked, "w") as f:
             json.dump({"runs": [{"name": "ep", "args": ["--suite", "ep"]}]}, f)
-        r = track("run", "--set", tracked, "--history", self.history, env=dict(self.env, FAKE_NIGHT="1"))
+        r = track("run", "--set", tracked, "--history", self.history, env=dict(self.env, FAKE_PROJECT=self.project))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         db = sqlite3.connect(self.history)
         self.assertEqual(db.execute("SELECT project, project_commit FROM runs").fetchall(), [(None, None)])
