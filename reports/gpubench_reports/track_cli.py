@@ -52,6 +52,7 @@ import shutil
 import statistics
 import tempfile
 
+from .verdicts import bmf, junit, markdown
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, UsageError, failed
 from .files import write_atomic
@@ -369,7 +370,8 @@ def remeasure(db, a, workdir, allow_test_hooks=False):
     import_run(db, target, kind="remeasure", command=args, allow_test_hooks=allow_test_hooks)
 
 
-def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
+def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False, junit_out=None, markdown_out=None,
+          dashboard=None):
     assessed = assess_all(db, options, match)
     # A benchmark of a Slurm partition is re-measured there by the next fleet run, not on this machine.
     suspected = [a for a in assessed if a.verdict == "suspected" and not partition_of(a.name)]
@@ -413,6 +415,10 @@ def check(db, options, match, remeasure_ok, json_out, allow_test_hooks=False):
     if json_out:
         write_atomic(json_out, json.dumps({"verdicts": [verdict_json(a) for a in assessed],
                                            "alerts": [alert_json(x, day) for x in alerts]}, indent=1))
+    if junit_out:
+        write_atomic(junit_out, junit(assessed, of, alerts, day))
+    if markdown_out:
+        write_atomic(markdown_out, markdown(assessed, of, alerts, day, dashboard))
     return 1 if opened or "failed" in of else 0
 
 
@@ -461,6 +467,16 @@ def main(argv=None):
     c = sub.add_parser("check", help="tonight's runs against the history: exit 1 on a confirmed regression or a failure")
     c.add_argument("--no-remeasure", action="store_true", help="report a one-run change as suspected, not re-run")
     c.add_argument("--json", help="also write the verdicts to this file")
+    c.add_argument("--junit", metavar="FILE", help="also write the verdicts as JUnit XML (a benchmark a test case; a "
+                                                    "regression or a failing point a failure)")
+    c.add_argument("--markdown", metavar="FILE", help="also write a markdown summary (for a merge request's comment)")
+    c.add_argument("--dashboard-url", metavar="URL", help="the published dashboard's address: the markdown links each "
+                                                          "benchmark to its page there")
+    e = sub.add_parser("export", help="the history's newest figures for another dashboard")
+    e.add_argument("--format", required=True, choices=["bmf"], help="bmf: Bencher's Metric Format JSON (bencher run "
+                                                                    "--adapter json --file FILE)")
+    e.add_argument("--out", required=True, help="the file written")
+    e.add_argument("--match", help="only benchmarks whose name contains this")
     for q in (r, b, i, c):
         q.add_argument("--allow-test-hooks", action="store_true",
                        help="take records made with a test hook set (GPUBENCH_SLOWDOWN...), refused otherwise")
@@ -490,7 +506,7 @@ def main(argv=None):
     f = sub.add_parser("forget", help="remove runs from the history (their samples, and the alerts that rest on them)")
     f.add_argument("runs", nargs="+", metavar="RUN", help="a run's id ('track runs' lists them) or the records file it "
                                                           "was imported from; all are removed or none")
-    for q in (r, b, i, c, p, k, x, s, ru, f):
+    for q in (r, b, i, c, e, p, k, x, s, ru, f):
         q.add_argument("--history", help="the history file (default $XDG_DATA_HOME/gpubench/history.sqlite)")
         q.add_argument("--busy-timeout", type=float, default=BUSY_TIMEOUT_S, metavar="S",
                        help=f"how long to wait for another gpubench writing the history (default {BUSY_TIMEOUT_S} s)")
@@ -524,7 +540,8 @@ def main(argv=None):
                                  f"(given {args.min_effect:g}, {args.alpha:g}, {args.recent})")
             options = Options(min_effect=args.min_effect / 100, alpha=args.alpha, recent=args.recent)
             if args.command == "check":
-                return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks)
+                return check(db, options, args.match, not args.no_remeasure, args.json, args.allow_test_hooks,
+                             args.junit, args.markdown, args.dashboard_url)
             if args.command == "ack":
                 return acknowledge(db, options, args.benchmark, args.reason, args.until)
             if args.command == "export-reframe":
@@ -533,6 +550,12 @@ def main(argv=None):
             from .dashboard import publish
             assessed = assess_all(db, options, args.match)
             return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
+        if args.command == "export":
+            assessed = assess_all(db, Options(), args.match)
+            write_atomic(args.out, bmf(assessed))
+            print(f"gpubench track: wrote {args.out}: the newest run of {sum(1 for a in assessed if a.runs)} benchmarks "
+                  "in Bencher's Metric Format")
+            return 0
         if args.command == "runs":
             sys.stdout.write(list_runs(db))
             return 0

@@ -12,6 +12,9 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
+
+import jsonschema
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRACK = os.path.join(SOURCE, "reports", "track.py")
@@ -578,6 +581,31 @@ class UsersProject(unittest.TestCase):
         self.assertIn(f"the project changed: git log {commits[-1][:12]}..{slow[:12]} lists its commits; gpubench the same",
                       line[0])
         self.assertNotIn("the same commit on both sides", line[0])
+        # The CI outputs name it too: JUnit (a failure of that benchmark's test case) and markdown.
+        junit, summary = os.path.join(self.dir, "check.xml"), os.path.join(self.dir, "check.md")
+        r = track("check", "--no-remeasure", "--history", self.history, "--junit", junit, "--markdown", summary,
+                  "--dashboard-url", "https://perf.example.org/gpubench")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        suite = ET.parse(junit).getroot().find("testsuite")
+        self.assertEqual((suite.get("tests"), suite.get("failures")), ("1", "1"))
+        failure = suite.find("testcase").find("failure")
+        self.assertEqual(failure.get("type"), "regression")
+        self.assertIn(f"since {slow[:12]} (gpubench {gpubench_commit})", failure.get("message"))
+        with open(summary) as f:
+            text = f.read()
+        self.assertIn("## gpubench track check: FAILED", text)
+        self.assertIn(f"| `{slow[:12]} (gpubench {gpubench_commit})` 2026-11-09 |", text)
+        self.assertIn(f"git log {commits[-1][:12]}..{slow[:12]}", text)
+        self.assertIn("(https://perf.example.org/gpubench/b/1.html)", text)
+        # Bencher's Metric Format of the newest run: its published schema, the time in ns.
+        exported = os.path.join(self.dir, "bmf.json")
+        r = track("export", "--format", "bmf", "--out", exported, "--history", self.history)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(SOURCE, "tests", "data", "bencher-bmf.schema.json")) as f:
+            jsonschema.validate(load(exported), json.load(f))
+        (name, measures), = load(exported).items()
+        self.assertIn("ep/npb:A/cuda:0/reduce/f64", name)
+        self.assertAlmostEqual(measures["latency"]["value"] / 1e6, 3 * 1.2524, delta=0.05)  # ms of the slow commit
         alert = load(verdicts)["alerts"][0]
         self.assertEqual((alert["project_commit"], alert["previous_project_commit"], alert["gpubench_commit"]),
                          (slow, commits[-1], gpubench_commit))
