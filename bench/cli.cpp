@@ -133,7 +133,9 @@ void output_options(CLI::App* app, Raw& raw, const std::string& formats) {
 // The options of a suite's problem: the run's and the sweep's.
 void problem_options(CLI::App* app, Raw& raw) {
   text(app, raw, "--suite", "NAME", "suite to run (" + join(suite_names()) + "; default cg)");
-  text(app, raw, "--problem", "SPEC", "the suite's problem (below; default: the suite's own)");
+  text(app, raw, "--problem", "SPEC",
+       "the suite's problem (below; default: the suite's own); a comma list and ranges A..B (doubling), A..B*F, "
+       "A..B+S make several, each its own points (poisson2d:1024..8192, n=2^10..2^20)");
   app->add_option("--spec", raw.specs,
                   "a kernel of your own, declared in a spec file (kernels/spec/README.md; repeatable: specs side by "
                   "side, each a variant); runs the spec suite, and --problem NAME=VALUE,.. sets its sizes")

@@ -108,7 +108,12 @@ int sweep(const gpubench::CliOptions& options, const std::shared_ptr<gpubench::T
   using namespace gpubench;
   if (options.format == Format::csv) throw UsageError("sweep writes a table or json, not csv");
   auto suite = make_suite(options.run.suite);
-  std::vector<SweepTarget> targets = suite->sweep_targets(options.run, options.kernel);
+  std::vector<SweepTarget> targets;
+  for (const std::string& problem : problem_list(options.run.suite, options.run.problem)) {
+    RunOptions one = options.run;
+    one.problem = problem;
+    for (auto& t : suite->sweep_targets(one, options.kernel)) targets.push_back(std::move(t));
+  }
   std::string why;
   bool anything = false;
   for (const auto& t : targets) {
@@ -223,7 +228,17 @@ gpubench::Plan planned_points(const gpubench::CliOptions& options, const std::sh
   RunOptions run_options = options.run;
   run_options.comm = comm;
   if (options.tuning) run_options.tuning = db;
-  Plan plan = make_suite(options.run.suite)->plan(run_options);
+  // Each problem --problem names (a list, a range) plans its own points, in order.
+  Plan plan;
+  auto suite = make_suite(options.run.suite);
+  for (const std::string& problem : problem_list(options.run.suite, options.run.problem)) {
+    run_options.problem = problem;
+    Plan one = suite->plan(run_options);
+    for (auto& p : one.points) plan.points.push_back(std::move(p));
+    for (auto& u : one.unavailable)
+      if (std::find(plan.unavailable.begin(), plan.unavailable.end(), u) == plan.unavailable.end())
+        plan.unavailable.push_back(std::move(u));
+  }
   if (!options.run.filter.empty()) {
     // --filter: the planned points whose name matches (the rest are not run, and not said unavailable).
     const std::regex pattern(options.run.filter);

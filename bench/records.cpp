@@ -586,9 +586,20 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     out << "no points were planned\n";
     return;
   }
-  const bool to_solution = iteration_counts_differ(report);
-  write_heading(report, out, baseline, to_solution);
-  write_summary(report, out, baseline, to_solution, energy);
+  // A table per problem (--problem a list or a range), each with its own heading and speedups.
+  std::vector<std::string> problems;
+  for (const auto& p : report.points)
+    if (std::find(problems.begin(), problems.end(), p.id.problem) == problems.end()) problems.push_back(p.id.problem);
+  for (const std::string& problem : problems) {
+    RunReport part = report;
+    if (problems.size() > 1) {
+      std::erase_if(part.points, [&](const PointResult& p) { return p.id.problem != problem; });
+      if (&problem != &problems.front()) out << "\n";
+    }
+    const bool to_solution = iteration_counts_differ(part);
+    write_heading(part, out, baseline, to_solution);
+    write_summary(part, out, baseline, to_solution, energy);
+  }
   if (energy) write_energy_footnote(report, out);
   write_ceilings(report, out);
   bool any_kernels = false;

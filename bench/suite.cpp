@@ -1,9 +1,11 @@
 #include "bench/suite.hpp"
 #include "bench/suite_kit.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
-
 #include <limits>
+#include <set>
 
 #include "backends/registry.hpp"
 #include "bench/parse_number.hpp"
@@ -39,6 +41,115 @@ std::string PointId::where() const {
 std::string PointId::name() const {
   return suite + "/" + problem + "/" + where() + "/" + variant + "/" + to_string(precision) +
          (ranks > 0 ? "/ranks:" + std::to_string(ranks) : "");
+}
+
+namespace {
+
+constexpr std::size_t max_problems = 256;
+
+// One number of a range's ends: decimal, or 2^K.
+std::optional<long long> range_number(const std::string& t) {
+  if (t.empty()) return std::nullopt;
+  if (t.starts_with("2^")) {
+    const std::string k = t.substr(2);
+    if (k.empty() || k.size() > 2 || k.find_first_not_of("0123456789") != std::string::npos || std::stoi(k) > 62)
+      return std::nullopt;
+    return 1LL << std::stoi(k);
+  }
+  if (t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(t);
+}
+
+// `item` with its range A..B[*F|+S] (if any) expanded: A, A F, A F^2, .. up to B (F 2 by default),
+// or A, A + S, .. up to B; UsageError naming a range it cannot take.
+std::vector<std::string> expand_range(const std::string& item) {
+  // A path (mtx:../a.mtx) is no range: its ".." is a folder's.
+  const std::size_t dots = item.find("..");
+  if (dots == std::string::npos || item.find('/') != std::string::npos) return {item};
+  std::size_t a0 = dots;
+  while (a0 > 0 && (std::isdigit(static_cast<unsigned char>(item[a0 - 1])) || item[a0 - 1] == '^')) --a0;
+  std::size_t b1 = dots + 2;
+  while (b1 < item.size() && (std::isdigit(static_cast<unsigned char>(item[b1])) || item[b1] == '^')) ++b1;
+  const auto a = range_number(item.substr(a0, dots - a0)), b = range_number(item.substr(dots + 2, b1 - dots - 2));
+  if (a0 == dots && b1 == dots + 2) return {item};  // no number on either side: not a range
+  char how = '*';
+  long long step = 2;
+  std::size_t end = b1;
+  if (end < item.size() && (item[end] == '*' || item[end] == '+')) {
+    how = item[end];
+    std::size_t e = end + 1;
+    while (e < item.size() && std::isdigit(static_cast<unsigned char>(item[e]))) ++e;
+    const auto f = range_number(item.substr(end + 1, e - end - 1));
+    step = f ? *f : 0;
+    end = e;
+  }
+  const std::string shape = "A..B, A..B*F or A..B+S (A, B: whole numbers or 2^K; F at least 2, S at least 1)";
+  if (!a || !b || *a > *b || (how == '*' && step < 2) || (how == '+' && step < 1) ||
+      item.find("..", end) != std::string::npos)
+    throw UsageError("--problem " + item + ": its range is not " + shape);
+  std::vector<std::string> out;
+  for (long long v = *a; v <= *b;) {
+    out.push_back(item.substr(0, a0) + std::to_string(v) + item.substr(end));
+    if (out.size() > max_problems)
+      throw UsageError("--problem " + item + ": more than " + std::to_string(max_problems) + " problems");
+    if (how == '*' ? v > *b / step : v > *b - step) break;
+    v = how == '*' ? v * step : v + step;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> problem_list(const std::string& suite, const std::string& text) {
+  if (text.empty()) return {""};
+  std::vector<std::string> items;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    items.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  for (const auto& item : items)
+    if (item.empty()) throw UsageError("--problem " + text + ": an empty problem in the list");
+  // A spec's problem is itself NAME=VALUE,..: a NAME given again begins the next problem.
+  std::vector<std::string> groups;
+  if (suite == "spec") {
+    std::set<std::string> names;
+    for (const auto& item : items) {
+      const std::string name = item.substr(0, item.find('='));
+      if (groups.empty() || !names.insert(name).second) {
+        groups.push_back(item);
+        names = {name};
+      } else {
+        groups.back() += "," + item;
+      }
+    }
+  } else {
+    groups = items;
+  }
+  std::vector<std::string> out;
+  for (const auto& g : groups) {
+    // Each NAME=VALUE of a spec's problem may be a range: their product.
+    std::vector<std::string> expanded = {""};
+    std::size_t from = 0;
+    while (from <= g.size()) {
+      const std::size_t comma = suite == "spec" ? std::min(g.find(',', from), g.size()) : g.size();
+      std::vector<std::string> next;
+      for (const auto& head : expanded)
+        for (const auto& v : expand_range(g.substr(from, comma - from))) {
+          next.push_back(head.empty() ? v : head + "," + v);
+          if (next.size() > max_problems)
+            throw UsageError("--problem " + text + ": more than " + std::to_string(max_problems) + " problems");
+        }
+      expanded = std::move(next);
+      from = comma + 1;
+    }
+    for (auto& e : expanded)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(std::move(e));
+    if (out.size() > max_problems)
+      throw UsageError("--problem " + text + ": more than " + std::to_string(max_problems) + " problems");
+  }
+  return out;
 }
 
 std::vector<SweepTarget> Suite::sweep_targets(const RunOptions&, const std::string&) {

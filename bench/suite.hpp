@@ -190,6 +190,12 @@ std::vector<DeviceInfo> suite_devices(const RunOptions& options, const std::stri
                                       const std::function<bool(const std::string& backend)>& implemented,
                                       std::vector<std::string>& skipped);
 
+// --problem as the problems it names: a comma list (a spec's problem is NAME=VALUE,..: there a NAME
+// given again begins the next one), each with at most one range A..B (doubling), A..B*F or A..B+S
+// (A, B whole numbers or 2^K; a spec's every size may have one: their product), in order, each
+// once; {""} (the suite's default) for none. UsageError for a range it cannot take, or more than 256.
+std::vector<std::string> problem_list(const std::string& suite, const std::string& problem);
+
 void register_suite(std::function<std::unique_ptr<Suite>()> factory);
 std::vector<std::string> suite_names();
 std::unique_ptr<Suite> make_suite(const std::string& name);  // UsageError listing valid ones

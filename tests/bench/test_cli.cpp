@@ -3,6 +3,7 @@
 
 #include "backends/registry.hpp"
 #include "bench/cli.hpp"
+#include "bench/suite.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench {
@@ -17,6 +18,37 @@ std::string usage_error(const std::vector<std::string>& args) {
     return e.what();
   }
   return "no error";
+}
+
+// Issue 58 item 3: --problem takes a list and ranges, each problem its own points.
+TEST(ProblemList, ListsAndRangesExpandInOrderEachOnce) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(problem_list("cg", ""), V{""});
+  EXPECT_EQ(problem_list("cg", "poisson2d:32,poisson2d:48"), (V{"poisson2d:32", "poisson2d:48"}));
+  EXPECT_EQ(problem_list("cg", "poisson2d:1024..8192*2"),
+            (V{"poisson2d:1024", "poisson2d:2048", "poisson2d:4096", "poisson2d:8192"}));
+  EXPECT_EQ(problem_list("gemm", "64..256"), (V{"64", "128", "256"}));  // doubling by default
+  EXPECT_EQ(problem_list("gemm", "100..130+15,100"), (V{"100", "115", "130"}));  // each once
+  EXPECT_EQ(problem_list("gemm", "1..10*3"), (V{"1", "3", "9"}));  // up to B, not past it
+  EXPECT_EQ(problem_list("spec", "n=2^10..2^12"), (V{"n=1024", "n=2048", "n=4096"}));
+  EXPECT_EQ(problem_list("spec", "n=1024,m=8"), V{"n=1024,m=8"});  // one problem of two sizes
+  EXPECT_EQ(problem_list("spec", "n=1024,m=8,n=2048,m=8"), (V{"n=1024,m=8", "n=2048,m=8"}));  // a name again: the next
+  EXPECT_EQ(problem_list("spec", "n=1..2,m=4..8"), (V{"n=1,m=4", "n=1,m=8", "n=2,m=4", "n=2,m=8"}));
+  EXPECT_EQ(problem_list("cg", "mtx:../data/a..b.mtx"), V{"mtx:../data/a..b.mtx"});  // a path's dots
+  EXPECT_EQ(problem_list("ep", "A"), V{"A"});
+  const auto refused = [](const std::string& suite, const std::string& text) {
+    try {
+      problem_list(suite, text);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(refused("gemm", "256..64"), HasSubstr("--problem 256..64: its range is not A..B"));
+  EXPECT_THAT(refused("gemm", "64..256*1"), HasSubstr("F at least 2"));
+  EXPECT_THAT(refused("gemm", "1..100000+1"), HasSubstr("more than 256 problems"));
+  EXPECT_THAT(refused("cg", "poisson2d:32,,poisson2d:48"), HasSubstr("an empty problem in the list"));
+  EXPECT_THAT(refused("gemm", "2^63..2^64"), HasSubstr("its range is not"));
 }
 
 TEST(Cli, Defaults) {

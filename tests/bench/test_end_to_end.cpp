@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -322,6 +323,31 @@ TEST(EndToEnd, CsvHasOneRowPerRepetitionAndTheKernelsInALongTable) {
     EXPECT_TRUE(names.count(k)) << k;
   std::filesystem::remove(out);
   std::filesystem::remove(kernels);
+}
+
+// Issue 58 item 3: a list and a range of problems in one call, each problem its own points and its
+// own table (its own speedups), in the records and in a sweep.
+TEST(EndToEnd, AListAndARangeOfProblemsAreEachTheirOwnPoints) {
+  const std::string out = temp_path("sizes.json");
+  Result r = gpubench("--suite gemm --backend openmp --variant naive,tiled --precision f32 --problem 32..64,48 "
+                      "--repetitions 2 --format json --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::set<std::string> problems;
+  const auto records = nlohmann::json::parse(file_bytes(out));
+  for (const auto& b : records["benchmarks"]) problems.insert(b["problem"].get<std::string>());
+  EXPECT_EQ(problems, (std::set<std::string>{"32", "48", "64"}));
+  for (const char* heading : {"gemm 32  (", "gemm 64  (", "gemm 48  ("}) EXPECT_THAT(r.output, HasSubstr(heading));
+  // Each table's speedups are against its own first row.
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(gemm 64  \([^\n]*\n\n[^\n]*\nopenmp:0 .* naive .* 1\.00x)")), true)
+      << r.output;
+  r = gpubench("--suite cg --backend openmp --variant classic --problem poisson2d:16,poisson2d:24 --iterations 5 "
+               "--repetitions 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cg/poisson2d:24/openmp:0/classic/f64 verified"));
+  r = gpubench("--suite gemm --backend openmp --problem 256..64");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--problem 256..64: its range is not"));
+  std::filesystem::remove(out);
 }
 
 // EP is compute-bound: GB/s, FLOP/B and the bandwidth-bound columns do not apply and say "-";
