@@ -142,7 +142,7 @@ void problem_options(CLI::App* app, Raw& raw) {
       ->type_name("FILE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  text(app, raw, "--precision", "P", "f32, f64 or all (default f64)");
+  text(app, raw, "--precision", "P", "f32, f64, a comma list of them (f32,f64) or all (default f64)");
   text(app, raw, "--tuning", "on|off",
        "take each kernel's launch parameters from the tuning database (default on; off: the built-in heuristic); "
        "a sweep with off stores nothing");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -11,6 +12,12 @@ std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
   return s.str();
+}
+
+std::string ratio(double v) {
+  if (!(v > 0) || v >= 0.1) return fixed(v, 2) + "x";
+  const int digits = 1 - static_cast<int>(std::floor(std::log10(v)));  // two significant digits
+  return fixed(v, std::min(digits, 12)) + "x";
 }
 
 std::string column(const std::string& s, std::size_t width, bool right) {

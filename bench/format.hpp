@@ -10,6 +10,9 @@ namespace gpubench {
 
 // `v` with `digits` digits after the point.
 std::string fixed(double v, int digits);
+// A speedup or a ratio, "2.00x": two digits after the point, or two significant digits below 0.1
+// (0.0017x, never "0.00x").
+std::string ratio(double v);
 // `s` padded to `width` (right-aligned when `right`). A longer `s` is kept whole: a row that
 // shifts is better than a value cut short.
 std::string column(const std::string& s, std::size_t width, bool right = false);

@@ -243,6 +243,15 @@ void write_kernel_csv(const RunReport& report, std::ostream& out) {
 
 namespace {
 
+// Why a point above the DRAM roof has no cache level to place it against: a GPU's caches are
+// measured by the roofline probe (on a remeasure), a CPU's are not (issue 58 item 6: the hint led
+// nowhere there).
+std::string caches_unmeasured(const DeviceInfo& d) {
+  if (d.type == "gpu") return "the caches' bandwidths were not measured: gpubench roofline --remeasure";
+  return "the roofline probe measures caches' bandwidths on GPUs only, not on this " + (d.type.empty() ? std::string("device") : d.type);
+}
+
+
 // Seconds of the whole timed region (one solve, one run) of a verified point: the median over
 // its repetitions. With a tolerance, variants can need different iteration counts: then time to
 // solution, not time per iteration, says which is faster.
@@ -316,8 +325,8 @@ void write_roof_footnote(const RunReport& report, std::ostream& out) {
           << "% of its measured roof (" << fixed(gbps, 0) << " GB/s)\n";
       continue;
     }
-    out << ": a cache serves it faster than the measured memory bandwidth the roof is drawn with (the caches' "
-           "bandwidths were not measured: gpubench roofline --remeasure)\n";
+    out << ": a cache serves it faster than the measured memory bandwidth the roof is drawn with ("
+        << caches_unmeasured(p.id.device) << ")\n";
   }
 }
 
@@ -429,9 +438,9 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
       const double total = median_total_seconds(p);
       row.push_back(std::to_string(median_iterations(p)));
       row.push_back(fixed(total * 1e3, 3));
-      if (base && total > 0) speedup = fixed(median_total_seconds(*base) / total, 2) + "x";
+      if (base && total > 0) speedup = ratio(median_total_seconds(*base) / total);
     } else if (base) {
-      speedup = fixed(base->median_seconds_per_iteration / t, 2) + "x";
+      speedup = ratio(base->median_seconds_per_iteration / t);
     }
     row.push_back(speedup);
     row.push_back(verified_cell(p));
@@ -518,8 +527,10 @@ void write_ceilings(const RunReport& report, std::ostream& out) {
 }
 
 // The launch parameters kernel row `k` ran with, and where they came from ("" when none).
-std::string launch_cell(const nlohmann::json& launch, const KernelRow& k) {
-  const auto it = launch.find(k.kernel);
+// A spec's steps all run with its one configuration, stored under the spec's name (issue 58 item 6).
+std::string launch_cell(const nlohmann::json& launch, const KernelRow& k, bool one_for_all) {
+  auto it = launch.find(k.kernel);
+  if (it == launch.end() && one_for_all && launch.size() == 1 && k.kernel != "overhead") it = launch.begin();
   if (it == launch.end()) return {};
   Params params;  // every integer is a parameter; "from" and "detail" say where they came from
   for (const auto& [name, value] : it->items())
@@ -554,13 +565,13 @@ void write_kernels(const PointResult& p, std::ostream& out) {
                  memory ? fixed(k.bytes_per_iteration / s / 1e9, 1) : na,
                  memory && k.flops_per_iteration > 0 ? compact(k.flops_per_iteration / k.bytes_per_iteration, 3, 1e4) : na,
                  placed && flops ? compact(r.theoretical_gflops, 1) : na, placed && flops ? fixed(r.theoretical_pct, 1) : na,
-                 placed ? roof_cell(r.roofline_pct, marked) + level_cell(r) : na, launch_cell(launch, k)});
+                 placed ? roof_cell(r.roofline_pct, marked) + level_cell(r) : na, launch_cell(launch, k, p.id.suite == "spec")});
   }
   kernels.print(out, "  ");
   if (marked)
     out << "  * above the DRAM roof: this kernel's data is served from a cache faster than the measured memory bandwidth"
         << (p.ceilings && p.ceilings->l2_gbps > 0 ? "; (L2 n%) is its place against the first cache level whose roof holds it"
-                                                 : " (the caches' bandwidths were not measured: gpubench roofline --remeasure)")
+                                                 : " (" + caches_unmeasured(p.id.device) + ")")
         << "\n";
 }
 

@@ -363,6 +363,7 @@ SweepReport sweep(SweepTarget& target, const SweepOptions& options, const std::o
     }
     // The baseline: after a walk, the walked parameter at its first value with the best's others
     // (the thesis's starting point: 1 work-group per compute unit); otherwise the heuristic.
+    ks.heuristic_source = k->heuristic_source();
     if (ks.best >= 0) {
       Params base = heuristic;
       if ((search.used == "walk" || chosen.name == "walk") && !space.params.empty()) {
@@ -422,16 +423,16 @@ void write_sweep_table(const std::vector<SweepReport>& reports, std::ostream& ou
       }
       out << column(std::to_string(k.configs.size()), 9, true) << column(std::to_string(failed), 7, true) << "\n";
     }
-    std::set<std::string> walked;
-    bool starred = false;
+    std::set<std::string> walked, starred;
     for (const auto& k : r.kernels) {
       if (k.baseline < 0) continue;
-      if (k.baseline_name.empty()) starred = true;
+      if (k.baseline_name.empty())
+        starred.insert(k.heuristic_source.empty() ? "the built-in heuristic's configuration" : k.heuristic_source);
       else walked.insert(k.baseline_name);
     }
     for (const auto& w : walked)
       out << "  baseline: " << w << " with the best's other parameters (where the walk starts)\n";
-    if (starred) out << "  * baseline: the built-in heuristic's configuration\n";
+    for (const auto& s : starred) out << "  * baseline: " << s << "\n";
     std::map<std::string, std::string> by_strategy;  // strategy -> its kernels
     std::size_t from_cache = 0;
     for (const auto& k : r.kernels) {

@@ -67,6 +67,7 @@ struct KernelSweep {
   // heuristic's configuration.
   int baseline = -1;
   std::string baseline_name;
+  std::string heuristic_source;  // what the heuristic is (TunableKernel::heuristic_source)
   double reduction_pct() const;  // (t_baseline - t_best) / t_baseline, in %
 };
 

@@ -114,6 +114,8 @@ class TunableKernel {
   virtual std::string name() const = 0;                  // "spmv"
   virtual TunableSpace tunables() const = 0;
   virtual Params heuristic() const = 0;                  // the built-in default: legal in tunables()
+  // What heuristic() is, as a sweep's table says where its baseline comes from.
+  virtual std::string heuristic_source() const { return "the built-in heuristic's configuration"; }
   virtual TuningKey key() const = 0;                     // where its best configuration is stored
   virtual double flops_per_call() const = 0;             // declared work
   virtual double bytes_per_call() const = 0;

@@ -472,6 +472,12 @@ class SpecTunable final : public TunableKernel {
   std::string name() const override { return t_.spec->name; }
   TunableSpace tunables() const override { return space_of(t_, ops_->device()); }
   Params heuristic() const override { return heuristic_of(t_, ops_->device()); }
+  std::string heuristic_source() const override {
+    std::string why;
+    return !t_.spec->defaults.empty() && space_of(t_, ops_->device()).legal(t_.spec->defaults, &why)
+               ? "the spec's defaults (" + t_.spec->path + ")"
+               : "the first configuration the spec's tunables and constraints allow (its defaults are not legal here)";
+  }
   TuningKey key() const override { return key_of(t_); }
   nlohmann::json provenance() const override { return {{"spec_sha256", t_.spec->sha256}}; }
   double flops_per_call() const override {

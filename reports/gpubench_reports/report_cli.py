@@ -22,7 +22,7 @@ python3-scipy (Student's t; a table of its quantiles is used without it).
 import argparse
 import sys
 
-from .errors import ReportError, failed
+from .errors import ReportError, UsageError, failed
 from .files import dpi, inches, write_atomic
 from .figures import figure
 from .models import models
@@ -55,7 +55,8 @@ def make_parser():
                         "GFLOP/s per swept configuration; lu-study: the LU study's table; strategies: %% of the "
                         "optimum each search strategy reaches (gpubench sweep --replay ... --format json)")
     t.add_argument("--kernel", help="sweep-grid: only these kernels; strategies: only caches whose kernel names one")
-    t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
+    t.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown",
+                   help="markdown (default), latex (a booktabs tabular) or csv")
     t.add_argument("--ci", action="store_true", help="mean, its 95%% confidence interval and relative error")
     t.add_argument("--reduction-name", default="reduction", help="the name of the (T_base - T) / T_base column")
     t.add_argument("--value", choices=tuple(KERNEL_VALUES), default="ms", help="kernels: the value per kernel")
@@ -83,7 +84,8 @@ def make_parser():
                                         "default: every one the selection ran on)")
     pp.add_argument("--figure", help="a cascade plot per suite: FILE.png (FILE-SUITE.png for several suites)")
     pp.add_argument("--efficiency", choices=("arch", "app"), default="app", help="what the cascade plots (default app)")
-    pp.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
+    pp.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown",
+                    help="markdown (default), latex or csv")
     pp.add_argument("--out", help="the table's file (stdout without it)")
     pp.add_argument("--width", type=inches, default=8.0)
     pp.add_argument("--height", type=inches, help="in inches (default 5)")
@@ -98,7 +100,8 @@ def make_parser():
         mo.add_argument("--" + field, help=f"only these {field}s (a comma list)")
     mo.add_argument("--apis", help="the APIs compared, in this order (default: every backend of the records)")
     mo.add_argument("--figure", help="a figure of each API's best own variant per suite: FILE.png, .svg or .pdf")
-    mo.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown")
+    mo.add_argument("--format", choices=("markdown", "latex", "csv"), default="markdown",
+                    help="markdown (default), latex or csv")
     mo.add_argument("--out", help="the table's file (stdout without it)")
     mo.add_argument("--width", type=inches, default=11.0)
     mo.add_argument("--height", type=inches, help="in inches (default 4.5)")
@@ -119,7 +122,7 @@ def main(argv=None):
             return 0
         if args.command == "figure":
             if not args.out:
-                raise ReportError("a figure needs --out FILE.png, .svg or .pdf")
+                raise UsageError("a figure needs --out FILE.png, .svg or .pdf")
             figure(args)
             return 0
         points = []

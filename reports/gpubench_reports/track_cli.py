@@ -482,7 +482,8 @@ def main(argv=None):
                        help="take records made with a test hook set (GPUBENCH_SLOWDOWN...), refused otherwise")
     p = sub.add_parser("publish", help="write the dashboard: a static site, OUT/index.html")
     p.add_argument("--out", required=True, help="the folder written")
-    p.add_argument("--title", default="gpubench: nightly performance")
+    p.add_argument("--title", default="gpubench: nightly performance", help="the pages' title (default: gpubench: nightly "
+                                                                           "performance)")
     k = sub.add_parser("ack", help="acknowledge a benchmark's open regressions: check no longer fails on them")
     k.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
     k.add_argument("--reason", required=True, help="why it is accepted (shown beside it by check and the dashboard)")

@@ -118,6 +118,21 @@ TEST(Table, SpeedupIsByTimeToSolutionWhenIterationCountsDiffer) {
   EXPECT_THAT(per_iteration.str(), Not(HasSubstr("time to solution")));
 }
 
+// Issue 58 item 6: a 0.0017x speedup said as that, not "0.00x".
+TEST(Table, ASmallSpeedupKeepsTwoSignificantDigits) {
+  EXPECT_EQ(ratio(2.0), "2.00x");
+  EXPECT_EQ(ratio(0.123), "0.12x");
+  EXPECT_EQ(ratio(0.0017), "0.0017x");
+  EXPECT_EQ(ratio(0.05), "0.050x");
+  RunReport report;
+  report.points.push_back(verified_point("classic", 1e-3, 100));
+  report.points.push_back(verified_point("form1", 1e-3 / 0.0017, 100));
+  std::ostringstream out;
+  write_table(report, out);
+  EXPECT_THAT(out.str(), HasSubstr(" 0.0017x "));
+  EXPECT_THAT(out.str(), Not(HasSubstr("0.00x")));
+}
+
 // A cache-resident problem can beat the DRAM roof: marked and explained, never a bare "648.0".
 TEST(Table, AboveTheRoofIsMarkedAndExplained) {
   RunReport report;

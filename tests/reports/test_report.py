@@ -6,6 +6,7 @@ errors on synthetic records. Run by ctest; `test_report.py latex` is the LaTeX c
 
     GPUBENCH_UPDATE_EXPECTED=1 test_report.py   rewrites the expected files (then read the diff)
 """
+import contextlib
 import csv
 import gzip
 import io
@@ -293,6 +294,22 @@ class Synthetic(unittest.TestCase):
                 with self.assertRaises(SystemExit) as e:
                     run_report(command)
                 self.assertEqual(e.exception.code, 0)
+
+    def test_every_option_says_what_it_takes_and_a_figure_without_out_is_a_usage_error(self):
+        # Issue 58 item 6: `report table --format` had no help text; a figure without --out exited 3,
+        # where a usage error exits 2 (the README's table of exit codes).
+        for argv in (["table", "--help"], ["portability", "--help"], ["models", "--help"]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit):
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    report_cli.main(argv)
+            self.assertRegex(out.getvalue().replace("\n", " "), r"--format \{markdown,latex,csv\}\s+markdown \(default\)")
+        code, _, err = run_report(["figure", "--kind", "scaling", os.path.join(DATA, "h100-2026-11-25-lu-cuda-4096.json")])
+        self.assertEqual(code, 2, err)
+        self.assertIn("a figure needs --out", err)
+        track_help = subprocess.run([sys.executable, os.path.join(SOURCE, "reports", "track.py"), "publish", "--help"],
+                                    capture_output=True, text=True).stdout
+        self.assertIn("the pages' title", track_help)
 
     def test_a_malformed_recipe_is_named(self):
         recipe = os.path.join(self.dir, "recipe.json")

@@ -431,6 +431,22 @@ TEST(SpecOpenmp, TheReductionExampleRunsVerifiesSweepsAndIsCompiledOnce) {
                dir.path.string(), cache);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("strategy random")) << r.output;
+  // Every step's row of the breakdown names the spec's configuration it ran with, and a CPU's
+  // above-the-roof note does not send the user to a remeasure that measures no cache there.
+  r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision f32 --repetitions 2 --breakdown", cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(\n  reduce_partial .* (final=\d+ group=\d+ items=\d+): [a-z]+\n)")), true)
+      << r.output;
+  EXPECT_EQ(std::regex_search(r.output, std::regex(R"(\n  reduce_final .* (final=\d+ group=\d+ items=\d+): [a-z]+\n)")), true)
+      << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("roofline --remeasure)"))) << r.output;
+  // The baseline of a sweep that visits the spec's defaults is named as those, not as a built-in
+  // heuristic (issue 58 item 6).
+  r = gpubench("sweep --spec " + file + " --backend openmp --problem n=65536 --precision f32 --param group=256 "
+               "--param items=8 --param final=64,256 --exhaustive --tuning off", cache);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("* baseline: the spec's defaults (" + file + ")")) << r.output;
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("built-in heuristic"))) << r.output;
   r = gpubench("--spec " + file + " --backend openmp --problem n=65536 --precision f32 --repetitions 2 --format json --out " +
                    (dir.path / "run.json").string() + " --tuning-db " + dir.path.string(), cache);
   ASSERT_EQ(r.exit_code, 0) << r.output;
