@@ -366,7 +366,13 @@ def remeasure_args(db, a):
 def remeasure(db, a, workdir, allow_test_hooks=False):
     args = remeasure_args(db, a)
     target = os.path.join(workdir, f"remeasure-{a.bench}.json")
-    run_gpubench(args, max(a.runs[-1][6], 2), target)
+    # Tonight's run's project (its work tree as it is now) stamps the re-measured run too.
+    row = db.execute("SELECT project FROM runs WHERE id = ?", (a.runs[-1][0],)).fetchone()
+    project = row[0] if row and row[0] and os.path.isdir(row[0]) else None
+    state = project_state(project) if project else None
+    run_gpubench(args, max(a.runs[-1][6], 2), target, project)
+    if state:
+        stamp_project(target, state)
     import_run(db, target, kind="remeasure", command=args, allow_test_hooks=allow_test_hooks)
 
 

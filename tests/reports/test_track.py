@@ -626,6 +626,20 @@ class UsersProject(unittest.TestCase):
         self.assertIn(f"since {later[:12]}+dirty (gpubench {gpubench_commit})", r.stdout)
         self.assertIn("the project's commit is the same on both sides, with uncommitted changes", r.stdout)
 
+    def test_a_remeasure_is_stamped_with_the_project_too(self):
+        for n in range(1, 7):
+            self.commit(1.0, f"change {n}")
+            self.night(n)
+        slow = self.commit(3.0, "the slow one")
+        self.night(7)
+        r = track("check", "--history", self.history, env=dict(self.env, FAKE_NIGHT="8"))  # re-measures tonight's
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn(f"since {slow[:12]} (gpubench ", r.stdout)
+        db = sqlite3.connect(self.history)
+        rows = db.execute("SELECT kind, project_commit FROM runs ORDER BY date DESC, id DESC LIMIT 1").fetchall()
+        db.close()
+        self.assertEqual(rows, [("remeasure", slow)])
+
     def test_a_commit_range_is_measured_commit_by_commit_and_bisect_finds_the_slower_one(self):
         tracked = os.path.join(self.project, "tracked.json")
         with open(tracked, "w") as f:  # the build makes what the runs read, in each commit's checkout
