@@ -83,8 +83,9 @@ std::vector<std::string> expand_range(const std::string& item) {
     step = f ? *f : 0;
     end = e;
   }
-  const std::string shape = "A..B, A..B*F or A..B+S (A, B: whole numbers or 2^K; F at least 2, S at least 1)";
-  if (!a || !b || *a > *b || (how == '*' && step < 2) || (how == '+' && step < 1) ||
+  const std::string shape =
+      "A..B, A..B*F or A..B+S (A, B: whole numbers or 2^K, A at least 1 for *F; F at least 2, S at least 1)";
+  if (!a || !b || *a > *b || (how == '*' && (step < 2 || *a < 1)) || (how == '+' && step < 1) ||
       item.find("..", end) != std::string::npos)
     throw UsageError("--problem " + item + ": its range is not " + shape);
   std::vector<std::string> out;

@@ -144,10 +144,13 @@ def rebased(args, top, folder):
 def redate(target, commit_date):
     """A commit's run in the history's order of the project's commits: the records' date is the
     commit's (committer date); when it was measured is kept as context.measured_date."""
-    with open(target) as f:
-        records = json.load(f)
-    context = records.get("context") if isinstance(records, dict) else None
-    if isinstance(context, dict):
-        context["measured_date"] = context.get("date")
-        context["date"] = commit_date
-        write_atomic(target, json.dumps(records, indent=2) + "\n")
+    try:
+        with open(target) as f:
+            records = json.load(f)
+        context = records.get("context") if isinstance(records, dict) else None
+        if isinstance(context, dict):
+            context["measured_date"] = context.get("date")
+            context["date"] = commit_date
+            write_atomic(target, json.dumps(records, indent=2) + "\n")
+    except (OSError, ValueError) as e:
+        raise TrackError(f"{target}: cannot date the records by their commit ({e})")

@@ -49,6 +49,8 @@ TEST(ProblemList, ListsAndRangesExpandInOrderEachOnce) {
   EXPECT_THAT(refused("gemm", "1..100000+1"), HasSubstr("more than 256 problems"));
   EXPECT_THAT(refused("cg", "poisson2d:32,,poisson2d:48"), HasSubstr("an empty problem in the list"));
   EXPECT_THAT(refused("gemm", "2^63..2^64"), HasSubstr("its range is not"));
+  EXPECT_THAT(refused("gemm", "0..8"), HasSubstr("A at least 1 for *F"));  // 0 doubled is 0: no end
+  EXPECT_EQ(problem_list("gemm", "0..8+4"), (V{"0", "4", "8"}));
 }
 
 TEST(Cli, Defaults) {
