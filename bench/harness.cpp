@@ -1,12 +1,19 @@
 #include "bench/harness.hpp"
 #include "bench/record_fields.hpp"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include <benchmark/benchmark.h>
 
@@ -436,8 +443,62 @@ nlohmann::json entries_of(const PointResult& p, const std::vector<RepetitionRun>
 
 // Runs one point (prepare, profiled pass, the timed repetitions, release) through Google
 // Benchmark; its result and its entries, as JSON (the form a worker process hands back).
+namespace {
+
+// The host's CPU time at one moment, for how much of it other processes took while a point ran
+// (issue 58 item 4): the busy jiffies (/proc/stat) of the CPUs this process may run on, this
+// process's own CPU time (all its threads: OpenMP's, PoCL's, a driver's), the wall clock.
+struct MachineSample {
+  double busy_s = -1, own_s = 0, wall_s = 0;
+  int cpus = 0;
+};
+
+MachineSample sample_machine() {
+  MachineSample m;
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  // The CPUs this process may run on (a container's or a job's cpuset, not every CPU of the host).
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (::sched_getaffinity(0, sizeof mine, &mine) != 0) return {};
+  std::ifstream stat("/proc/stat");
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  if (hz <= 0) return {};
+  long long busy = 0;
+  for (std::string line; std::getline(stat, line);) {
+    if (!line.starts_with("cpu") || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream in(line.substr(3));
+    int cpu = -1;
+    long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (!in || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mine)) continue;
+    busy += user + nice + system + irq + softirq + steal;
+    ++m.cpus;
+  }
+  m.busy_s = static_cast<double>(busy) / static_cast<double>(hz);
+  rusage self{};
+  if (::getrusage(RUSAGE_SELF, &self) != 0 || m.cpus == 0) return {};
+  m.own_s = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+            1e-6 * static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec);
+  return m;
+}
+
+constexpr double busy_fraction = 0.25;  // others' share of the host's CPUs that marks a point's machine busy
+
+// {others_cpu_fraction, cpus, seconds, busy} between two samples; null where /proc/stat cannot be
+// read or the point was too short for the kernel's tick (under 0.5 s).
+nlohmann::json machine_load(const MachineSample& a, const MachineSample& b) {
+  const double seconds = b.wall_s - a.wall_s;
+  if (a.busy_s < 0 || b.busy_s < 0 || seconds < 0.5 || a.cpus != b.cpus) return nullptr;
+  const double others = std::clamp(((b.busy_s - a.busy_s) - (b.own_s - a.own_s)) / (seconds * a.cpus), 0.0, 1.0);
+  return {{"others_cpu_fraction", std::round(others * 1000) / 1000}, {"cpus", a.cpus},
+          {"seconds", std::round(seconds * 1000) / 1000}, {"busy", others >= busy_fraction}};
+}
+
+}  // namespace
+
 nlohmann::json run_point(Point& point, PointResult result, const Timing& timing, const std::string& progress,
                          std::ostream& log) {
+  const MachineSample before = sample_machine();
   const int repetitions = timing.repetitions;
   bool prepare_failed = false, interrupted = false;
   int calls = 0;
@@ -454,6 +515,7 @@ nlohmann::json run_point(Point& point, PointResult result, const Timing& timing,
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
   if (interrupted) return {{"interrupted", true}};
+  if (auto load = machine_load(before, sample_machine()); !load.is_null()) result.measured["machine_load"] = load;
 
   std::vector<double> per_iteration;
   for (const auto& o : result.repetitions)

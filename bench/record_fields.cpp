@@ -173,6 +173,13 @@ std::vector<RecordField> make_fields() {
               const auto s = r.point.measured.find("device_state");
               return s == r.point.measured.end() ? json() : *s;
             }),
+      point("machine_load", "", "object",
+            "other processes' use of the CPUs this process may run on while the point ran (its preparation "
+            "included): others_cpu_fraction (this process's own time taken out), cpus, seconds; busy: true at 25% or more",
+            [](const Row& r) {
+              const auto m = r.point.measured.find("machine_load");
+              return m == r.point.measured.end() ? json() : *m;
+            }),
       point("", "joules_per_iteration", "number", "the energy of one iteration: the pass's average power x its time per iteration",
             [](const Row& r) { return energy_of(r.point, "joules_per_iteration"); }),
       point("", "watts", "number", "the energy pass's average power", [](const Row& r) { return energy_of(r.point, "watts"); }),

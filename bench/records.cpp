@@ -401,6 +401,21 @@ void write_energy_footnote(const RunReport& report, std::ostream& out) {
   for (const auto& l : lines) out << l << "\n";
 }
 
+// The points during which other processes kept the host's CPUs busy (harness.cpp's machine_load):
+// their figures may be slow, and a tracked night can refuse them (track run --quiet-machine).
+void write_machine_load(const RunReport& report, std::ostream& out) {
+  std::string lines;
+  for (const auto& p : report.points) {
+    const auto m = p.measured.find("machine_load");
+    if (m == p.measured.end() || !m->is_object() || !m->value("busy", false)) continue;
+    lines += "  " + p.id.name() + ": " + fixed(100 * m->value("others_cpu_fraction", 0.0), 0) + "% of the " +
+             std::to_string(m->value("cpus", 0)) + " CPUs it may run on, over its " + fixed(m->value("seconds", 0.0), 1) + " s\n";
+  }
+  if (!lines.empty())
+    out << "BUSY MACHINE: other processes kept the CPUs busy while these points ran (their figures may be slow):\n"
+        << lines;
+}
+
 void write_summary(const RunReport& report, std::ostream& out, const std::string& baseline, bool to_solution,
                    bool energy) {
   std::vector<const RecordField*> figures;  // the fields with a column
@@ -611,6 +626,7 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
     write_heading(part, out, baseline, to_solution);
     write_summary(part, out, baseline, to_solution, energy);
   }
+  write_machine_load(report, out);
   if (energy) write_energy_footnote(report, out);
   write_ceilings(report, out);
   bool any_kernels = false;

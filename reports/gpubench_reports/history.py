@@ -171,6 +171,9 @@ def open_history(path, create=True, timeout=None, write=False):
         target = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro" if readonly else path
         db = sqlite3.connect(target, isolation_level=None, timeout=timeout, factory=History, uri=readonly)
         db.readonly = readonly
+        # A damaged file's text values are shown, not a UnicodeDecodeError: every text gpubench
+        # writes is UTF-8.
+        db.text_factory = lambda b: b.decode("utf-8", "replace")
         db.execute("PRAGMA foreign_keys = ON")
         check = db.execute("PRAGMA integrity_check").fetchone()[0]
         if check != "ok":
@@ -201,6 +204,8 @@ def open_history(path, create=True, timeout=None, write=False):
                     db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
     except sqlite3.DatabaseError as e:
         raise busy(path, e, timeout) or io_error(path, e) or TrackError(f"{path}: not a gpubench history ({e})")
+    except UnicodeDecodeError:  # SQLite's message quotes a damaged schema's bytes, which are not text
+        raise TrackError(f"{path}: not a gpubench history (damaged: SQLite's own message about it is not even text)")
     return db
 
 

@@ -194,6 +194,27 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
     return 3 if problems else status
 
 
+def busy_points(target):
+    """The points of a records file during which other processes kept the host's CPUs busy (gpubench's
+    machine_load), each as "NAME: N% of the host's C CPUs"."""
+    try:
+        with open(target) as f:
+            records = json.load(f)
+    except (OSError, ValueError):
+        return []
+    out = []
+    for b in records.get("benchmarks", []) if isinstance(records, dict) else []:
+        m = b.get("machine_load") if isinstance(b, dict) else None
+        if isinstance(m, dict) and m.get("busy") is True and b.get("run_type") != "aggregate":
+            line = f"{b.get('run_name', '?')}: {100 * float(m.get('others_cpu_fraction', 0)):.0f}% of its {m.get('cpus')} CPUs"
+            if line not in out:
+                out.append(line)
+    return out
+
+
+QUIET = {"machine": False}  # track run --quiet-machine
+
+
 def run_entries(db, history, tracked, entries, records_dir, night, checkout, allow_test_hooks, kind="nightly"):
     """The set's entries, each a gpubench run whose records go into the history: of the project's work
     tree as it is (checkout None: stamped with its state now) or of one commit's checkout (checkout:
@@ -220,6 +241,11 @@ def run_entries(db, history, tracked, entries, records_dir, night, checkout, all
                 stamp_project(target, state)
             if date:
                 redate(target, date)
+            busy = busy_points(target) if QUIET["machine"] else []
+            if busy:
+                raise TrackError(f"not recorded (--quiet-machine): other processes kept the machine busy during "
+                                 f"{len(busy)} points ({'; '.join(busy[:3])}{'; ...' if len(busy) > 3 else ''}); "
+                                 f"the records stay in {target}")
             new, n = import_run(db, target, kind=kind, command=entry["args"], allow_test_hooks=allow_test_hooks)
             written.append(target)
             print(f"gpubench track: {entry['name']}: {n} repetitions into {history} (records: {target})")
@@ -458,6 +484,9 @@ def main(argv=None):
     r.add_argument("--commits", metavar="A..B", help="run the set at each commit of the project it tracks (git's A..B, "
                                                   "oldest first; or one commit), each in a scratch checkout built with the "
                                                   "set's \"build\" command; the runs are dated by their commits")
+    r.add_argument("--quiet-machine", action="store_true",
+                   help="do not record a run during which other processes kept the CPUs busy (25%% or more; "
+                        "the records' machine_load): it is said, and its records kept out of the history")
     b = sub.add_parser("bisect", help="the first commit of the project between GOOD and BAD where a benchmark got slower")
     b.add_argument("benchmark", help="the benchmark's name (as check prints it), or words of it that name one")
     b.add_argument("good", help="a commit (branch, tag) of the project where it was fast")
@@ -524,6 +553,7 @@ def main(argv=None):
         db = open_history(path, create=args.command in ("import", "run", "bisect"),
                           write=args.command in ("import", "run", "bisect", "ack", "forget"))
         if args.command == "run":
+            QUIET["machine"] = args.quiet_machine
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
                              args.allow_test_hooks, args.slurm, args.commits)
         if args.command == "bisect":
@@ -579,6 +609,10 @@ def main(argv=None):
         print(f"gpubench track: {getattr(args, 'history', None) or default_history()}: {e}; nothing was changed",
               file=sys.stderr)
         return EXIT_IO
+    except UnicodeDecodeError:  # SQLite's message about a damaged history quotes bytes that are not text
+        print(f"gpubench track: {getattr(args, 'history', None) or default_history()}: the history is damaged (SQLite's "
+              "message about it is not even text); nothing was changed", file=sys.stderr)
+        return 3
     except (OSError, KeyboardInterrupt) as e:
         return failed("gpubench track", e)
 

@@ -85,7 +85,8 @@ TEST(RecordSchema, WritersIterateTheFieldTable) {
   p.repetitions = {repetition(0.5, ""), repetition(0.25, "")};
   p.median_seconds_per_iteration = 0.375;
   p.measured = {{"energy", {{"source", "planted counter"}, {"joules_per_iteration", 75.0}, {"watts", 200.0}}},
-                {"device_state", {{"start", {{"sm_mhz", 1980}}}}}};
+                {"device_state", {{"start", {{"sm_mhz", 1980}}}}},
+                {"machine_load", {{"others_cpu_fraction", 0.1}, {"cpus", 2}, {"seconds", 1.0}, {"busy", false}}}};
   RunReport report;
   report.context = {{"date", "2026-11-26"}, {"host_name", "h"}, {"gpubench_commit", "abc"}};
   report.points.push_back(p);

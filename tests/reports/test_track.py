@@ -513,6 +513,8 @@ records["context"]["date"] = "2026-11-%02dT03:00:00+0000" % night
 records["benchmarks"] = [b for b in records["benchmarks"] if b["name"].startswith("ep/npb:A/cuda:0/reduce/")]
 for i, b in enumerate(records["benchmarks"]):
     b["real_time"] *= factor * (1 + 0.002 * ((i + night) % 3))
+    if os.environ.get("FAKE_BUSY"):  # as gpubench says a point another process slowed
+        b["machine_load"] = {"others_cpu_fraction": 0.6, "cpus": 2, "seconds": 3.0, "busy": True}
 with open(out, "w") as f:
     json.dump(records, f)
 """
@@ -677,6 +679,27 @@ class UsersProject(unittest.TestCase):
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("--commits nosuch..main: not commits of the project", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
+
+    def test_quiet_machine_keeps_a_busy_night_out_of_the_history(self):
+        # Issue 58 item 4: a night whose points another process slowed is not recorded when asked.
+        self.commit(1.0, "one")
+        tracked = os.path.join(self.project, "tracked.json")
+        r = track("run", "--set", tracked, "--history", self.history, "--records", os.path.join(self.dir, "records"),
+                  "--quiet-machine", env=dict(self.env, FAKE_BUSY="1"))
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("not recorded (--quiet-machine): other processes kept the machine busy during 1 points", r.stderr)
+        self.assertIn("60% of its 2 CPUs", r.stderr)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 0)
+        db.close()
+        # Without --quiet-machine it is recorded (the records say it was busy); a quiet night with it too.
+        r = track("run", "--set", tracked, "--history", self.history, env=dict(self.env, FAKE_BUSY="1"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = track("run", "--set", tracked, "--history", self.history, "--quiet-machine", env=dict(self.env, FAKE_NIGHT="2"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        db = sqlite3.connect(self.history)
+        self.assertEqual(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 2)
+        db.close()
 
     def test_a_named_project_that_is_no_work_tree_is_refused(self):
         plain = os.path.join(self.dir, "plain")
