@@ -616,15 +616,19 @@ void write_table(const RunReport& report, std::ostream& out, const std::string& 
   std::vector<std::string> problems;
   for (const auto& p : report.points)
     if (std::find(problems.begin(), problems.end(), p.id.problem) == problems.end()) problems.push_back(p.id.problem);
-  for (const std::string& problem : problems) {
-    RunReport part = report;
-    if (problems.size() > 1) {
-      std::erase_if(part.points, [&](const PointResult& p) { return p.id.problem != problem; });
-      if (&problem != &problems.front()) out << "\n";
-    }
+  const auto write_part = [&](const RunReport& part) {
     const bool to_solution = iteration_counts_differ(part);
     write_heading(part, out, baseline, to_solution);
     write_summary(part, out, baseline, to_solution, energy);
+  };
+  if (problems.size() == 1) write_part(report);
+  for (std::size_t i = 0; problems.size() > 1 && i < problems.size(); ++i) {
+    RunReport part;
+    part.context = report.context;
+    for (const auto& p : report.points)
+      if (p.id.problem == problems[i]) part.points.push_back(p);
+    if (i > 0) out << "\n";
+    write_part(part);
   }
   write_machine_load(report, out);
   if (energy) write_energy_footnote(report, out);

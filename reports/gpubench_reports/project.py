@@ -52,19 +52,28 @@ def project_state(top):
             "dirty": bool(status)}
 
 
-def stamp_project(target, state):
-    """The records gpubench wrote at TARGET carry the project's state in their context."""
+def annotate(target, project=None, date=None):
+    """The records gpubench wrote at TARGET, read and written back once: their context carries the
+    project's state (`project`) and, for a commit's run, the commit's date (`date`: the history orders
+    runs by it, so a range's runs stand in the project's order; when it was measured is kept as
+    context.measured_date). Returns the records."""
     try:
         with open(target) as f:
             records = json.load(f)
     except (OSError, ValueError) as e:
         raise TrackError(f"{target}: cannot read the records gpubench wrote ({e})")
-    if isinstance(records, dict) and isinstance(records.get("context"), dict):
-        records["context"]["project"] = state
+    context = records.get("context") if isinstance(records, dict) else None
+    if isinstance(context, dict) and (project or date):
+        if project:
+            context["project"] = project
+        if date:
+            context["measured_date"] = context.get("date")
+            context["date"] = date
         try:
             write_atomic(target, json.dumps(records, indent=2) + "\n")
         except OSError as e:
             raise TrackError(f"{target}: cannot stamp the records with the project's commit ({e.strerror or e})")
+    return records
 
 
 def commits_in(top, spec):
@@ -139,18 +148,3 @@ def rebased(args, top, folder):
                 break
         out.append(a)
     return out
-
-
-def redate(target, commit_date):
-    """A commit's run in the history's order of the project's commits: the records' date is the
-    commit's (committer date); when it was measured is kept as context.measured_date."""
-    try:
-        with open(target) as f:
-            records = json.load(f)
-        context = records.get("context") if isinstance(records, dict) else None
-        if isinstance(context, dict):
-            context["measured_date"] = context.get("date")
-            context["date"] = commit_date
-            write_atomic(target, json.dumps(records, indent=2) + "\n")
-    except (OSError, ValueError) as e:
-        raise TrackError(f"{target}: cannot date the records by their commit ({e})")

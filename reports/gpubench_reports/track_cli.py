@@ -52,12 +52,12 @@ import shutil
 import statistics
 import tempfile
 
-from .verdicts import bmf, junit, markdown
+from .verdicts import bmf, junit, markdown, value_text
 from .detection import (Options, acknowledge, alert_json, assess_all, describe, describe_alert, update_alerts, verdict_json)
 from .errors import EXIT_IO, ReportError, UsageError, failed
 from .files import write_atomic
 from .records import read_json
-from .project import Checkout, commits_in, describe_commit, resolve, project_of, project_state, rebased, redate, stamp_project
+from .project import Checkout, annotate, commits_in, describe_commit, resolve, project_of, project_state, rebased
 from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, read_run, set_busy_timeout, today, tracked_series, unit_of, utc_now, write_job)
 
 
@@ -172,7 +172,8 @@ def track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night,
     return 3 if problems else status
 
 
-def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, slurm=None, commits=None):
+def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, slurm=None, commits=None,
+              quiet=False):
     tracked = load_set(set_path)
     entries = [e for e in tracked["runs"] if not only or e["name"] in only]
     if only and len(entries) != len(set(only)):
@@ -187,21 +188,17 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
             raise UsageError("--commits runs the set here, one commit after another: not with --slurm")
         return track_fleet(db, history, set_path, tracked, slurm, records_dir, only, night, allow_test_hooks)
     if commits:
-        return track_commits(db, history, set_path, tracked, entries, records_dir, commits, allow_test_hooks)
-    status, problems, _ = run_entries(db, history, tracked, entries, records_dir, night, None, allow_test_hooks)
+        return track_commits(db, history, set_path, tracked, entries, records_dir, commits, allow_test_hooks, quiet)
+    status, problems, _ = run_entries(db, history, tracked, entries, records_dir, night, None, allow_test_hooks,
+                                      quiet=quiet)
     for p in problems:
         print(f"gpubench track: {p}", file=sys.stderr)
     return 3 if problems else status
 
 
-def busy_points(target):
-    """The points of a records file during which other processes kept the host's CPUs busy (gpubench's
-    machine_load), each as "NAME: N% of the host's C CPUs"."""
-    try:
-        with open(target) as f:
-            records = json.load(f)
-    except (OSError, ValueError):
-        return []
+def busy_points(records):
+    """The points of a run's records during which other processes kept the CPUs busy (gpubench's
+    machine_load), each as "NAME: N% of its C CPUs"."""
     out = []
     for b in records.get("benchmarks", []) if isinstance(records, dict) else []:
         m = b.get("machine_load") if isinstance(b, dict) else None
@@ -212,13 +209,12 @@ def busy_points(target):
     return out
 
 
-QUIET = {"machine": False}  # track run --quiet-machine
-
-
-def run_entries(db, history, tracked, entries, records_dir, night, checkout, allow_test_hooks, kind="nightly"):
+def run_entries(db, history, tracked, entries, records_dir, night, checkout, allow_test_hooks, kind="nightly",
+                quiet=False):
     """The set's entries, each a gpubench run whose records go into the history: of the project's work
     tree as it is (checkout None: stamped with its state now) or of one commit's checkout (checkout:
-    (folder, commit, its date); the records dated by the commit). Returns (status, problems, records)."""
+    (folder, commit, its date); the records dated by the commit). quiet (--quiet-machine): a run whose
+    points another process slowed is kept out. Returns (status, problems, records)."""
     status, problems, written = 0, [], []
     top = tracked["project"]
     for entry in entries:
@@ -237,11 +233,8 @@ def run_entries(db, history, tracked, entries, records_dir, night, checkout, all
                 folder, date, args = top, None, entry["args"]
                 state = project_state(top) if top else None
             status = max(status, run_gpubench(args, tracked.get("repetitions", 10), target, folder))
-            if state:
-                stamp_project(target, state)
-            if date:
-                redate(target, date)
-            busy = busy_points(target) if QUIET["machine"] else []
+            records = annotate(target, state, date) if state or date or quiet else None
+            busy = busy_points(records) if quiet else []
             if busy:
                 raise TrackError(f"not recorded (--quiet-machine): other processes kept the machine busy during "
                                  f"{len(busy)} points ({'; '.join(busy[:3])}{'; ...' if len(busy) > 3 else ''}); "
@@ -261,7 +254,7 @@ def project_needed(set_path, tracked, what):
     return tracked["project"]
 
 
-def track_commits(db, history, set_path, tracked, entries, records_dir, spec, allow_test_hooks):
+def track_commits(db, history, set_path, tracked, entries, records_dir, spec, allow_test_hooks, quiet=False):
     """track run --commits A..B: each commit of the project's range (oldest first) checked out in a
     scratch folder, built with the set's "build" command, and the set run there; every run imported,
     dated by its commit so that the history holds them in the project's order."""
@@ -281,7 +274,7 @@ def track_commits(db, history, set_path, tracked, entries, records_dir, spec, al
                 continue
             night = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + commit[:12]
             s, p, _ = run_entries(db, history, tracked, entries, records_dir, night, (folder, commit, date),
-                                  allow_test_hooks, kind="commits")
+                                  allow_test_hooks, kind="commits", quiet=quiet)
             status, problems = max(status, s), problems + [f"{commit[:12]}: {x}" for x in p]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -366,11 +359,6 @@ def bisect(db, history, set_path, records_dir, only, benchmark, good, bad, min_e
     return 0
 
 
-def value_text(v, name):
-    unit, scale = unit_of(name)
-    return f"{v * scale:.4g} {unit}"
-
-
 def remeasure_args(db, a):
     """The gpubench run arguments that measure a's benchmark alone: its run's own arguments, with
     the point's suite, problem, backend, device, variant and precision."""
@@ -398,7 +386,7 @@ def remeasure(db, a, workdir, allow_test_hooks=False):
     state = project_state(project) if project else None
     run_gpubench(args, max(a.runs[-1][6], 2), target, project)
     if state:
-        stamp_project(target, state)
+        annotate(target, state)
     import_run(db, target, kind="remeasure", command=args, allow_test_hooks=allow_test_hooks)
 
 
@@ -553,9 +541,8 @@ def main(argv=None):
         db = open_history(path, create=args.command in ("import", "run", "bisect"),
                           write=args.command in ("import", "run", "bisect", "ack", "forget"))
         if args.command == "run":
-            QUIET["machine"] = args.quiet_machine
             return track_run(db, path, args.set, args.records, args.only.split(",") if args.only else None,
-                             args.allow_test_hooks, args.slurm, args.commits)
+                             args.allow_test_hooks, args.slurm, args.commits, args.quiet_machine)
         if args.command == "bisect":
             if not 0 <= args.min_effect < 1000:
                 raise UsageError(f"--min-effect {args.min_effect:g}: a percentage in [0, 1000)")
