@@ -98,7 +98,6 @@ function(gpubench_omp_target_clang_suite)
 endfunction()
 
 set(omp_clang_module ${GPUBENCH_MODULE_DIR}/libgpubench_omp_target_clang.so)
-set(omp_clang_tensor_library ${GPUBENCH_MODULE_DIR}/libgpubench_omp_tensor.so)
 function(gpubench_omp_target_clang_module)
   get_property(sources GLOBAL PROPERTY GPUBENCH_OMP_TARGET_CLANG_SOURCES)
   set(objects)
@@ -115,28 +114,37 @@ function(gpubench_omp_target_clang_module)
   # Undefined symbols (gpubench's registries, errors) resolve against the program that loads it,
   # as the other modules' do; LLVM's runtime is found where Debian installs it (RUNPATH, so that
   # LD_LIBRARY_PATH, as the device bundle sets it, comes first).
-  # GEMM's tensor kernel (kernels/gemm/omp_target_tensor.cpp, which GEMM's and LU's regions call) in
-  # a library of its own, so in a device image of its own: the runtime JIT-compiles each image as
-  # one program, and with those kernels in the module's LLVM 19 miscompiled EP's reduction
-  # (omp_target_tensor.h says how). The module finds it beside itself ($ORIGIN).
-  set(tensor_source ${CMAKE_SOURCE_DIR}/kernels/gemm/omp_target_tensor.cpp)
-  set(tensor_object ${CMAKE_BINARY_DIR}/omp_target_clang/kernels_gemm_omp_target_tensor.cpp.o)
-  add_custom_command(OUTPUT ${tensor_object}
-    COMMAND ${GPUBENCH_CLANG_CXX} ${omp_clang_object_flags} -MD -MF ${tensor_object}.d -c ${tensor_source} -o ${tensor_object}
-    DEPENDS ${tensor_source} DEPFILE ${tensor_object}.d
-    COMMENT "Building kernels/gemm/omp_target_tensor.cpp with ${GPUBENCH_CLANG_CXX} (omp_target_clang's tensor image)" VERBATIM)
-  add_custom_command(OUTPUT ${omp_clang_tensor_library}
-    COMMAND ${GPUBENCH_CLANG_CXX} -shared ${omp_clang_offload} ${tensor_object} -o ${omp_clang_tensor_library}
-            -Wl,-soname,libgpubench_omp_tensor.so -Wl,--enable-new-dtags -Wl,-rpath,${omp_clang_llvm_lib}
-    DEPENDS ${tensor_object}
-    COMMENT "Linking omp_target_clang's tensor image" VERBATIM)
+  # Kernels that hold team memory, each in a library of its own, so in a device image of its own:
+  # the runtime JIT-compiles each image as one program, and with GEMM's tensor kernels in the
+  # module's LLVM 19 miscompiled EP's reduction (kernels/gemm/omp_target_tensor.h says how).
+  # GEMM's tensor kernel (which GEMM's and LU's regions call) and LU's panel leaf; the module finds
+  # them beside itself ($ORIGIN).
+  set(own_libraries)
+  foreach(own IN ITEMS "kernels/gemm/omp_target_tensor.cpp|tensor" "kernels/lu/omp_target_leaf.cpp|lu_leaf")
+    string(REPLACE "|" ";" own ${own})
+    list(GET own 0 relative)
+    list(GET own 1 name)
+    string(REPLACE "/" "_" object_name ${relative})
+    set(object ${CMAKE_BINARY_DIR}/omp_target_clang/${object_name}.o)
+    set(library ${GPUBENCH_MODULE_DIR}/libgpubench_omp_${name}.so)
+    add_custom_command(OUTPUT ${object}
+      COMMAND ${GPUBENCH_CLANG_CXX} ${omp_clang_object_flags} -MD -MF ${object}.d -c ${CMAKE_SOURCE_DIR}/${relative} -o ${object}
+      DEPENDS ${CMAKE_SOURCE_DIR}/${relative} DEPFILE ${object}.d
+      COMMENT "Building ${relative} with ${GPUBENCH_CLANG_CXX} (an omp_target_clang image of its own)" VERBATIM)
+    add_custom_command(OUTPUT ${library}
+      COMMAND ${GPUBENCH_CLANG_CXX} -shared ${omp_clang_offload} ${object} -o ${library}
+              -Wl,-soname,libgpubench_omp_${name}.so -Wl,--enable-new-dtags -Wl,-rpath,${omp_clang_llvm_lib}
+      DEPENDS ${object}
+      COMMENT "Linking omp_target_clang's ${name} image" VERBATIM)
+    list(APPEND own_libraries ${library})
+  endforeach()
   add_custom_command(OUTPUT ${omp_clang_module}
     COMMAND ${GPUBENCH_CLANG_CXX} -shared ${omp_clang_offload} ${objects} -o ${omp_clang_module}
-            ${omp_clang_tensor_library} -Wl,--enable-new-dtags "-Wl,-rpath,$ORIGIN:${omp_clang_llvm_lib}"
-    DEPENDS ${objects} ${omp_clang_tensor_library}
+            ${own_libraries} -Wl,--enable-new-dtags "-Wl,-rpath,$ORIGIN:${omp_clang_llvm_lib}"
+    DEPENDS ${objects} ${own_libraries}
     COMMENT "Linking the omp_target_clang module" VERBATIM)
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL gpubench_omp_target_clang_module)
 add_custom_target(gpubench_omp_target_clang ALL DEPENDS ${omp_clang_module})
-set_target_properties(gpubench_omp_target_clang PROPERTIES GPUBENCH_MODULE_FILE "${omp_clang_module};${omp_clang_tensor_library}")
+set_target_properties(gpubench_omp_target_clang PROPERTIES GPUBENCH_MODULE_FILE "${omp_clang_module};${GPUBENCH_MODULE_DIR}/libgpubench_omp_tensor.so;${GPUBENCH_MODULE_DIR}/libgpubench_omp_lu_leaf.so")
 gpubench_backend(NAME omp_target_clang MODULE gpubench_omp_target_clang ORDER 15)

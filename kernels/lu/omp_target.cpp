@@ -14,11 +14,14 @@
 //
 // Clang's build takes another shape for the panel and the GEMM: one team on one SM was 1071 ms of
 // LU 8192's 2053 on the H200, and a region costs Clang's runtime about 30 us (an empty one, on the
-// H200), not GCC's 0.4 ms. So its getf2 is, for panels of 2048 rows or more, a region per column
-// over many teams (column_step: the previous column's scaling and update, fused with the search
-// for this column's pivot; the last team to finish, told by a counter in device memory, combines
-// the teams' candidates and swaps the rows, so no team waits for another and nothing needs the
-// teams to be resident at once), and its GEMM is GEMM's tuned kernel
+// H200), not GCC's 0.4 ms. So its getf2 is, on a GPU, the leaf CUDA and OpenCL run
+// (kernels/lu/device.h's lu_leaf, in kernels/lu/omp_target_leaf.cpp): the panel's columns in one
+// region whose teams, as many as the probe saw resident at once, hold their rows in team memory
+// and meet once per column at a barrier in global memory. A leaf whose rows pass that memory is a
+// region per column where it has 2048 rows or more (column_step: the previous column's scaling and
+// update, fused with the search for this column's pivot; the last team to finish, told by a
+// counter in device memory, combines the teams' candidates and swaps the rows, so no team waits
+// for another), else one team's region. Its GEMM is GEMM's tuned kernel
 // (kernels/gemm/omp_target_tuned.h), each thread a register block of the update, or in f64 on a
 // GPU GEMM's tensor kernel (kernels/gemm/omp_target_tensor.h, the FP64 tensor cores), as the
 // update's kernel list offers and the tuning chooses.
@@ -37,6 +40,7 @@
 #include "kernels/gemm/omp_target_tuned.h"
 #ifdef GPUBENCH_OMP_TARGET_CLANG
 #include "kernels/gemm/omp_target_tensor.h"
+#include "kernels/lu/omp_target_leaf.h"
 #endif
 #include "kernels/lu/operations.hpp"
 
@@ -67,6 +71,14 @@ class OmpTargetOperations final : public Operations {
     const std::vector<int> zero(static_cast<std::size_t>(max_teams_) + 2, 0);
     flags_ = std::make_unique<omp_target::Buffer>(number_, zero.size() * sizeof(int));
     flags_->upload(zero.data(), flags_->bytes());
+    probe_leaf();
+    if (leaf_.groups > 0) {
+      constexpr std::size_t g = omp_leaf::group, cols = leaf_max;
+      pvalue_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(T));
+      prow_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(int));
+      prows_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * cols * sizeof(T));
+      rowc_ = std::make_unique<omp_target::Buffer>(number_, 2 * cols * sizeof(T));
+    }
 #endif
     reset();
   }
@@ -87,8 +99,40 @@ class OmpTargetOperations final : public Operations {
       for (auto& p : ipiv) ++p;
   }
 
-  void start() override { start_ = omp_get_wtime(); }
-  double stop() override { return omp_get_wtime() - start_; }
+  void start() override {
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    leaf_.in_one_launch = leaf_.by_columns = 0;
+#endif
+    one_team_ = 0;
+    start_ = omp_get_wtime();
+  }
+  double stop() override {
+    const double seconds = omp_get_wtime() - start_;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (leaf_.in_one_launch > 0) check_leaf_met();
+#endif
+    return seconds;
+  }
+
+  // Which way the last run's panel leaves went.
+  std::string panel() const override {
+    std::string s;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    const int all = leaf_.in_one_launch + leaf_.by_columns + one_team_;
+    const auto part = [&](int count, const std::string& how) {
+      if (count == 0) return;
+      s += (s.empty() ? "" : "; ") + std::to_string(count) + " of " + std::to_string(all) + " leaves " + how;
+    };
+    part(leaf_.in_one_launch, "in one region of up to " + std::to_string(leaf_.groups) +
+                                  " teams meeting at a barrier in global memory (resident at once as probed)");
+    part(leaf_.by_columns, "by a region per column (" + by_columns_why() + ")");
+    part(one_team_, "in one region of one team (fewer than " + std::to_string(column_step_rows) +
+                        " rows, where the leaf does not fit: a region per column would cost more)");
+#else
+    if (one_team_ > 0) s = "every leaf in one region of one team";
+#endif
+    return s;
+  }
   void mark(double* into) override {
     const double now = omp_get_wtime();
     if (into && marked_) *into += now - last_;
@@ -116,7 +160,9 @@ class OmpTargetOperations final : public Operations {
   void getf2(std::int64_t j, std::int64_t w) override {
     check_leaf(w);
 #ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (leaf_.fits(n_ - j, w, sizeof(T))) return run_leaf(j, w);
     if (n_ - j >= (device_.type == "gpu" ? column_step_rows : 0)) {  // (on the host every panel: no launch to save)
+      ++leaf_.by_columns;
       for (std::int64_t c = j; c <= j + w; ++c) column_step(j, w, c);
       if (!checked_) {
         int flags[2] = {0, 0};
@@ -132,6 +178,7 @@ class OmpTargetOperations final : public Operations {
 
   // The panel [j, j + w) in one region of one team.
   void one_team(std::int64_t j, std::int64_t w) {
+    ++one_team_;
     const std::int64_t n = n_;
     T* a = matrix();
     int* piv = pivots();
@@ -250,10 +297,21 @@ class OmpTargetOperations final : public Operations {
     nlohmann::json causes = nlohmann::json::array();
     if (device_.type != "gpu") return causes;
 #ifdef GPUBENCH_OMP_TARGET_CLANG
-    causes.push_back(gap_cause("api", "the panel by a region per column (one team's region below 2048 rows): "
-                                      "OpenMP has no barrier across a region's teams, where CUDA's leaf meets at a "
-                                      "grid barrier of a cooperative launch; each region costs Clang 19's runtime 30 us "
-                                      "or more on the H200 (an empty one)"));
+    if (probed_ && leaf_.groups == 0)
+      causes.push_back(gap_cause("api", "the panel's leaves by a region per column (one team's region below " +
+                                            std::to_string(column_step_rows) + " rows): OpenMP does not promise that a "
+                                            "region's teams run at once (" + leaf_why_ + "), where CUDA's leaf meets "
+                                            "at a grid barrier of a cooperative launch"));
+    else if (leaf_.by_columns + one_team_ > 0)
+      causes.push_back(gap_cause("compiler", std::to_string(leaf_.by_columns + one_team_) + " of the last run's " +
+                                                 std::to_string(leaf_.in_one_launch + leaf_.by_columns + one_team_) +
+                                                 " panel leaves without the one-region leaf: their slabs pass the " +
+                                                 std::to_string(omp_leaf::slab_bytes) + " bytes of team memory a team "
+                                                 "holds (LLVM 19's CUDA plugin never raises a kernel's shared memory "
+                                                 "past the static 48 KB), where CUDA's leaf takes up to the opt-in "
+                                                 "shared memory"));
+    causes.push_back(gap_cause("compiler", "every LU step a region of its own, each costing Clang 19's runtime 30 us or "
+                                           "more on the H200 (an empty one)"));
 #else
     causes.push_back(gap_cause("compiler", "the panel in one region of one team, on one SM: at GCC 12's 0.4 ms a "
                                            "region, a region per column would cost more"));
@@ -386,9 +444,86 @@ class OmpTargetOperations final : public Operations {
     }
   }
 
+  // The leaf (kernels/lu/omp_target_leaf.h) where as many teams as the GPU has SMs (at most 256),
+  // each with its team memory, met at the probe. Otherwise leaf_why_ says why not.
+  void probe_leaf() {
+    if (probed_) return;
+    probed_ = true;
+    if (device_.type != "gpu") {
+      leaf_why_ = "on the host a league's teams get no more threads between them than it has cores, not " +
+                  std::to_string(omp_leaf::group) + " each";
+      return;
+    }
+    const int groups = std::clamp(device_.compute_units, 1, omp_leaf::group);
+    word_ = std::make_unique<omp_target::Buffer>(number_, sizeof(unsigned));
+    status_ = std::make_unique<omp_target::Buffer>(number_, 2 * sizeof(int));
+    reset_leaf_words();
+    omp_leaf::meet(number_, groups, word(), status());
+    int st[2] = {0, 0};
+    status_->download(st, sizeof st);
+    omp_target::check_ran_where_asked(device_, st[1] != 0, "LU's panel leaf (its probe)");
+    if (st[0] != 0) {
+      reset_leaf_words();
+      leaf_why_ = st[0] == 1 ? std::to_string(groups) + " teams with the leaf's team memory were not all resident at "
+                                   "once when probed"
+                             : "the runtime ran the probe's region with other than " + std::to_string(groups) +
+                                   " teams of " + std::to_string(omp_leaf::group) + " threads";
+      return;
+    }
+    leaf_.groups = groups;
+    leaf_.bytes = omp_leaf::slab_bytes;
+  }
+
+  // Columns [j, j + w) in one region: a team per `slab` rows.
+  void run_leaf(std::int64_t j, std::int64_t w) {
+    const std::int64_t rows = n_ - j, slab = leaf_.slab(rows);
+    omp_leaf::leaf(number_, matrix(), static_cast<int>(n_), static_cast<int>(j), static_cast<int>(w),
+                   static_cast<int>(slab), static_cast<int>((rows + slab - 1) / slab), static_cast<T*>(pvalue_->data()),
+                   static_cast<int*>(prow_->data()), static_cast<T*>(prows_->data()), static_cast<T*>(rowc_->data()),
+                   pivots(), word(), status());
+    ++leaf_.in_one_launch;
+    if (!checked_) {
+      int st[2] = {0, 0};
+      status_->download(st, sizeof st);
+      omp_target::check_ran_where_asked(device_, st[1] != 0, "LU's panel leaf");
+      checked_ = true;
+    }
+  }
+
+  // After a run with leaves: none of their teams gave up waiting at the barrier (else the run's
+  // factors are not the factorisation: a DeviceError says why, and the words start over).
+  void check_leaf_met() {
+    int st[2] = {0, 0};
+    status_->download(st, sizeof st);
+    if (st[0] == 0) return;
+    reset_leaf_words();
+    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " teams meeting at a barrier in global "
+                      "memory) " + (st[0] == 1 ? "waited in vain: its teams were not all resident at once (another "
+                                                 "program on the device?)"
+                                               : "ran with other teams or threads than it was launched with") +
+                      "; the run's factors are discarded");
+  }
+  void reset_leaf_words() {
+    const unsigned zero_word = 0;
+    const int zero_status[2] = {0, 0};
+    word_->upload(&zero_word, sizeof zero_word);
+    status_->upload(zero_status, sizeof zero_status);
+  }
+  std::string by_columns_why() const {
+    if (leaf_.groups == 0) return leaf_why_;
+    return "their slabs pass the " + std::to_string(leaf_.bytes) + " bytes of team memory the leaf's teams hold";
+  }
+  unsigned* word() { return static_cast<unsigned*>(word_->data()); }
+  int* status() { return static_cast<int*>(status_->data()); }
+
   int max_teams_ = 1;
   std::unique_ptr<omp_target::Buffer> values_, rows_, flags_;
+  Leaf leaf_;  // the leaf: its teams (0: none here) and their slabs' bytes; the last run's counts
+  bool probed_ = false;
+  std::string leaf_why_;
+  std::unique_ptr<omp_target::Buffer> pvalue_, prow_, prows_, rowc_, word_, status_;
 #endif
+  int one_team_ = 0;  // the last run's leaves in one region of one team
 
   // Forward substitution, one column of B per lane.
   void solve(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) {

@@ -10,7 +10,11 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <tuple>
 
 #include "backends/omp_target/omp_target.hpp"
@@ -227,7 +231,8 @@ TEST_P(OmpTargetCompilers, TheRecordsNameTheGapsOnAGpu) {
   tensor_updates.gemm_variant = "tensor";
   lu_ops->configure(tensor_updates);
   const std::string lu_causes = text(lu_ops->gap_causes());
-  EXPECT_NE(lu_causes.find(gcc ? "compiler: the panel in one region of one team" : "api: the panel by a region per column"),
+  EXPECT_NE(lu_causes.find(gcc ? "compiler: the panel in one region of one team"
+                               : "compiler: every LU step a region of its own, each costing Clang 19's runtime"),
             std::string::npos) << lu_causes;
   EXPECT_NE(lu_causes.find(gcc ? "compiler: the trailing updates' GEMM: no tensor-core path"
                                : "compiler: the trailing updates' GEMM: blocks of C of at most 64 x 64 in 48 KB"),
@@ -363,9 +368,31 @@ TEST_P(OmpTargetCompilers, LuBlockedVerifiesInBothPrecisions) {
   for (const char* row : {"blocked  f32", "blocked  f64"})
     EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
   EXPECT_NE(out.find("vendor on " + GetParam() + ": OpenMP target offload has no LU library of its own"), std::string::npos) << out;
-  // Clang's panel takes a team per 256 rows (column_step): 600 rows are three teams, whose last
-  // one to finish combines their pivots.
-  if (GetParam() == "omp_target_clang") run("--suite lu --problem 600 --precision f64 --variant blocked --repetitions 1");
+  // Clang's panel on the host takes a team per 256 rows (column_step): 600 rows are three teams,
+  // whose last one to finish combines their pivots. On a GPU every leaf of these sizes is one
+  // region (kernels/lu/device.h's leaf), its teams meeting once per column; the records say which.
+  if (GetParam() != "omp_target_clang") return;
+  const std::string path = (std::filesystem::temp_directory_path() / ("gpubench-omp-lu-" + std::to_string(::getpid()) + ".json")).string();
+  run("--suite lu --problem 150,600 --precision f32,f64 --variant blocked --repetitions 1 --format json --out " + path);
+  std::ifstream in(path);
+  const nlohmann::json records = nlohmann::json::parse(in, nullptr, false);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(records.contains("benchmarks")) << path;
+  ASSERT_EQ(records["benchmarks"].size(), 4u);
+  const bool gpu = devices().front().type == "gpu";
+  for (const auto& b : records["benchmarks"]) {
+    EXPECT_TRUE(b.value("verified", false)) << b.dump();
+    const std::string panel = b.value("panel", "");
+    const std::regex all_in_one("^([0-9]+) of \\1 leaves in one region of up to [0-9]+ teams meeting at a barrier in "
+                                "global memory \\(resident at once as probed\\)$");
+    if (gpu)
+      EXPECT_TRUE(std::regex_match(panel, all_in_one)) << panel;
+    else
+      EXPECT_TRUE(std::regex_match(panel, std::regex("^([0-9]+) of \\1 leaves by a region per column \\(on the host a "
+                                                     "league's teams get no more threads between them than it has "
+                                                     "cores, not 256 each\\)$")))
+          << panel;
+  }
 }
 
 // Neither offload backend has a probe: its device takes the roof that a backend with one stored for

@@ -1,0 +1,181 @@
+// LU's panel leaf on Clang's OpenMP offload: kernels/lu/device.h's lu_leaf in a target region
+// (omp_target_leaf.h says what it is and why it is an image of its own).
+#include "kernels/lu/omp_target_leaf.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace gpubench::lu::omp_leaf {
+
+namespace {
+
+#pragma omp declare target
+#define LU_FN inline
+#define LU_G
+#define LU_L
+#define LU_SYNC() _Pragma("omp barrier")
+#define LU_GROUP 256
+
+inline int max(int a, int b) { return a > b ? a : b; }
+inline int min(int a, int b) { return a < b ? a : b; }
+// *p = v, seen by every team (LLVM 19's NVPTX back end selects no release store: PTX's own).
+inline void publish(int* p, int v) {
+#ifdef __NVPTX__
+  asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+#else
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#endif
+}
+
+// The leaf's meeting (device.h's lu_grid_sync), counted as kernels/lu/nvrtc.cu's grid_sync: team 0
+// adds 2^31 - (teams - 1), every other team 1, so each meeting flips the word's top bit and leaves
+// its low bits zero again; a team waits for the flip, at most 10 s, then gives up and sets
+// *failed, as any team does that sees *failed set. NVIDIA GPUs only.
+inline int lu_grid_sync(unsigned* word, int* failed, int* flag) {
+  LU_SYNC();
+  if (omp_get_thread_num() == 0) {
+    const unsigned add = omp_get_team_num() == 0 ? 0x80000000u - unsigned(omp_get_num_teams() - 1) : 1u;
+    int met = 1;
+#ifdef __NVPTX__
+    unsigned before, now;
+    unsigned long long t0, t;
+    asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(before) : "l"(word), "r"(add) : "memory");
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (unsigned polls = 1;; ++polls) {
+      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+      if ((before ^ now) & 0x80000000u) break;
+      if (polls % 256 == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 10000000000ull || *static_cast<volatile int*>(failed)) {
+          met = 0;
+          break;
+        }
+      }
+    }
+#else
+    met = 0;  // (never reached: the host runs no leaf, run_leaf's region says so)
+#endif
+    if (!met) publish(failed, 1);
+    *flag = met;
+  }
+  LU_SYNC();
+  return *flag;
+}
+
+#ifdef __NVPTX__
+// Warp shuffles (device.h's LU_SHUFFLE): v from the lane o away in a butterfly of 32 lanes.
+#define LU_SHUFFLE
+inline int lu_shfl_int(int v, int o) {
+  int r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(o));
+  return r;
+}
+inline float lu_shfl_real(float v, int o) { return __builtin_bit_cast(float, lu_shfl_int(__builtin_bit_cast(int, v), o)); }
+inline double lu_shfl_real(double v, int o) {
+  const auto bits = __builtin_bit_cast(unsigned long long, v);
+  const auto lo = static_cast<unsigned>(lu_shfl_int(static_cast<int>(bits & 0xffffffffu), o));
+  const auto hi = static_cast<unsigned>(lu_shfl_int(static_cast<int>(bits >> 32), o));
+  return __builtin_bit_cast(double, static_cast<unsigned long long>(hi) << 32 | lo);
+}
+#endif
+
+namespace f64 {
+using real = double;
+using std::fabs;
+#include "kernels/lu/device.h"
+}  // namespace f64
+namespace f32 {
+using real = float;
+using std::fabs;
+#include "kernels/lu/device.h"
+}  // namespace f32
+
+inline void lu_leaf_of(double* a, int n, int j, int w, int slab, double* pvalue, int* prow, double* prows, double* rowc,
+                       int* ipiv, unsigned* word, int* failed, double* s, double* value, int* row, double* u,
+                       int* winner, int* flag, int tid, int b, int groups) {
+  f64::lu_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, failed, s, value, row, u, winner, flag, tid, b,
+               groups);
+}
+inline void lu_leaf_of(float* a, int n, int j, int w, int slab, float* pvalue, int* prow, float* prows, float* rowc,
+                       int* ipiv, unsigned* word, int* failed, float* s, float* value, int* row, float* u, int* winner,
+                       int* flag, int tid, int b, int groups) {
+  f32::lu_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, failed, s, value, row, u, winner, flag, tid, b,
+               groups);
+}
+
+// Whether the region runs as the leaf needs (status[0] = 2 where not: no team then meets, so none
+// waits); team 0 says whether it runs on the initial device.
+inline bool as_asked(int groups, int* status) {
+  if (omp_get_team_num() == 0 && omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
+  if (omp_get_num_threads() == LU_GROUP && omp_get_num_teams() == groups) return true;
+  if (omp_get_thread_num() == 0) publish(status, 2);
+  return false;
+}
+#pragma omp end declare target
+
+template <typename T>
+void run_leaf(int dev, T* a, int n, int j, int w, int slab, int groups, T* pvalue, int* prow, T* prows, T* rowc,
+              int* ipiv, unsigned* word, int* status) {
+#pragma omp target teams num_teams(groups) thread_limit(LU_GROUP) device(dev) \
+    is_device_ptr(a, pvalue, prow, prows, rowc, ipiv, word, status)
+#pragma omp parallel num_threads(LU_GROUP)
+  {
+    if (as_asked(groups, status)) {
+      const int tid = omp_get_thread_num(), team = omp_get_team_num();
+#ifdef __NVPTX__
+      T s[slab_bytes / sizeof(T)];
+#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
+      T value[LU_GROUP];
+#pragma omp allocate(value) allocator(omp_pteam_mem_alloc)
+      int row[LU_GROUP];
+#pragma omp allocate(row) allocator(omp_pteam_mem_alloc)
+      T u[LU_LEAF_MAX];
+#pragma omp allocate(u) allocator(omp_pteam_mem_alloc)
+      int flags[2];
+#pragma omp allocate(flags) allocator(omp_pteam_mem_alloc)
+      lu_leaf_of(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, status, s, value, row, u, flags, flags + 1,
+                 tid, team, groups);
+#else
+      (void)tid, (void)team;  // (the host's teams get no more threads than it has cores)
+      publish(status, 2);
+#endif
+    }
+  }
+}
+
+}  // namespace
+
+void leaf(int dev, double* a, int n, int j, int w, int slab, int groups, double* pvalue, int* prow, double* prows,
+          double* rowc, int* ipiv, unsigned* word, int* status) {
+  run_leaf(dev, a, n, j, w, slab, groups, pvalue, prow, prows, rowc, ipiv, word, status);
+}
+void leaf(int dev, float* a, int n, int j, int w, int slab, int groups, float* pvalue, int* prow, float* prows,
+          float* rowc, int* ipiv, unsigned* word, int* status) {
+  run_leaf(dev, a, n, j, w, slab, groups, pvalue, prow, prows, rowc, ipiv, word, status);
+}
+
+void meet(int dev, int groups, unsigned* word, int* status) {
+#pragma omp target teams num_teams(groups) thread_limit(LU_GROUP) device(dev) is_device_ptr(word, status)
+#pragma omp parallel num_threads(LU_GROUP)
+  {
+    if (as_asked(groups, status)) {
+#ifdef __NVPTX__
+      // The leaf's team memory, so that the teams resident here are those the leaf's would be.
+      double s[(slab_bytes + 3584) / sizeof(double)];
+#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
+      int flag[1];
+#pragma omp allocate(flag) allocator(omp_pteam_mem_alloc)
+      volatile double* held = s;  // (stores the compiler keeps, so that the region holds the memory)
+      for (std::size_t i = static_cast<std::size_t>(omp_get_thread_num()); i < sizeof s / sizeof s[0]; i += LU_GROUP)
+        held[i] = omp_get_team_num();
+      lu_grid_sync(word, status, flag);
+#else
+      publish(status, 2);
+#endif
+    }
+  }
+}
+
+}  // namespace gpubench::lu::omp_leaf
