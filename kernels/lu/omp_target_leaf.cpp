@@ -36,9 +36,9 @@ inline void publish(int* p, int v) {
 inline int lu_grid_sync(unsigned* word, int* failed, int* flag) {
   LU_SYNC();
   if (omp_get_thread_num() == 0) {
-    const unsigned add = omp_get_team_num() == 0 ? 0x80000000u - unsigned(omp_get_num_teams() - 1) : 1u;
     int met = 1;
 #ifdef __NVPTX__
+    const unsigned add = omp_get_team_num() == 0 ? 0x80000000u - unsigned(omp_get_num_teams() - 1) : 1u;
     unsigned before, now;
     unsigned long long t0, t;
     asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(before) : "l"(word), "r"(add) : "memory");
@@ -55,6 +55,7 @@ inline int lu_grid_sync(unsigned* word, int* failed, int* flag) {
       }
     }
 #else
+    (void)word;
     met = 0;  // (never reached: the host runs no leaf, run_leaf's region says so)
 #endif
     if (!met) publish(failed, 1);
@@ -92,13 +93,13 @@ using std::fabs;
 #include "kernels/lu/device.h"
 }  // namespace f32
 
-inline void lu_leaf_of(double* a, int n, int j, int w, int slab, double* pvalue, int* prow, double* prows, double* rowc,
+[[maybe_unused]] inline void lu_leaf_of(double* a, int n, int j, int w, int slab, double* pvalue, int* prow, double* prows, double* rowc,
                        int* ipiv, unsigned* word, int* failed, double* s, double* value, int* row, double* u,
                        int* winner, int* flag, int tid, int b, int groups) {
   f64::lu_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, failed, s, value, row, u, winner, flag, tid, b,
                groups);
 }
-inline void lu_leaf_of(float* a, int n, int j, int w, int slab, float* pvalue, int* prow, float* prows, float* rowc,
+[[maybe_unused]] inline void lu_leaf_of(float* a, int n, int j, int w, int slab, float* pvalue, int* prow, float* prows, float* rowc,
                        int* ipiv, unsigned* word, int* failed, float* s, float* value, int* row, float* u, int* winner,
                        int* flag, int tid, int b, int groups) {
   f32::lu_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, failed, s, value, row, u, winner, flag, tid, b,
@@ -107,13 +108,77 @@ inline void lu_leaf_of(float* a, int n, int j, int w, int slab, float* pvalue, i
 
 // Whether the region runs as the leaf needs (status[0] = 2 where not: no team then meets, so none
 // waits); team 0 says whether it runs on the initial device.
-inline bool as_asked(int groups, int* status) {
+[[maybe_unused]] inline bool as_asked(int* status) {
   if (omp_get_team_num() == 0 && omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
-  if (omp_get_num_threads() == LU_GROUP && omp_get_num_teams() == groups) return true;
+  if (omp_get_num_threads() == LU_GROUP) return true;
   if (omp_get_thread_num() == 0) publish(status, 2);
   return false;
 }
 #pragma omp end declare target
+
+#ifdef __NVPTX__
+// A team-memory variable's address, hidden from the optimiser: LLVM 19 turned a team-memory
+// variable that only one kernel uses, and no call takes the address of, into each thread's own
+// (the leaf's `flag`: its threads then read no meeting's outcome, and the leaf's pivots came out
+// wrong on the H200, reports/data/h200-2026-12-03-issue57); one whose address leaves through an
+// asm stays the team's.
+template <typename P>
+__attribute__((always_inline)) inline P* held(P* p) {
+  asm volatile("" : "+l"(p));
+  return p;
+}
+#endif
+
+// A team's part of the leaf, run by each of its threads, its team memory declared here (as GEMM's
+// tensor kernel's is). The teams are as many as the region asked for (num_teams: LLVM's plugin
+// launches that grid); the region's body names no variable that its clauses name (LLVM 19 read
+// such a variable, the teams' number, for the barrier word's address: 0x84, an illegal atomic on
+// the H200, compute-sanitizer said).
+template <typename T>
+__attribute__((always_inline)) inline void team_leaf(T* a, int n, int j, int w, int slab, T* pvalue, int* prow,
+                                                     T* prows, T* rowc, int* ipiv, unsigned* word, int* status) {
+#ifdef __NVPTX__
+  T s[slab_bytes / sizeof(T)];
+#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
+  T value[LU_GROUP];
+#pragma omp allocate(value) allocator(omp_pteam_mem_alloc)
+  int row[LU_GROUP];
+#pragma omp allocate(row) allocator(omp_pteam_mem_alloc)
+  T u[LU_LEAF_MAX];
+#pragma omp allocate(u) allocator(omp_pteam_mem_alloc)
+  int flags[2];
+#pragma omp allocate(flags) allocator(omp_pteam_mem_alloc)
+  int* f = held(flags);
+  if (as_asked(status))
+    lu_leaf_of(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, status, held(s), held(value), held(row),
+               held(u), f, f + 1, omp_get_thread_num(), omp_get_team_num(), omp_get_num_teams());
+#else
+  (void)a, (void)n, (void)j, (void)w, (void)slab, (void)pvalue, (void)prow, (void)prows, (void)rowc, (void)ipiv, (void)word;
+  if (omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
+  if (omp_get_thread_num() == 0) publish(status, 2);  // (the host's teams get no more threads than it has cores)
+#endif
+}
+
+// The probe's team: the leaf's team memory, so that the teams resident at once here are those the
+// leaf's would be, then one meeting.
+__attribute__((always_inline)) inline void team_meet(unsigned* word, int* status) {
+#ifdef __NVPTX__
+  double s[(slab_bytes + 3584) / sizeof(double)];
+#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
+  int flag[1];
+#pragma omp allocate(flag) allocator(omp_pteam_mem_alloc)
+  if (as_asked(status)) {
+    volatile double* kept = held(s);  // (stores the compiler keeps, so that the region holds the memory)
+    for (std::size_t i = static_cast<std::size_t>(omp_get_thread_num()); i < sizeof s / sizeof s[0]; i += LU_GROUP)
+      kept[i] = omp_get_team_num();
+    lu_grid_sync(word, status, held(flag));
+  }
+#else
+  (void)word;
+  if (omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
+  if (omp_get_thread_num() == 0) publish(status, 2);
+#endif
+}
 
 template <typename T>
 void run_leaf(int dev, T* a, int n, int j, int w, int slab, int groups, T* pvalue, int* prow, T* prows, T* rowc,
@@ -121,28 +186,7 @@ void run_leaf(int dev, T* a, int n, int j, int w, int slab, int groups, T* pvalu
 #pragma omp target teams num_teams(groups) thread_limit(LU_GROUP) device(dev) \
     is_device_ptr(a, pvalue, prow, prows, rowc, ipiv, word, status)
 #pragma omp parallel num_threads(LU_GROUP)
-  {
-    if (as_asked(groups, status)) {
-      const int tid = omp_get_thread_num(), team = omp_get_team_num();
-#ifdef __NVPTX__
-      T s[slab_bytes / sizeof(T)];
-#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
-      T value[LU_GROUP];
-#pragma omp allocate(value) allocator(omp_pteam_mem_alloc)
-      int row[LU_GROUP];
-#pragma omp allocate(row) allocator(omp_pteam_mem_alloc)
-      T u[LU_LEAF_MAX];
-#pragma omp allocate(u) allocator(omp_pteam_mem_alloc)
-      int flags[2];
-#pragma omp allocate(flags) allocator(omp_pteam_mem_alloc)
-      lu_leaf_of(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, status, s, value, row, u, flags, flags + 1,
-                 tid, team, groups);
-#else
-      (void)tid, (void)team;  // (the host's teams get no more threads than it has cores)
-      publish(status, 2);
-#endif
-    }
-  }
+  team_leaf(a, n, j, w, slab, pvalue, prow, prows, rowc, ipiv, word, status);
 }
 
 }  // namespace
@@ -159,23 +203,7 @@ void leaf(int dev, float* a, int n, int j, int w, int slab, int groups, float* p
 void meet(int dev, int groups, unsigned* word, int* status) {
 #pragma omp target teams num_teams(groups) thread_limit(LU_GROUP) device(dev) is_device_ptr(word, status)
 #pragma omp parallel num_threads(LU_GROUP)
-  {
-    if (as_asked(groups, status)) {
-#ifdef __NVPTX__
-      // The leaf's team memory, so that the teams resident here are those the leaf's would be.
-      double s[(slab_bytes + 3584) / sizeof(double)];
-#pragma omp allocate(s) allocator(omp_pteam_mem_alloc)
-      int flag[1];
-#pragma omp allocate(flag) allocator(omp_pteam_mem_alloc)
-      volatile double* held = s;  // (stores the compiler keeps, so that the region holds the memory)
-      for (std::size_t i = static_cast<std::size_t>(omp_get_thread_num()); i < sizeof s / sizeof s[0]; i += LU_GROUP)
-        held[i] = omp_get_team_num();
-      lu_grid_sync(word, status, flag);
-#else
-      publish(status, 2);
-#endif
-    }
-  }
+  team_meet(word, status);
 }
 
 }  // namespace gpubench::lu::omp_leaf
