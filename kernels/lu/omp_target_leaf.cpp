@@ -131,9 +131,9 @@ __attribute__((always_inline)) inline P* held(P* p) {
 
 // A team's part of the leaf, run by each of its threads, its team memory declared here (as GEMM's
 // tensor kernel's is). The teams are as many as the region asked for (num_teams: LLVM's plugin
-// launches that grid); the region's body names no variable that its clauses name (LLVM 19 read
-// such a variable, the teams' number, for the barrier word's address: 0x84, an illegal atomic on
-// the H200, compute-sanitizer said).
+// launches that grid), so the body need not name `groups`: with the region's body written out and
+// naming it (1111603), the probe's barrier atomic went to address 0x84 (132, the teams' number)
+// on the H200, compute-sanitizer said; with the body this one call, it does not.
 template <typename T>
 __attribute__((always_inline)) inline void team_leaf(T* a, int n, int j, int w, int slab, T* pvalue, int* prow,
                                                      T* prows, T* rowc, int* ipiv, unsigned* word, int* status) {
