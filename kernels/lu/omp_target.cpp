@@ -466,8 +466,8 @@ class OmpTargetOperations final : public Operations {
       reset_leaf_words();
       leaf_why_ = st[0] == 1 ? std::to_string(groups) + " teams with the leaf's team memory were not all resident at "
                                    "once when probed"
-                             : "the runtime ran the probe's region with other than " + std::to_string(groups) +
-                                   " teams of " + std::to_string(omp_leaf::group) + " threads";
+                             : "the runtime ran the probe's teams with other than " +
+                                   std::to_string(omp_leaf::group) + " threads each";
       return;
     }
     leaf_.groups = groups;
@@ -500,7 +500,8 @@ class OmpTargetOperations final : public Operations {
     throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " teams meeting at a barrier in global "
                       "memory) " + (st[0] == 1 ? "waited in vain: its teams were not all resident at once (another "
                                                  "program on the device?)"
-                                               : "ran with other teams or threads than it was launched with") +
+                                               : "ran with other than " + std::to_string(omp_leaf::group) +
+                                                     " threads a team") +
                       "; the run's factors are discarded");
   }
   void reset_leaf_words() {

@@ -26,10 +26,10 @@ inline constexpr std::size_t slab_bytes = 36864;
 inline constexpr int group = 256;  // the threads of a team (LU_GROUP)
 
 // status (device memory, two ints): [0] 0, or 1 where a team gave up waiting, 2 where the region
-// ran with other than `group` threads a team or other than `groups` teams; [1] set to 1 where it
-// ran on the initial device. word: the barrier's word, zero before a launch and after one where
-// status[0] stayed 0. partials: pvalue 2 group values, prow 2 group ints, prows 2 group 64 values,
-// rowc 2 64 values.
+// ran with other than `group` threads a team (or on the host); [1] set to 1 where it ran on the
+// initial device. The region launches `groups` teams (LLVM's plugin: a grid of num_teams). word:
+// the barrier's word, zero before a launch and after one where status[0] stayed 0. partials:
+// pvalue 2 group values, prow 2 group ints, prows 2 group 64 values, rowc 2 64 values.
 void leaf(int dev, double* a, int n, int j, int w, int slab, int groups, double* pvalue, int* prow, double* prows,
           double* rowc, int* ipiv, unsigned* word, int* status);
 void leaf(int dev, float* a, int n, int j, int w, int slab, int groups, float* pvalue, int* prow, float* prows,
