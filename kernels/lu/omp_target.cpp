@@ -28,6 +28,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -72,7 +73,7 @@ class OmpTargetOperations final : public Operations {
     flags_ = std::make_unique<omp_target::Buffer>(number_, zero.size() * sizeof(int));
     flags_->upload(zero.data(), flags_->bytes());
     probe_leaf();
-    if (leaf_.groups > 0) {
+    if (leaf_.groups > 0 && !pvalue_) {  // (their sizes are the leaf's, not the matrix's)
       constexpr std::size_t g = omp_leaf::group, cols = leaf_max;
       pvalue_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(T));
       prow_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(int));
@@ -459,8 +460,7 @@ class OmpTargetOperations final : public Operations {
     status_ = std::make_unique<omp_target::Buffer>(number_, 2 * sizeof(int));
     reset_leaf_words();
     omp_leaf::meet(number_, groups, word(), status());
-    int st[2] = {0, 0};
-    status_->download(st, sizeof st);
+    const auto st = leaf_status();
     omp_target::check_ran_where_asked(device_, st[1] != 0, "LU's panel leaf (its probe)");
     if (st[0] != 0) {
       reset_leaf_words();
@@ -483,9 +483,7 @@ class OmpTargetOperations final : public Operations {
                    pivots(), word(), status());
     ++leaf_.in_one_launch;
     if (!checked_) {
-      int st[2] = {0, 0};
-      status_->download(st, sizeof st);
-      omp_target::check_ran_where_asked(device_, st[1] != 0, "LU's panel leaf");
+      omp_target::check_ran_where_asked(device_, leaf_status()[1] != 0, "LU's panel leaf");
       checked_ = true;
     }
   }
@@ -493,8 +491,7 @@ class OmpTargetOperations final : public Operations {
   // After a run with leaves: none of their teams gave up waiting at the barrier (else the run's
   // factors are not the factorisation: a DeviceError says why, and the words start over).
   void check_leaf_met() {
-    int st[2] = {0, 0};
-    status_->download(st, sizeof st);
+    const auto st = leaf_status();
     if (st[0] == 0) return;
     reset_leaf_words();
     throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " teams meeting at a barrier in global "
@@ -503,6 +500,13 @@ class OmpTargetOperations final : public Operations {
                                                : "ran with other than " + std::to_string(omp_leaf::group) +
                                                      " threads a team") +
                       "; the run's factors are discarded");
+  }
+  // The leaf's status (omp_target_leaf.h): [0] whether a region gave up or refused, [1] whether
+  // it ran on the initial device.
+  std::array<int, 2> leaf_status() const {
+    std::array<int, 2> st{};
+    status_->download(st.data(), sizeof st);
+    return st;
   }
   void reset_leaf_words() {
     const unsigned zero_word = 0;

@@ -114,6 +114,13 @@ using std::fabs;
   if (omp_get_thread_num() == 0) publish(status, 2);
   return false;
 }
+// The host's region: where it ran, and no leaf (status[0] = 2): the host's teams get no more
+// threads than it has cores.
+[[maybe_unused]] inline void refuse_on_host(int* status) {
+  if (omp_get_thread_num() != 0) return;
+  status[1] = omp_is_initial_device();
+  publish(status, 2);
+}
 #pragma omp end declare target
 
 #ifdef __NVPTX__
@@ -154,8 +161,7 @@ __attribute__((always_inline)) inline void team_leaf(T* a, int n, int j, int w, 
                held(u), f, f + 1, omp_get_thread_num(), omp_get_team_num(), omp_get_num_teams());
 #else
   (void)a, (void)n, (void)j, (void)w, (void)slab, (void)pvalue, (void)prow, (void)prows, (void)rowc, (void)ipiv, (void)word;
-  if (omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
-  if (omp_get_thread_num() == 0) publish(status, 2);  // (the host's teams get no more threads than it has cores)
+  refuse_on_host(status);
 #endif
 }
 
@@ -175,8 +181,7 @@ __attribute__((always_inline)) inline void team_meet(unsigned* word, int* status
   }
 #else
   (void)word;
-  if (omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
-  if (omp_get_thread_num() == 0) publish(status, 2);
+  refuse_on_host(status);
 #endif
 }
 
