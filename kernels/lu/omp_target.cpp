@@ -12,10 +12,15 @@
 // host's clock around them is the device time. A factorization asked of a GPU whose panel ran on
 // the host fails (omp_target::check_ran_where_asked).
 //
-// Clang's build takes another shape for the panel and the GEMM: one team on one SM was 1071 ms of
-// LU 8192's 2053 on the H200, and a region costs Clang's runtime about 30 us (an empty one, on the
-// H200), not GCC's 0.4 ms. So its getf2 is, on a GPU, the leaf CUDA and OpenCL run
-// (kernels/lu/device.h's lu_leaf, in kernels/lu/omp_target_leaf.cpp): the panel's columns in one
+// Clang's build takes another shape for the panel, the row swaps, the trsm and the GEMM: one team
+// on one SM was 1071 ms of LU 8192's 2053 on the H200, and a region costs Clang's runtime about
+// 30 us (an empty one, on the H200), not GCC's 0.4 ms. So on a GPU it runs CUDA's and OpenCL's
+// kernels (kernels/lu/device.h's, in kernels/lu/omp_target_device.cpp): laswp a team per 32
+// columns swapping in team memory (the lane per column below was 53.5 ms of LU 8192's 456.5 on
+// the H200, CUDA's 6.1; now 10.1), and everywhere the trsm as CUDA's, the block's inverse then a
+// GEMM (the substitution, a lane per column, uncoalesced, was 151.4 ms there, CUDA's 3.2; now
+// 7.3: reports/data/h200-2026-12-03-late-issue57). Its getf2 is,
+// on a GPU, the leaf CUDA and OpenCL run (lu_leaf): the panel's columns in one
 // region whose teams, as many as the probe saw resident at once, hold their rows in team memory
 // and meet once per column at a barrier in global memory. A leaf whose rows pass that memory is a
 // region per column where it has 2048 rows or more (column_step: the previous column's scaling and
@@ -41,7 +46,7 @@
 #include "kernels/gemm/omp_target_tuned.h"
 #ifdef GPUBENCH_OMP_TARGET_CLANG
 #include "kernels/gemm/omp_target_tensor.h"
-#include "kernels/lu/omp_target_leaf.h"
+#include "kernels/lu/omp_target_device.h"
 #endif
 #include "kernels/lu/operations.hpp"
 
@@ -74,7 +79,7 @@ class OmpTargetOperations final : public Operations {
     flags_->upload(zero.data(), flags_->bytes());
     probe_leaf();
     if (leaf_.groups > 0 && !pvalue_) {  // (their sizes are the leaf's, not the matrix's)
-      constexpr std::size_t g = omp_leaf::group, cols = leaf_max;
+      constexpr std::size_t g = omp_lu::group, cols = leaf_max;
       pvalue_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(T));
       prow_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * sizeof(int));
       prows_ = std::make_unique<omp_target::Buffer>(number_, 2 * g * cols * sizeof(T));
@@ -102,7 +107,7 @@ class OmpTargetOperations final : public Operations {
 
   void start() override {
 #ifdef GPUBENCH_OMP_TARGET_CLANG
-    leaf_.in_one_launch = leaf_.by_columns = 0;
+    leaf_.in_one_launch = leaf_.by_columns = device_kernels_ = 0;
 #endif
     one_team_ = 0;
     start_ = omp_get_wtime();
@@ -110,7 +115,7 @@ class OmpTargetOperations final : public Operations {
   double stop() override {
     const double seconds = omp_get_wtime() - start_;
 #ifdef GPUBENCH_OMP_TARGET_CLANG
-    if (leaf_.in_one_launch > 0) check_leaf_met();
+    if (leaf_.in_one_launch + device_kernels_ > 0) check_device_kernels();
 #endif
     return seconds;
   }
@@ -150,6 +155,13 @@ class OmpTargetOperations final : public Operations {
 #ifdef GPUBENCH_OMP_TARGET_CLANG
     tensor_ = c.gemm_variant == "tensor";
     tensor_shape_ = gemm::omp_tensor::shape_of(c.gemm_params);
+    // The trsm's inverse and work block (nb x nb, nb x n), the block zeroed as CUDA's is: GEMM's
+    // kernels read C times beta = 0.
+    const auto nb = static_cast<std::size_t>(std::clamp<std::int64_t>(c.nb, 1, std::max<std::int64_t>(n_, 1)));
+    inverse_ = std::make_unique<omp_target::Buffer>(number_, nb * nb * sizeof(T));
+    const std::vector<T> zero(nb * static_cast<std::size_t>(std::max<std::int64_t>(n_, 1)), T(0));
+    work_ = std::make_unique<omp_target::Buffer>(number_, zero.size() * sizeof(T));
+    work_->upload(zero.data(), work_->bytes());
 #endif
   }
 
@@ -230,8 +242,17 @@ class OmpTargetOperations final : public Operations {
     }
   }
 
+  // Clang on a GPU: CUDA's and OpenCL's row swaps (device.h's lu_laswp, omp_target_device.h), a
+  // team per 32 columns swapping 32 rows at a time in team memory; elsewhere a lane per column.
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || k0 >= k1) return;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (device_.type == "gpu") {
+      ++device_kernels_;
+      return omp_lu::laswp(number_, matrix(), static_cast<int>(n_), pivots(), static_cast<int>(k0), static_cast<int>(k1),
+                           static_cast<int>(c0), static_cast<int>(c1), status());
+    }
+#endif
     T* a = matrix();
     const int* piv = pivots();
     const std::int64_t n = n_;
@@ -248,10 +269,15 @@ class OmpTargetOperations final : public Operations {
       }
   }
 
-  // L X = B (L the unit lower w x w block at (j, j), B rows j .. j + w of columns c0 .. c1) in
-  // halves down to 32 rows, the lower half's rows updated from the upper's solution by the GEMM.
+  // L X = B (L the unit lower w x w block at (j, j), B rows j .. j + w of columns c0 .. c1). Clang:
+  // as kernels/lu/cuda.cu's, L^-1 (by_inverse's trtri), X = L^-1 B by GEMM's kernel into a work
+  // block, and the block copied back: three regions. GCC: in halves down to 32 rows, the lower
+  // half's rows updated from the upper's solution by the GEMM (its regions cost 0.4 ms each).
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || w <= 0) return;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (w <= omp_lu::trtri_max) return by_inverse(j, w, c0, c1);
+#endif
     if (w <= 32) return solve(j, w, c0, c1);
     const std::int64_t upper = w / 2;
     trsm(j, upper, c0, c1);
@@ -268,12 +294,8 @@ class OmpTargetOperations final : public Operations {
     T* a = matrix();
 #ifdef GPUBENCH_OMP_TARGET_CLANG
     const std::int64_t ld = n_;
-    if constexpr (std::is_same_v<T, double>)
-      if (tensor_)
-        return gemm::omp_tensor::dispatch(number_, tensor_shape_, r1 - r0, c1 - c0, k1 - k0, -1.0, a + r0 + k0 * ld, ld,
-                                          a + k0 + c0 * ld, ld, false, 1.0, a + r0 + c0 * ld, ld, nullptr);
-    return gemm::omp_tuned::dispatch<T>(number_, tuned_, r1 - r0, c1 - c0, k1 - k0, T(-1), a + r0 + k0 * ld, ld,
-                                        a + k0 + c0 * ld, ld, false, T(1), a + r0 + c0 * ld, ld);
+    return multiply(r1 - r0, c1 - c0, k1 - k0, T(-1), a + r0 + k0 * ld, ld, a + k0 + c0 * ld, ld, T(1),
+                    a + r0 + c0 * ld, ld);
 #endif
     const std::int64_t n = n_, tile = tile_;
     const std::int64_t tiles_r = (r1 - r0 + tile - 1) / tile, tiles_c = (c1 - c0 + tile - 1) / tile;
@@ -307,7 +329,7 @@ class OmpTargetOperations final : public Operations {
       causes.push_back(gap_cause("compiler", std::to_string(leaf_.by_columns + one_team_) + " of the last run's " +
                                                  std::to_string(leaf_.in_one_launch + leaf_.by_columns + one_team_) +
                                                  " panel leaves without the one-region leaf: their slabs pass the " +
-                                                 std::to_string(omp_leaf::slab_bytes) + " bytes of team memory a team "
+                                                 std::to_string(omp_lu::slab_bytes) + " bytes of team memory a team "
                                                  "holds (LLVM 19's CUDA plugin never raises a kernel's shared memory "
                                                  "past the static 48 KB), where CUDA's leaf takes up to the opt-in "
                                                  "shared memory"));
@@ -452,14 +474,14 @@ class OmpTargetOperations final : public Operations {
     probed_ = true;
     if (device_.type != "gpu") {
       leaf_why_ = "on the host a league's teams get no more threads between them than it has cores, not " +
-                  std::to_string(omp_leaf::group) + " each";
+                  std::to_string(omp_lu::group) + " each";
       return;
     }
-    const int groups = std::clamp(device_.compute_units, 1, omp_leaf::group);
+    const int groups = std::clamp(device_.compute_units, 1, omp_lu::group);
     word_ = std::make_unique<omp_target::Buffer>(number_, sizeof(unsigned));
     status_ = std::make_unique<omp_target::Buffer>(number_, 2 * sizeof(int));
     reset_leaf_words();
-    omp_leaf::meet(number_, groups, word(), status());
+    omp_lu::meet(number_, groups, word(), status());
     const auto st = leaf_status();
     omp_target::check_ran_where_asked(device_, st[1] != 0, "LU's panel leaf (its probe)");
     if (st[0] != 0) {
@@ -467,17 +489,17 @@ class OmpTargetOperations final : public Operations {
       leaf_why_ = st[0] == 1 ? std::to_string(groups) + " teams with the leaf's team memory were not all resident at "
                                    "once when probed"
                              : "the runtime ran the probe's teams with other than " +
-                                   std::to_string(omp_leaf::group) + " threads each";
+                                   std::to_string(omp_lu::group) + " threads each";
       return;
     }
     leaf_.groups = groups;
-    leaf_.bytes = omp_leaf::slab_bytes;
+    leaf_.bytes = omp_lu::slab_bytes;
   }
 
   // Columns [j, j + w) in one region: a team per `slab` rows.
   void run_leaf(std::int64_t j, std::int64_t w) {
     const std::int64_t rows = n_ - j, slab = leaf_.slab(rows);
-    omp_leaf::leaf(number_, matrix(), static_cast<int>(n_), static_cast<int>(j), static_cast<int>(w),
+    omp_lu::leaf(number_, matrix(), static_cast<int>(n_), static_cast<int>(j), static_cast<int>(w),
                    static_cast<int>(slab), static_cast<int>((rows + slab - 1) / slab), static_cast<T*>(pvalue_->data()),
                    static_cast<int*>(prow_->data()), static_cast<T*>(prows_->data()), static_cast<T*>(rowc_->data()),
                    pivots(), word(), status());
@@ -488,18 +510,20 @@ class OmpTargetOperations final : public Operations {
     }
   }
 
-  // After a run with leaves: none of their teams gave up waiting at the barrier (else the run's
-  // factors are not the factorisation: a DeviceError says why, and the words start over).
-  void check_leaf_met() {
+  // After a run with device.h's kernels: none of the leaf's teams gave up waiting at the barrier,
+  // and every team of theirs had its threads (else the run's factors are not the factorisation: a
+  // DeviceError says why, and the words start over).
+  void check_device_kernels() {
     const auto st = leaf_status();
     if (st[0] == 0) return;
     reset_leaf_words();
-    throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " teams meeting at a barrier in global "
-                      "memory) " + (st[0] == 1 ? "waited in vain: its teams were not all resident at once (another "
-                                                 "program on the device?)"
-                                               : "ran with other than " + std::to_string(omp_leaf::group) +
-                                                     " threads a team") +
-                      "; the run's factors are discarded");
+    if (st[0] == 1)
+      throw DeviceError("the LU panel's leaf (" + std::to_string(leaf_.groups) + " teams meeting at a barrier in "
+                        "global memory) waited in vain: its teams were not all resident at once (another program on "
+                        "the device?); the run's factors are discarded");
+    throw DeviceError("LU's device kernels (the panel's leaf, the row swaps, the trsm's inverse) ran with other than " +
+                      std::to_string(omp_lu::group) + " threads a team, and left their work undone; the run's factors "
+                      "are discarded");
   }
   // The leaf's status (omp_target_leaf.h): [0] whether a region gave up or refused, [1] whether
   // it ran on the initial device.
@@ -518,6 +542,56 @@ class OmpTargetOperations final : public Operations {
     if (leaf_.groups == 0) return leaf_why_;
     return "their slabs pass the " + std::to_string(leaf_.bytes) + " bytes of team memory the leaf's teams hold";
   }
+  // The trsm as CUDA's: inverse_ = L(j:j+w, j:j+w)^-1 (device.h's lu_trtri on a GPU, a lane per
+  // column on the host), work_ = inverse_ B by GEMM's kernel (tensor or tuned, as the updates'),
+  // and work_ copied back into B's rows.
+  void by_inverse(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) {
+    const std::int64_t n = n_, cols = c1 - c0;
+    if (!inverse_ || inverse_->bytes() < static_cast<std::size_t>(w * w) * sizeof(T) ||
+        work_->bytes() < static_cast<std::size_t>(w * cols) * sizeof(T))
+      throw DeviceError("LU's trsm on omp_target: a block of " + std::to_string(w) + " x " + std::to_string(cols) +
+                        " passes the work memory configure() sized for nb = " + std::to_string(config_.nb));
+    T* a = matrix();
+    T* inv = static_cast<T*>(inverse_->data());
+    T* work = static_cast<T*>(work_->data());
+    const int dev = number_;
+    if (device_.type == "gpu") {
+      ++device_kernels_;
+      omp_lu::trtri(dev, a, static_cast<int>(n), static_cast<int>(j), static_cast<int>(w), inv, status());
+    } else {
+#pragma omp target teams distribute parallel for device(dev) is_device_ptr(a, inv)
+      for (std::int64_t col = 0; col < w; ++col) {
+        T* x = inv + col * w;
+        for (std::int64_t r = 0; r < w; ++r) x[r] = r == col ? T(1) : T(0);
+        for (std::int64_t k = col; k + 1 < w; ++k) {
+          const T xk = x[k];
+          const T* l = a + j + (j + k) * n;
+          for (std::int64_t r = k + 1; r < w; ++r) x[r] -= l[r] * xk;
+        }
+      }
+    }
+    multiply(w, cols, w, T(1), inv, w, a + j + c0 * n, n, T(0), work, w);
+    copy_back(work, j, w, c0, cols);
+  }
+  // C = alpha A B + beta C (m x cols, column-major) by GEMM's kernel the updates take: tensor (f64
+  // on a GPU, where the tuning chose it) or tuned.
+  void multiply(std::int64_t m, std::int64_t cols, std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b,
+                std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
+    if constexpr (std::is_same_v<T, double>)
+      if (tensor_)
+        return gemm::omp_tensor::dispatch(number_, tensor_shape_, m, cols, k, alpha, a, lda, b, ldb, false, beta, c,
+                                          ldc, nullptr);
+    gemm::omp_tuned::dispatch<T>(number_, tuned_, m, cols, k, alpha, a, lda, b, ldb, false, beta, c, ldc);
+  }
+  // B's rows [j, j + w) of columns [c0, c0 + cols) from the w x cols block `work`.
+  void copy_back(const T* work, std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t cols) {
+    T* a = matrix();
+    const std::int64_t n = n_;
+    const int dev = number_;
+#pragma omp target teams distribute parallel for collapse(2) device(dev) is_device_ptr(a, work)
+    for (std::int64_t c = 0; c < cols; ++c)
+      for (std::int64_t r = 0; r < w; ++r) a[j + r + (c0 + c) * n] = work[r + c * w];
+  }
   unsigned* word() { return static_cast<unsigned*>(word_->data()); }
   int* status() { return static_cast<int*>(status_->data()); }
 
@@ -527,6 +601,8 @@ class OmpTargetOperations final : public Operations {
   bool probed_ = false;
   std::string leaf_why_;
   std::unique_ptr<omp_target::Buffer> pvalue_, prow_, prows_, rowc_, word_, status_;
+  std::unique_ptr<omp_target::Buffer> inverse_, work_;  // the trsm's (configure() sizes them)
+  int device_kernels_ = 0;  // the last run's regions of device.h's row swaps and inverse
 #endif
   int one_team_ = 0;  // the last run's leaves in one region of one team
 

@@ -1,13 +1,14 @@
-// LU's panel leaf on Clang's OpenMP offload: kernels/lu/device.h's lu_leaf in a target region
-// (omp_target_leaf.h says what it is and why it is an image of its own).
-#include "kernels/lu/omp_target_leaf.h"
+// LU's device kernels on Clang's OpenMP offload: kernels/lu/device.h's lu_leaf, lu_laswp and
+// lu_trtri in target regions (omp_target_device.h says what they are and why they are an image of
+// their own).
+#include "kernels/lu/omp_target_device.h"
 
 #include <omp.h>
 
 #include <cmath>
 #include <cstdint>
 
-namespace gpubench::lu::omp_leaf {
+namespace gpubench::lu::omp_lu {
 
 namespace {
 
@@ -106,6 +107,21 @@ using std::fabs;
                groups);
 }
 
+[[maybe_unused]] inline void lu_laswp_of(double* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, double* seg,
+                                         double* out, int* piv, int* prev, int* last, int tid, int b) {
+  f64::lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, tid, b);
+}
+[[maybe_unused]] inline void lu_laswp_of(float* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, float* seg,
+                                         float* out, int* piv, int* prev, int* last, int tid, int b) {
+  f32::lu_laswp(a, n, ipiv, k0, k1, c0, c1, seg, out, piv, prev, last, tid, b);
+}
+[[maybe_unused]] inline void lu_trtri_of(const double* a, int n, int j, int w, double* inv, double* x, int col, int tid) {
+  f64::lu_trtri(a, n, j, w, inv, x, col, tid);
+}
+[[maybe_unused]] inline void lu_trtri_of(const float* a, int n, int j, int w, float* inv, float* x, int col, int tid) {
+  f32::lu_trtri(a, n, j, w, inv, x, col, tid);
+}
+
 // Whether the region runs as the leaf needs (status[0] = 2 where not: no team then meets, so none
 // waits); team 0 says whether it runs on the initial device.
 [[maybe_unused]] inline bool as_asked(int* status) {
@@ -122,6 +138,7 @@ using std::fabs;
   publish(status, 2);
 }
 #pragma omp end declare target
+static_assert(trtri_max == LU_TRTRI_MAX && group == LU_GROUP);
 
 #ifdef __NVPTX__
 // A team-memory variable's address, hidden from the optimiser: LLVM 19 turned a team-memory
@@ -185,6 +202,59 @@ __attribute__((always_inline)) inline void team_meet(unsigned* word, int* status
 #endif
 }
 
+// A team's row swaps: 32 columns (device.h's lu_laswp), its team memory declared here.
+template <typename T>
+__attribute__((always_inline)) inline void team_laswp(T* a, int n, const int* ipiv, int k0, int k1, int c0, int c1,
+                                                      int* status) {
+#ifdef __NVPTX__
+  T seg[LU_SWAP_ROWS * LU_SWAP_LD];
+#pragma omp allocate(seg) allocator(omp_pteam_mem_alloc)
+  T out[LU_SWAP_ROWS * LU_SWAP_LD];
+#pragma omp allocate(out) allocator(omp_pteam_mem_alloc)
+  int piv[LU_SWAP_ROWS];
+#pragma omp allocate(piv) allocator(omp_pteam_mem_alloc)
+  int prev[LU_SWAP_ROWS];
+#pragma omp allocate(prev) allocator(omp_pteam_mem_alloc)
+  int last[LU_SWAP_ROWS];
+#pragma omp allocate(last) allocator(omp_pteam_mem_alloc)
+  if (as_asked(status))
+    lu_laswp_of(a, n, ipiv, k0, k1, c0, c1, held(seg), held(out), held(piv), held(prev), held(last),
+                omp_get_thread_num(), omp_get_team_num());
+#else
+  (void)a, (void)n, (void)ipiv, (void)k0, (void)k1, (void)c0, (void)c1;
+  refuse_on_host(status);
+#endif
+}
+
+// A team's column of the inverse (device.h's lu_trtri), the column's vector in team memory.
+template <typename T>
+__attribute__((always_inline)) inline void team_trtri(const T* a, int n, int j, int w, T* inv, int* status) {
+#ifdef __NVPTX__
+  T x[LU_TRTRI_MAX];
+#pragma omp allocate(x) allocator(omp_pteam_mem_alloc)
+  if (as_asked(status)) lu_trtri_of(a, n, j, w, inv, held(x), omp_get_team_num(), omp_get_thread_num());
+#else
+  (void)a, (void)n, (void)j, (void)w, (void)inv;
+  refuse_on_host(status);
+#endif
+}
+
+template <typename T>
+void run_laswp(int dev, T* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, int* status) {
+  const int groups = (c1 - c0 + LU_SWAP_COLS - 1) / LU_SWAP_COLS;
+#pragma omp target teams num_teams(groups) thread_limit(LU_GROUP) device(dev) is_device_ptr(a, ipiv, status)
+#pragma omp parallel num_threads(LU_GROUP)
+  team_laswp(a, n, ipiv, k0, k1, c0, c1, status);
+}
+
+template <typename T>
+void run_trtri(int dev, const T* a, int n, int j, int w, T* inv, int* status) {
+  const int columns = w;  // (the body names no clause's variable: team_leaf says why)
+#pragma omp target teams num_teams(columns) thread_limit(LU_GROUP) device(dev) is_device_ptr(a, inv, status)
+#pragma omp parallel num_threads(LU_GROUP)
+  team_trtri(a, n, j, w, inv, status);
+}
+
 template <typename T>
 void run_leaf(int dev, T* a, int n, int j, int w, int slab, int groups, T* pvalue, int* prow, T* prows, T* rowc,
               int* ipiv, unsigned* word, int* status) {
@@ -211,4 +281,17 @@ void meet(int dev, int groups, unsigned* word, int* status) {
   team_meet(word, status);
 }
 
-}  // namespace gpubench::lu::omp_leaf
+void laswp(int dev, double* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, int* status) {
+  run_laswp(dev, a, n, ipiv, k0, k1, c0, c1, status);
+}
+void laswp(int dev, float* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, int* status) {
+  run_laswp(dev, a, n, ipiv, k0, k1, c0, c1, status);
+}
+void trtri(int dev, const double* a, int n, int j, int w, double* inv, int* status) {
+  run_trtri(dev, a, n, j, w, inv, status);
+}
+void trtri(int dev, const float* a, int n, int j, int w, float* inv, int* status) {
+  run_trtri(dev, a, n, j, w, inv, status);
+}
+
+}  // namespace gpubench::lu::omp_lu

@@ -1,7 +1,10 @@
-// LU's panel leaf on Clang's OpenMP offload (the code: omp_target_leaf.cpp): the leaf that CUDA and
-// OpenCL run (kernels/lu/device.h's lu_leaf, included there, not rewritten), columns [j, j + w) of
-// the panel in one region whose teams each hold `slab` rows in team memory and meet once per
-// column at a barrier in global memory. OpenMP, like OpenCL, does not promise that a region's teams
+// LU's device kernels on Clang's OpenMP offload (the code: omp_target_device.cpp), those CUDA and
+// OpenCL run (kernels/lu/device.h's, included there, not rewritten), each in a region of teams of
+// `group` threads with team memory: the panel's leaf, the row swaps (lu_laswp) and the triangular
+// inverse (lu_trtri) of the trsm, as kernels/lu/cuda.cu's trsm.
+//
+// The leaf (lu_leaf): columns [j, j + w) of the panel in one region whose teams each hold `slab`
+// rows in team memory and meet once per column at a barrier in global memory. OpenMP, like OpenCL, does not promise that a region's teams
 // run at once: the host runs the leaf only where meet() saw that many teams, each with the leaf's
 // team memory, all resident; a team that waits more than 10 s gives up and sets status[0], after
 // which every team returns at its meeting, the matrix untouched, and the host says so. On an NVIDIA
@@ -12,6 +15,9 @@
 // league's teams get no more threads between them than it has cores (libomp), not 256 each, so
 // the regions there only say where they ran (the panel takes column steps there).
 //
+// The row swaps and the inverse need no meeting: they run on a GPU wherever they are asked; a team
+// with other than `group` threads leaves status[0] at 2 (and the matrix as it was) as the leaf's do.
+//
 // Built into a device image of its own (backends/omp_target_clang/backend.cmake), as GEMM's tensor
 // kernel is (omp_target_tensor.h says why: LLVM 19 compiled EP's reduction wrongly with team-memory
 // kernels beside it in the module's image).
@@ -19,7 +25,7 @@
 
 #include <cstddef>
 
-namespace gpubench::lu::omp_leaf {
+namespace gpubench::lu::omp_lu {
 
 // The slab's team memory (bytes): a team's slab x w elements at most.
 inline constexpr std::size_t slab_bytes = 36864;
@@ -39,4 +45,15 @@ void leaf(int dev, float* a, int n, int j, int w, int slab, int groups, float* p
 // Sets status as the leaf does.
 void meet(int dev, int groups, unsigned* word, int* status);
 
-}  // namespace gpubench::lu::omp_leaf
+// Rows k and ipiv[k] (0-based) swapped for k in [k0, k1), in order, on columns [c0, c1): a team
+// per 32 columns (device.h's lu_laswp).
+void laswp(int dev, double* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, int* status);
+void laswp(int dev, float* a, int n, const int* ipiv, int k0, int k1, int c0, int c1, int* status);
+
+// inv (w x w, column-major) = L(j:j+w, j:j+w)^-1, L unit lower: a team per column (device.h's
+// lu_trtri), w <= trtri_max.
+inline constexpr int trtri_max = 512;  // (LU_TRTRI_MAX)
+void trtri(int dev, const double* a, int n, int j, int w, double* inv, int* status);
+void trtri(int dev, const float* a, int n, int j, int w, float* inv, int* status);
+
+}  // namespace gpubench::lu::omp_lu
