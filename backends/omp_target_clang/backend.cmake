@@ -117,10 +117,12 @@ function(gpubench_omp_target_clang_module)
   # Kernels that hold team memory, each in a library of its own, so in a device image of its own:
   # the runtime JIT-compiles each image as one program, and with GEMM's tensor kernels in the
   # module's LLVM 19 miscompiled EP's reduction (kernels/gemm/omp_target_tensor.h says how).
-  # GEMM's tensor kernel (which GEMM's and LU's regions call) and LU's device kernels (its panel
-  # leaf, row swaps and triangular inverse); the module finds them beside itself ($ORIGIN).
+  # GEMM's tensor kernel (which GEMM's and LU's regions call), LU's device kernels (its panel
+  # leaf, row swaps and triangular inverse) and FT's fast transform; the module finds them beside
+  # itself ($ORIGIN).
   set(own_libraries)
-  foreach(own IN ITEMS "kernels/gemm/omp_target_tensor.cpp|tensor" "kernels/lu/omp_target_device.cpp|lu_device")
+  foreach(own IN ITEMS "kernels/gemm/omp_target_tensor.cpp|tensor" "kernels/lu/omp_target_device.cpp|lu_device"
+                  "kernels/ft/omp_target_device.cpp|ft_device")
     string(REPLACE "|" ";" own ${own})
     list(GET own 0 relative)
     list(GET own 1 name)
@@ -146,5 +148,5 @@ function(gpubench_omp_target_clang_module)
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL gpubench_omp_target_clang_module)
 add_custom_target(gpubench_omp_target_clang ALL DEPENDS ${omp_clang_module})
-set_target_properties(gpubench_omp_target_clang PROPERTIES GPUBENCH_MODULE_FILE "${omp_clang_module};${GPUBENCH_MODULE_DIR}/libgpubench_omp_tensor.so;${GPUBENCH_MODULE_DIR}/libgpubench_omp_lu_device.so")
+set_target_properties(gpubench_omp_target_clang PROPERTIES GPUBENCH_MODULE_FILE "${omp_clang_module};${GPUBENCH_MODULE_DIR}/libgpubench_omp_tensor.so;${GPUBENCH_MODULE_DIR}/libgpubench_omp_lu_device.so;${GPUBENCH_MODULE_DIR}/libgpubench_omp_ft_device.so")
 gpubench_backend(NAME omp_target_clang MODULE gpubench_omp_target_clang ORDER 15)

@@ -1,6 +1,7 @@
 // FT's device code, written once for OpenCL C (kernels/ft/opencl.cl includes it; the build inlines
-// it into the embedded source) and CUDA (kernels/ft/nvrtc.cu, likewise). Each API's kernels are thin entry
-// points that pass their indices to the functions here. Complex numbers are double2 (x real, y
+// it into the embedded source), CUDA (kernels/ft/nvrtc.cu, likewise) and Clang's OpenMP offload
+// (kernels/ft/omp_target_device.cpp, with FT_OPENMP defined: fast's transform). Each API's
+// kernels are thin entry points that pass their indices to the functions here. Complex numbers are double2 (x real, y
 // imaginary); the field is u[(k ny + j) nx + i], x fastest.
 //
 // The variants' kernels:
@@ -30,6 +31,19 @@ typedef double2 cplx;
 typedef long ft_i64;
 typedef ulong ft_u64;
 #define FT_C(re, im) ((double2)((re), (im)))
+#elif defined(FT_OPENMP)  // Clang's OpenMP offload (kernels/ft/omp_target_device.cpp): a team per group
+#define FT_FN inline
+#define FT_GLOBAL
+#define FT_LOCAL
+#define FT_CONSTANT constexpr
+#define FT_SYNC() _Pragma("omp barrier")
+#define FT_UNROLL _Pragma("unroll")
+struct cplx {
+  double x, y;
+};
+typedef long long ft_i64;
+typedef unsigned long long ft_u64;
+#define FT_C(re, im) (cplx{(re), (im)})
 #else  // CUDA: NVRTC (kernels/ft/nvrtc.cu) and nvcc (kernels/ft/cuda.cu, for the types)
 #define FT_FN __device__ __forceinline__
 #define FT_GLOBAL

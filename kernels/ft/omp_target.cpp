@@ -9,6 +9,11 @@
 // are pairs of doubles on the device (no complex arithmetic in the device code). Every region is
 // synchronous: the host's clock around each function is its time. A run asked of a GPU whose
 // regions ran on the host fails (omp_target::check_ran_where_asked).
+//
+// Clang's build also runs fast on a GPU: CUDA's and OpenCL's sequence (gpu.cpp's run_on_gpu) over
+// FastSteps, whose transforms are CUDA's kernel (kernels/ft/device.h's ft_fast_lines, in
+// omp_target_device.cpp's image), each group's lines in team memory. On the H200, FT B: 40.5 ms
+// against nas's 413.7 and CUDA's fast 23.4 (reports/data/h200-2026-12-03-late-issue57).
 #include <omp.h>
 
 #include <algorithm>
@@ -24,6 +29,10 @@
 #include "common/host_memory.hpp"
 #include "common/out_of_memory.hpp"
 #include "kernels/ft/operations.hpp"
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+#include "kernels/ft/gpu.hpp"
+#include "kernels/ft/omp_target_device.h"
+#endif
 
 namespace gpubench::ft {
 
@@ -32,7 +41,8 @@ namespace {
 constexpr std::int64_t block = 16;  // lines per block, NAS's fftblock
 
 // The host's share: the field and the factors, computed there for the upload.
-std::uint64_t omp_target_host_bytes(const FtClass& c, Variant) {
+std::uint64_t omp_target_host_bytes(const FtClass& c, Variant v) {
+  if (v == Variant::fast) return 0;  // (its tables: a few KiB)
   return static_cast<std::uint64_t>(c.total()) * (sizeof(Complex) + sizeof(double));
 }
 
@@ -54,6 +64,117 @@ void lap(double& into, double& mark) {
   mark = n;
 }
 
+// NAS's checksum of field u: 1024 points, divided by the points of the grid.
+Complex checksum_of(int dev, const double* u, const FtClass& c) {
+  const std::int64_t nx = c.nx, ny = c.ny, nz = c.nz;
+  double re = 0, im = 0;
+  // 1024 points: one team (a reduction across teams costs more than the points).
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(1) is_device_ptr(u) reduction(+ : re, im)
+  for (std::int64_t j = 1; j <= 1024; ++j) {
+    const std::int64_t q = j % nx, r = (3 * j) % ny, s = (5 * j) % nz;
+    const std::int64_t at = 2 * ((s * ny + r) * nx + q);
+    re += u[at];
+    im += u[at + 1];
+  }
+  return Complex(re, im) / static_cast<double>(c.total());
+}
+
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+// fast on Clang's offload: gpu.hpp's steps for run_on_gpu (the sequence CUDA and OpenCL run),
+// the transforms CUDA's kernel (omp_target_device.h), the checksum a region of its own. Every
+// region is synchronous: the host's clock between marks is the device time.
+class FastSteps final : public GpuSteps {
+ public:
+  FastSteps(const DeviceInfo& device, int number, const FtClass& c, const Shapes& shapes)
+      : device_(device), number_(number), c_(c), shapes_(shapes) {
+    const auto n = static_cast<std::size_t>(c.total());
+    u0_ = std::make_unique<omp_target::Buffer>(number_, n * sizeof(Complex));
+    u1_ = std::make_unique<omp_target::Buffer>(number_, n * sizeof(Complex));
+    status_ = std::make_unique<omp_target::Buffer>(number_, sizeof status_words_);
+    status_->upload(status_words_, sizeof status_words_);
+    sums_.assign(static_cast<std::size_t>(c.niter), Complex());
+  }
+
+  void finish() override {}
+  void mark(double* into) override {
+    const double t = now();
+    if (into && marked_) *into += t - last_;
+    last_ = t;
+    marked_ = true;
+  }
+  void collect_marks() override {
+    marked_ = false;
+    int st[4] = {};
+    status_->download(st, sizeof st);
+    status_->upload(status_words_, sizeof status_words_);
+    omp_target::check_ran_where_asked(device_, st[1] != 0, "FT's fast run");
+    if (st[0] != 0)
+      throw DeviceError("FT's fast transform on " + device_.label() + " ran with " + std::to_string(st[2]) +
+                        " threads in a team (team " + std::to_string(st[3]) + "), not its lines x n / radix, and "
+                        "transformed nothing there; the run is discarded");
+  }
+
+  void upload_roots(int axis, const Complex* roots, int n) override {
+    roots_[axis] = std::make_unique<omp_target::Buffer>(number_, static_cast<std::size_t>(n) * sizeof(Complex));
+    roots_[axis]->upload(roots, roots_[axis]->bytes());
+  }
+  void upload_axis_factors(const double* tables, std::size_t count) override {
+    axes_ = std::make_unique<omp_target::Buffer>(number_, count * sizeof(double));
+    axes_->upload(tables, axes_->bytes());
+  }
+  // The study's and the vendor's steps: fast runs none of them.
+  void upload_field(const Complex*) override { refuse("the study's field"); }
+  void upload_factors(const double*) override { refuse("the study's factors"); }
+  void copy(Field, Field) override { refuse("copy"); }
+  void fft_line_per_item(Field, Field, int, int, bool) override { refuse("v1's transform"); }
+  void rotate(Field, Field, int, bool) override { refuse("v2's rotation"); }
+  void evolve() override { refuse("the study's evolve"); }
+  void evolve_to(int) override { refuse("the vendor's evolve"); }
+  void generate(Field) override { refuse("the vendor's initial conditions"); }
+  void fft_library(Field, int) override { refuse("an FFT library"); }
+
+  // As cuda.cu's: x lines (k, j) at g nx; y lines (k, i) at (g % nx) + (g / nx) nx ny, nx apart;
+  // z lines (j, i) at g, nx ny apart.
+  void fft_batched(Field src, Field dst, int axis, int sign, FirstPass first, int t) override {
+    const AxisShape& s = shapes_[axis];
+    const std::int64_t nx = c_.nx, ny = c_.ny;
+    const int n = axis == 0 ? c_.nx : axis == 1 ? c_.ny : c_.nz;
+    omp_fast::Lines g{n, s.lines, axis != 0 ? 1 : 0, 0, 0, 0, 0};
+    if (axis == 0) g.count_a = static_cast<int>(c_.total() / nx), g.elem_stride = 1, g.stride_a = nx;
+    if (axis == 1) g.count_a = static_cast<int>(nx), g.elem_stride = nx, g.stride_a = 1, g.stride_b = nx * ny;
+    if (axis == 2) g.count_a = static_cast<int>(nx * ny), g.elem_stride = nx * ny, g.stride_a = 1;
+    const omp_fast::First f{static_cast<int>(first), c_.nx, c_.ny, seed, multiplier};
+    const double* axes = static_cast<const double*>(axes_->data()) +
+                         (t > 0 ? static_cast<std::size_t>(t - 1) * (c_.nx + c_.ny + c_.nz) : 0);
+    omp_fast::fast(number_, field(src), field(dst), static_cast<const double*>(roots_[axis]->data()), g, f, axes, sign,
+                   s.radix, static_cast<int>(c_.total() / n / s.lines), static_cast<int*>(status_->data()));
+  }
+  void checksum(Field f, int iteration) override {
+    sums_[static_cast<std::size_t>(iteration)] = checksum_of(number_, field(f), c_);
+  }
+  void read_sums(Complex* sums, int count) override { std::copy(sums_.begin(), sums_.begin() + count, sums); }
+
+ private:
+  [[noreturn]] void refuse(const std::string& what) const {
+    throw DeviceError(std::string(omp_target::backend_name) + " runs FT's fast variant only: not " + what);
+  }
+  double* field(Field f) const {
+    if (f == Field::third) refuse("a third field");
+    return static_cast<double*>((f == Field::u0 ? u0_ : u1_)->data());
+  }
+
+  DeviceInfo device_;
+  int number_;
+  const FtClass& c_;
+  Shapes shapes_;
+  std::unique_ptr<omp_target::Buffer> u0_, u1_, status_, axes_, roots_[3];
+  static constexpr int status_words_[4] = {0, 0, 0, 0};  // (omp_target_device.h's status)
+  std::vector<Complex> sums_;
+  double last_ = 0;
+  bool marked_ = false;
+};
+#endif
+
 class OmpTargetOperations final : public Operations {
  public:
   explicit OmpTargetOperations(const DeviceInfo& device) : device_(device), number_(omp_target::device_number(device)) {}
@@ -61,13 +182,40 @@ class OmpTargetOperations final : public Operations {
   nlohmann::json gap_causes() const override {
     nlohmann::json causes = nlohmann::json::array();
     if (device_.type != "gpu") return causes;
-    causes.push_back(gap_cause("gpubench", "only NAS's algorithm (its cffts line loops) is written for OpenMP offload: "
-                                           "no fast variant (CUDA's and OpenCL's runs kernels/ft/device.h's batched FFTs)"));
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (variant_ == Variant::nas)
+      causes.push_back(gap_cause("gpubench", "NAS's algorithm (its cffts line loops through device memory); fast, "
+                                             "CUDA's and OpenCL's batched FFTs in team memory, runs here too"));
+    else
+      causes.push_back(gap_cause("compiler", "fast's tiles at most " + std::to_string(omp_fast::tile_bytes) +
+                                                 " bytes of team memory a team: LLVM 19's CUDA plugin never raises a "
+                                                 "kernel's shared memory past the static 48 KB, where CUDA's take up to "
+                                                 "the opt-in shared memory"));
+#else
+    causes.push_back(gap_cause("gpubench", "only NAS's algorithm (its cffts line loops) is written for GCC's OpenMP "
+                                           "offload: no fast variant (CUDA's, OpenCL's and Clang's run "
+                                           "kernels/ft/device.h's batched FFTs)"));
+#endif
     if (const std::string g = omp_target::compiler_gap(device_); !g.empty()) causes.push_back(gap_cause("compiler", g));
     return causes;
   }
 
-  void prepare(const FtClass& c, Variant v, const RunChoices&) override {
+  void prepare(const FtClass& c, Variant v, const RunChoices& choices) override {
+    variant_ = v;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (v == Variant::fast) {
+      c_ = &c;
+      u0_.reset(), u1_.reset(), scratch_.reset(), factors_.reset(), fast_.reset();  // a sweep's next shape: freed first
+      const std::uint64_t need = static_cast<std::uint64_t>(c.total()) * 2 * sizeof(Complex);
+      if (device_.global_mem_bytes > 0 && need > device_.global_mem_bytes)
+        throw OutOfMemoryError(device_.label(), "FT class " + std::string(1, c.name) + " needs " + std::to_string(need) +
+                                                    " bytes there (two fields)");
+      fast_ = std::make_unique<FastSteps>(device_, number_, c, choices.shapes);
+      return;
+    }
+#else
+    (void)choices;
+#endif
     if (v != Variant::nas) throw DeviceError(std::string(omp_target::backend_name) + " runs FT's NAS algorithm (nas), not " + to_string(v));
     c_ = &c;
     check_host_memory(omp_target_host_bytes(c, v), "FT class " + std::string(1, c.name));
@@ -88,7 +236,12 @@ class OmpTargetOperations final : public Operations {
     twiddle_.assign(n, 0.0);
   }
 
-  RunResult run(Variant) override {
+  RunResult run(Variant v) override {
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (v == Variant::fast) return run_on_gpu(*fast_, *c_, v);
+#else
+    (void)v;
+#endif
     const FtClass& c = *c_;
     RunResult r;
     FunctionTimes& t = r.times;
@@ -113,7 +266,7 @@ class OmpTargetOperations final : public Operations {
       evolve();
       lap(t.evolve, mark);
       fft3d(field(*u1_), +1, t, mark);
-      r.sums.push_back(checksum());
+      r.sums.push_back(checksum_of(number_, field(*u1_), c));
       lap(t.checksum, mark);
     }
     r.seconds = now() - start;
@@ -224,27 +377,14 @@ class OmpTargetOperations final : public Operations {
     }
   }
 
-  // NAS's checksum of u1: 1024 points, divided by the points of the grid.
-  Complex checksum() {
-    const double* u = field(*u1_);
-    const std::int64_t nx = c_->nx, ny = c_->ny, nz = c_->nz;
-    const int dev = number_;
-    double re = 0, im = 0;
-    // 1024 points: one team (a reduction across teams costs more than the points).
-#pragma omp target teams distribute parallel for simd device(dev) num_teams(1) is_device_ptr(u) reduction(+ : re, im)
-    for (std::int64_t j = 1; j <= 1024; ++j) {
-      const std::int64_t q = j % nx, r = (3 * j) % ny, s = (5 * j) % nz;
-      const std::int64_t at = 2 * ((s * ny + r) * nx + q);
-      re += u[at];
-      im += u[at + 1];
-    }
-    return Complex(re, im) / static_cast<double>(c_->total());
-  }
-
   DeviceInfo device_;
   int number_;
   const FtClass* c_ = nullptr;
   std::unique_ptr<omp_target::Buffer> u0_, u1_, scratch_, factors_, roots_[3];
+  Variant variant_ = Variant::nas;
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  std::unique_ptr<FastSteps> fast_;  // fast's fields and tables (prepare)
+#endif
   std::vector<Complex> field_;
   std::vector<double> twiddle_;
   int initial_ = 0;
@@ -259,5 +399,18 @@ GPUBENCH_REGISTER_FT_OPERATIONS(
     [](const gpubench::DeviceInfo& d) -> std::unique_ptr<gpubench::ft::Operations> {
       return std::make_unique<gpubench::ft::OmpTargetOperations>(d);
     },
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    gpubench::ft::BackendTraits{{},
+                                {gpubench::ft::Variant::nas, gpubench::ft::Variant::fast},
+                                [](const gpubench::DeviceInfo&) { return gpubench::ft::omp_fast::tile_bytes; },
+                                gpubench::ft::omp_target_host_bytes,
+                                "OpenMP target offload has no FFT library of its own",
+                                [](const gpubench::DeviceInfo& d, gpubench::ft::Variant v) -> std::string {
+                                  if (v != gpubench::ft::Variant::fast || d.type == "gpu") return {};
+                                  return "fast's teams need lines x n / radix threads each, and on the initial device "
+                                         "(the host) a league's teams get no more threads between them than it has cores";
+                                }});
+#else
     gpubench::ft::BackendTraits{{}, {gpubench::ft::Variant::nas}, nullptr, gpubench::ft::omp_target_host_bytes,
                                 "OpenMP target offload has no FFT library of its own"});
+#endif

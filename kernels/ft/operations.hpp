@@ -93,6 +93,8 @@ struct BackendTraits {
   std::function<std::uint64_t(const FtClass&, Variant)> host_bytes;
   // Why the vendor variant is not in this build, where `vendors` is empty.
   std::string no_vendor = "no FFT library was found when configured";
+  // Why variant v of `variants` does not run on this device (empty: it does); null: all run.
+  std::function<std::string(const DeviceInfo&, Variant)> refuses = nullptr;
 };
 
 // What the study's forms (v1, v2) keep on the host: the field and its twiddle factors.

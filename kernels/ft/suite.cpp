@@ -241,6 +241,10 @@ class FtSuite final : public Suite {
                                      (v == Variant::vendor ? traits.no_vendor : "not an FT variant of this backend"));
           continue;
         }
+        if (const std::string why = traits.refuses ? traits.refuses(device, v) : ""; !why.empty()) {
+          plan.unavailable.push_back(to_string(v) + " on " + device.label() + ": " + why);
+          continue;
+        }
         PointId id = point_id(*this, problem_name(c), device, to_string(v), Precision::f64);
         if (traits.host_bytes) {  // a class the host cannot hold is refused here, before anything runs
           try {
@@ -313,8 +317,11 @@ class FtSuite final : public Suite {
       target.problem = problem_name(c);
       target.precision = Precision::f64;
       const BackendTraits& traits = *backend_traits(device.backend);
+      const std::string refused = traits.refuses ? traits.refuses(device, Variant::fast) : "";
       if (std::find(traits.variants.begin(), traits.variants.end(), Variant::fast) == traits.variants.end()) {
         target.untunable.push_back(device.backend + ": FT's tunable kernels are fast's, which runs on GPU backends");
+      } else if (!refused.empty()) {
+        target.untunable.push_back(device.label() + ": FT's tunable kernels are fast's, and " + refused);
       } else {
         std::shared_ptr<Operations> ops = (*find_operations(device.backend))(device);
         Shapes chosen{};

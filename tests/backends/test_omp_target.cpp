@@ -321,6 +321,35 @@ TEST(OmpTarget, ClangTensorIsRefusedOnTheHostAndVerifiesOnAGpu) {
   std::filesystem::remove_all(db);
 }
 
+// FT's fast on Clang: CUDA's kernel (kernels/ft/device.h) in team memory, a GPU's only.
+TEST(OmpTarget, ClangFtFastIsRefusedOnTheHostAndVerifiesOnAGpu) {
+  if (const std::string why = not_built_reason("omp_target_clang"); !why.empty()) GTEST_SKIP() << "omp_target_clang is not built: " << why;
+  ASSERT_EQ(load_backend("omp_target_clang"), "");
+  const std::vector<DeviceInfo> list = find_backend("omp_target_clang").devices();
+  const std::string host = "omp_target_clang:" + std::to_string(list.back().index);
+  const test::Result refused = test::gpubench("run --suite ft --backend " + host + " --problem S --variant fast --repetitions 1");
+  EXPECT_NE(refused.output.find("fast on " + host), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("a league's teams get no more threads between them than it has cores"), std::string::npos)
+      << refused.output;
+  if (list.size() < 2 || list.front().type != "gpu") GTEST_SKIP() << "no GPU for Clang's offload here: fast's teams need one";
+  const std::string gpu = "omp_target_clang:" + std::to_string(list.front().index);
+  for (const char* problem : {"S", "W", "A"}) {  // 64^3; 128 x 128 x 32; 256 x 256 x 128
+    const test::Result r = test::gpubench(std::string("run --suite ft --backend ") + gpu + " --problem " + problem +
+                                          " --variant fast --repetitions 2");
+    EXPECT_EQ(r.exit_code, 0) << problem << "\n" << r.output;
+    EXPECT_NE(r.output.find("fast     f64"), std::string::npos) << problem << "\n" << r.output;
+  }
+  // Every radix and a few group sizes: each configuration a verified run.
+  const std::string db = ::testing::TempDir() + "omp-clang-ft-fast-db";
+  std::filesystem::remove_all(db);
+  const test::Result swept = test::gpubench("sweep --suite ft --backend " + gpu + " --problem W --kernel cffts2 "
+                                            "--param radix=4,8,16 --param lines=1,4,16 --strategy exhaustive --tuning-db " + db);
+  EXPECT_EQ(swept.exit_code, 0) << swept.output;
+  EXPECT_NE(swept.output.find("9 configurations"), std::string::npos) << swept.output;
+  EXPECT_NE(swept.output.find("0 failed"), std::string::npos) << swept.output;
+  std::filesystem::remove_all(db);
+}
+
 TEST_P(OmpTargetCompilers, EpVerifiesBothReductions) {
   const std::string out = run("--suite ep --problem S --repetitions 2");
   for (const char* variant : {" reduce ", " partials "})

@@ -1,0 +1,104 @@
+// FT's fast transform on Clang's OpenMP offload: kernels/ft/device.h's ft_fast_lines in a target
+// region (omp_target_device.h says what it is and why it is an image of its own).
+#include "kernels/ft/omp_target_device.h"
+
+#include <omp.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace gpubench::ft::omp_fast {
+
+namespace {
+
+#pragma omp declare target
+#define FT_OPENMP
+#include "kernels/ft/device.h"
+
+// status[0] = v, seen by every team (as LU's device kernels publish theirs).
+inline void publish(int* p, int v) {
+#ifdef __NVPTX__
+  asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+#else
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#endif
+}
+#pragma omp end declare target
+
+#ifdef __NVPTX__
+// A team-memory variable's address, hidden from the optimiser (kernels/lu/omp_target_device.cpp's
+// held() says what LLVM 19 did without it).
+template <typename P>
+__attribute__((always_inline)) inline P* held(P* p) {
+  asm volatile("" : "+l"(p));
+  return p;
+}
+#endif
+
+// A team's group of lines, its tile declared here (TILE values). The region's body is this one
+// call, naming none of its clauses' variables (LU's team_leaf says why).
+template <int V, int TILE>
+__attribute__((always_inline)) inline void team_fast(const cplx* src, cplx* dst, const cplx* roots, ft_lines g,
+                                                     ft_first f, const double* axes, int sign, int threads,
+                                                     int* status) {
+  if (omp_get_team_num() == 0 && omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
+#ifdef __NVPTX__
+  cplx tile[TILE];
+#pragma omp allocate(tile) allocator(omp_pteam_mem_alloc)
+  if (omp_get_num_threads() != threads) {  // (every thread of the team sees the same)
+    if (omp_get_thread_num() == 0) {
+      status[2] = omp_get_num_threads();
+      status[3] = omp_get_team_num();
+      publish(status, 2);
+    }
+    return;
+  }
+  if constexpr (V == 4) ft_fast_lines4(src, dst, held(tile), roots, g, f, axes, sign, omp_get_team_num(), omp_get_thread_num());
+  if constexpr (V == 8) ft_fast_lines8(src, dst, held(tile), roots, g, f, axes, sign, omp_get_team_num(), omp_get_thread_num());
+  if constexpr (V == 16)
+    ft_fast_lines16(src, dst, held(tile), roots, g, f, axes, sign, omp_get_team_num(), omp_get_thread_num());
+#else
+  (void)src, (void)dst, (void)roots, (void)g, (void)f, (void)axes, (void)sign, (void)threads;
+  if (omp_get_thread_num() == 0) publish(status, 2);
+#endif
+}
+
+template <int V, int TILE>
+void run(int dev, const cplx* src, cplx* dst, const cplx* roots, ft_lines g, ft_first f, const double* axes, int sign,
+         int groups, int* status) {
+  const int teams = groups, width = g.L * (g.n / V), threads = width;
+#pragma omp target teams num_teams(teams) thread_limit(width) device(dev) is_device_ptr(src, dst, roots, axes, status)
+#pragma omp parallel num_threads(width)
+  team_fast<V, TILE>(src, dst, roots, g, f, axes, sign, threads, status);
+}
+
+template <int V>
+void by_tile(int dev, const cplx* src, cplx* dst, const cplx* roots, ft_lines g, ft_first f, const double* axes,
+             int sign, int groups, int* status) {
+  const long long values = static_cast<long long>(g.L) * g.n;
+  if (values <= 512) return run<V, 512>(dev, src, dst, roots, g, f, axes, sign, groups, status);
+  if (values <= 1024) return run<V, 1024>(dev, src, dst, roots, g, f, axes, sign, groups, status);
+  if (values <= 2048) return run<V, 2048>(dev, src, dst, roots, g, f, axes, sign, groups, status);
+  static_assert(tile_bytes == 2560 * sizeof(cplx));
+  if (values <= 2560) return run<V, 2560>(dev, src, dst, roots, g, f, axes, sign, groups, status);
+  throw std::invalid_argument("FT fast on OpenMP offload: " + std::to_string(g.L) + " lines of " + std::to_string(g.n) +
+                              " points pass the " + std::to_string(tile_bytes) + " bytes of its largest tile");
+}
+
+}  // namespace
+
+void fast(int dev, const double* src, double* dst, const double* roots, const Lines& lines, const First& first,
+          const double* axes, int sign, int radix, int groups, int* status) {
+  const ft_lines g{lines.n, lines.lines, lines.line_fastest, lines.count_a, lines.elem_stride, lines.stride_a,
+                   lines.stride_b};
+  const ft_first f{first.mode, first.nx, first.ny, first.seed, first.multiplier};
+  const auto* in = reinterpret_cast<const cplx*>(src);
+  auto* out = reinterpret_cast<cplx*>(dst);
+  const auto* w = reinterpret_cast<const cplx*>(roots);
+  if (radix == 4) return by_tile<4>(dev, in, out, w, g, f, axes, sign, groups, status);
+  if (radix == 8) return by_tile<8>(dev, in, out, w, g, f, axes, sign, groups, status);
+  if (radix == 16) return by_tile<16>(dev, in, out, w, g, f, axes, sign, groups, status);
+  throw std::invalid_argument("FT fast on OpenMP offload: radix " + std::to_string(radix) + " is not 4, 8 or 16");
+}
+
+}  // namespace gpubench::ft::omp_fast
