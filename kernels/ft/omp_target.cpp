@@ -114,14 +114,11 @@ class FastSteps final : public GpuSteps {
                         "transformed nothing there; the run is discarded");
   }
 
+  // (Allocated at the first run's setup, then only written, as CUDA's are.)
   void upload_roots(int axis, const Complex* roots, int n) override {
-    roots_[axis] = std::make_unique<omp_target::Buffer>(number_, static_cast<std::size_t>(n) * sizeof(Complex));
-    roots_[axis]->upload(roots, roots_[axis]->bytes());
+    put(roots_[axis], roots, static_cast<std::size_t>(n) * sizeof(Complex));
   }
-  void upload_axis_factors(const double* tables, std::size_t count) override {
-    axes_ = std::make_unique<omp_target::Buffer>(number_, count * sizeof(double));
-    axes_->upload(tables, axes_->bytes());
-  }
+  void upload_axis_factors(const double* tables, std::size_t count) override { put(axes_, tables, count * sizeof(double)); }
   // The study's and the vendor's steps: fast runs none of them.
   void upload_field(const Complex*) override { refuse("the study's field"); }
   void upload_factors(const double*) override { refuse("the study's factors"); }
@@ -157,6 +154,10 @@ class FastSteps final : public GpuSteps {
  private:
   [[noreturn]] void refuse(const std::string& what) const {
     throw DeviceError(std::string(omp_target::backend_name) + " runs FT's fast variant only: not " + what);
+  }
+  void put(std::unique_ptr<omp_target::Buffer>& b, const void* host, std::size_t bytes) {
+    if (!b || b->bytes() != bytes) b = std::make_unique<omp_target::Buffer>(number_, bytes);
+    b->upload(host, bytes);
   }
   double* field(Field f) const {
     if (f == Field::third) refuse("a third field");

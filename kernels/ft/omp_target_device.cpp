@@ -4,8 +4,9 @@
 
 #include <omp.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "common/errors.hpp"
 
 namespace gpubench::ft::omp_fast {
 
@@ -81,7 +82,7 @@ void by_tile(int dev, const cplx* src, cplx* dst, const cplx* roots, ft_lines g,
   if (values <= 2048) return run<V, 2048>(dev, src, dst, roots, g, f, axes, sign, groups, status);
   static_assert(tile_bytes == 2560 * sizeof(cplx));
   if (values <= 2560) return run<V, 2560>(dev, src, dst, roots, g, f, axes, sign, groups, status);
-  throw std::invalid_argument("FT fast on OpenMP offload: " + std::to_string(g.L) + " lines of " + std::to_string(g.n) +
+  throw InputError("FT fast on OpenMP offload: " + std::to_string(g.L) + " lines of " + std::to_string(g.n) +
                               " points pass the " + std::to_string(tile_bytes) + " bytes of its largest tile");
 }
 
@@ -98,7 +99,7 @@ void fast(int dev, const double* src, double* dst, const double* roots, const Li
   if (radix == 4) return by_tile<4>(dev, in, out, w, g, f, axes, sign, groups, status);
   if (radix == 8) return by_tile<8>(dev, in, out, w, g, f, axes, sign, groups, status);
   if (radix == 16) return by_tile<16>(dev, in, out, w, g, f, axes, sign, groups, status);
-  throw std::invalid_argument("FT fast on OpenMP offload: radix " + std::to_string(radix) + " is not 4, 8 or 16");
+  throw InputError("FT fast on OpenMP offload: radix " + std::to_string(radix) + " is not 4, 8 or 16");
 }
 
 }  // namespace gpubench::ft::omp_fast
