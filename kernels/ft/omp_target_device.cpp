@@ -6,35 +6,22 @@
 
 #include <string>
 
+#include "backends/omp_target_clang/team_memory.h"
 #include "common/errors.hpp"
 
 namespace gpubench::ft::omp_fast {
 
 namespace {
 
+using omp_clang::publish;
+#ifdef __NVPTX__
+using omp_clang::held;
+#endif
+
 #pragma omp declare target
 #define FT_OPENMP
 #include "kernels/ft/device.h"
-
-// status[0] = v, seen by every team (as LU's device kernels publish theirs).
-inline void publish(int* p, int v) {
-#ifdef __NVPTX__
-  asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-#else
-  __atomic_store_n(p, v, __ATOMIC_RELEASE);
-#endif
-}
 #pragma omp end declare target
-
-#ifdef __NVPTX__
-// A team-memory variable's address, hidden from the optimiser (kernels/lu/omp_target_device.cpp's
-// held() says what LLVM 19 did without it).
-template <typename P>
-__attribute__((always_inline)) inline P* held(P* p) {
-  asm volatile("" : "+l"(p));
-  return p;
-}
-#endif
 
 // A team's group of lines, its tile declared here (TILE values). The region's body is this one
 // call, naming none of its clauses' variables (LU's team_leaf says why).

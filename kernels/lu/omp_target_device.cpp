@@ -8,9 +8,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "backends/omp_target_clang/team_memory.h"
+
 namespace gpubench::lu::omp_lu {
 
 namespace {
+
+using omp_clang::publish;
+#ifdef __NVPTX__
+using omp_clang::held;
+#endif
 
 #pragma omp declare target
 #define LU_FN inline
@@ -21,14 +28,6 @@ namespace {
 
 inline int max(int a, int b) { return a > b ? a : b; }
 inline int min(int a, int b) { return a < b ? a : b; }
-// *p = v, seen by every team (LLVM 19's NVPTX back end selects no release store: PTX's own).
-inline void publish(int* p, int v) {
-#ifdef __NVPTX__
-  asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-#else
-  __atomic_store_n(p, v, __ATOMIC_RELEASE);
-#endif
-}
 
 // The leaf's meeting (device.h's lu_grid_sync), counted as kernels/lu/nvrtc.cu's grid_sync: team 0
 // adds 2^31 - (teams - 1), every other team 1, so each meeting flips the word's top bit and leaves
@@ -140,18 +139,6 @@ using std::fabs;
 #pragma omp end declare target
 static_assert(trtri_max == LU_TRTRI_MAX && group == LU_GROUP);
 
-#ifdef __NVPTX__
-// A team-memory variable's address, hidden from the optimiser: LLVM 19 turned a team-memory
-// variable that only one kernel uses, and no call takes the address of, into each thread's own
-// (the leaf's `flag`: its threads then read no meeting's outcome, and the leaf's pivots came out
-// wrong on the H200, reports/data/h200-2026-12-03-issue57); one whose address leaves through an
-// asm stays the team's.
-template <typename P>
-__attribute__((always_inline)) inline P* held(P* p) {
-  asm volatile("" : "+l"(p));
-  return p;
-}
-#endif
 
 // A team's part of the leaf, run by each of its threads, its team memory declared here (as GEMM's
 // tensor kernel's is). The teams are as many as the region asked for (num_teams: LLVM's plugin
