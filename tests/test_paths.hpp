@@ -4,12 +4,17 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace gpubench::test {
 
@@ -42,6 +47,17 @@ inline Result gpubench(const std::string& args, const std::string& env = {}) {
   const int status = pclose(pipe.release());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// A path in the temporary directory, named for this process (each test runs in its own).
+inline std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("gpubench_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// The JSON file at `path` (an exception, which fails the test, where it is not JSON).
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream f(path);
+  return nlohmann::json::parse(f);
 }
 
 }  // namespace gpubench::test

@@ -49,7 +49,7 @@ class OmpTargetCompilers : public ::testing::TestWithParam<std::string> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Compilers, OmpTargetCompilers, ::testing::Values("omp_target", "omp_target_clang"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& point) { return point.param; });
 
 TEST(OmpTarget, TheInitialDeviceIsGccsNumber) {
   const std::vector<DeviceInfo> devices = omp_target::devices();

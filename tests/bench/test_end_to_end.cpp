@@ -28,18 +28,12 @@ using testing::HasSubstr;
 using gpubench::test::gpubench;
 using gpubench::test::Result;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("gpubench_e2e_" + std::to_string(getpid()) + "_" + name)).string();
-}
+using gpubench::test::read_json;
+using gpubench::test::temp_path;
 
 std::string file_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  return nlohmann::json::parse(f);
 }
 
 TEST(EndToEnd, JsonHasGoogleBenchmarkLayoutAndOurFields) {

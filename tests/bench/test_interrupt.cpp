@@ -27,9 +27,8 @@ namespace {
 using testing::HasSubstr;
 using testing::Not;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("gpubench_int_" + std::to_string(getpid()) + "_" + name)).string();
-}
+using gpubench::test::read_json;
+using gpubench::test::temp_path;
 
 // gpubench started in the background, its stdout and stderr read together as it goes.
 class Running {
@@ -102,11 +101,6 @@ class Running {
   int code_ = -1;
   std::string output_;
 };
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  return nlohmann::json::parse(f);
-}
 
 struct Stop {
   std::string name;

@@ -19,10 +19,7 @@ using gpubench::test::gpubench;
 using gpubench::test::Result;
 using testing::HasSubstr;
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("gpubench_isolation_" + std::to_string(getpid()) + "_" + name))
-      .string();
-}
+using gpubench::test::temp_path;
 
 struct Fault {
   std::string kind;      // GPUBENCH_FAULT's KIND

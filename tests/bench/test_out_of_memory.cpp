@@ -109,7 +109,7 @@ TEST(OutOfMemory, TheMessageNamesTheAddressSpaceLimitWhenOneIsSet) {
     if (current.rlim_max != RLIM_INFINITY && limit.rlim_cur > current.rlim_max) limit.rlim_cur = current.rlim_max;
     const bool set = setrlimit(RLIMIT_AS, &limit) == 0;
     const std::string text = set ? OutOfMemoryError("H100", "in cudaMalloc").what() : std::string("setrlimit failed");
-    if (write(pipe_fds[1], text.data(), text.size()) < 0) _exit(2);
+    if (::write(pipe_fds[1], text.data(), text.size()) < 0) _exit(2);
     _exit(0);
   }
   close(pipe_fds[1]);

@@ -47,7 +47,7 @@ TuningKey cg_key(int rows, int nnz, const std::string& kernel = "spmv") {
   return {"cg", kernel, Precision::f64, {{"rows", rows}, {"nnz", nnz}}};
 }
 
-TuningEntry entry(const TuningKey& k, int work_group_size) {
+TuningEntry layer_entry(const TuningKey& k, int work_group_size) {
   TuningEntry e;
   e.key = k;
   e.problem = "poisson2d:64";
@@ -125,7 +125,7 @@ class TuningDbLayers : public testing::Test {
 
 TEST_F(TuningDbLayers, UserEntryWinsAndTheCommittedOneIsTheFallback) {
   const DeviceInfo d = h100_opencl();
-  TuningDb(committed()).record(d, {entry(cg_key(20, 22), 128), entry(cg_key(24, 26), 256)});
+  TuningDb(committed()).record(d, {layer_entry(cg_key(20, 22), 128), layer_entry(cg_key(24, 26), 256)});
   TuningDb db = layered();
   const std::string user_file = db.path_for(d);
   const std::string committed_file = TuningDb(committed()).path_for(d);
@@ -137,7 +137,7 @@ TEST_F(TuningDbLayers, UserEntryWinsAndTheCommittedOneIsTheFallback) {
   EXPECT_THAT(c.detail, HasSubstr(committed_file));
   EXPECT_FALSE(fs::exists(user()));  // reading creates nothing
 
-  db.record(d, {entry(cg_key(24, 26), 512), entry(cg_key(16, 18), 32)});
+  db.record(d, {layer_entry(cg_key(24, 26), 512), layer_entry(cg_key(16, 18), 32)});
   c = db.lookup(d, cg_key(24, 26), {});
   EXPECT_EQ(c.source, TuningSource::exact);
   EXPECT_EQ(c.params["work_group_size"], 512);
@@ -169,7 +169,7 @@ TEST_F(TuningDbLayers, UserEntryWinsAndTheCommittedOneIsTheFallback) {
 TEST_F(TuningDbLayers, DefaultsAndCeilingsComeFromTheUpperLayerFirst) {
   const DeviceInfo d = h100_opencl();
   TuningDb below(committed());
-  below.record(d, {entry(cg_key(20, 22, "dot"), 64)});
+  below.record(d, {layer_entry(cg_key(20, 22, "dot"), 64)});
   below.store_ceilings(d, ceilings(3000));
   TuningDb db = layered();
 
@@ -178,7 +178,7 @@ TEST_F(TuningDbLayers, DefaultsAndCeilingsComeFromTheUpperLayerFirst) {
   EXPECT_EQ(c.source, TuningSource::device_default);
   EXPECT_EQ(c.params["work_group_size"], 64);
 
-  db.record(d, {entry(cg_key(10, 12, "dot"), 1024)});  // becomes the upper file's cg/dot default
+  db.record(d, {layer_entry(cg_key(10, 12, "dot"), 1024)});  // becomes the upper file's cg/dot default
   db.store_ceilings(d, ceilings(2500));
   EXPECT_EQ(db.ceilings(d)->copy_gbps, 2500);
   c = db.lookup(d, {"cg", "dot", Precision::f32, {{"rows", 20}, {"nnz", 22}}}, {});
@@ -196,7 +196,7 @@ TEST_F(TuningDbLayers, DefaultsAndCeilingsComeFromTheUpperLayerFirst) {
 
 TEST_F(TuningDbLayers, WritingTouchesOnlyTheWriteLayer) {
   const DeviceInfo d = h100_opencl();
-  TuningDb(committed()).record(d, {entry(cg_key(20, 22), 128)});
+  TuningDb(committed()).record(d, {layer_entry(cg_key(20, 22), 128)});
   TuningDb(committed()).store_ceilings(d, ceilings(3000));
   const auto before = listing(committed());
   const std::string committed_bytes = [&] {
@@ -207,7 +207,7 @@ TEST_F(TuningDbLayers, WritingTouchesOnlyTheWriteLayer) {
   }();
 
   TuningDb db = layered();
-  db.record(d, {entry(cg_key(20, 22), 999), entry(cg_key(30, 32), 256)});
+  db.record(d, {layer_entry(cg_key(20, 22), 999), layer_entry(cg_key(30, 32), 256)});
   db.store_ceilings(d, ceilings(1));
 
   EXPECT_EQ(listing(committed()), before);
@@ -247,7 +247,7 @@ TEST_F(TuningDbLayers, ACorruptFileInAnyLayerIsAnErrorNamingIt) {
 TEST_F(TuningDbLayers, WritesLeaveNoLockOrTemporaryFiles) {
   const DeviceInfo d = h100_opencl();
   TuningDb db(user());
-  for (int i = 0; i < 3; ++i) db.record(d, {entry(cg_key(10 + i, 12 + i), 32 << i)});
+  for (int i = 0; i < 3; ++i) db.record(d, {layer_entry(cg_key(10 + i, 12 + i), 32 << i)});
   db.store_ceilings(d, ceilings(10));
   EXPECT_EQ(names_in(user()), std::set<std::string>{DeviceIdentity::of(d).file_name()});
 }
@@ -258,7 +258,7 @@ TEST_F(TuningDbLayers, WritesLeaveNoLockOrTemporaryFiles) {
 TEST_F(TuningDbLayers, AFailedWriteLeavesTheFileAndNoTemporary) {
   const DeviceInfo d = h100_opencl();
   TuningDb db(user());
-  db.record(d, {entry(cg_key(10, 12), 32)});
+  db.record(d, {layer_entry(cg_key(10, 12), 32)});
   const auto before = listing(user());
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -267,7 +267,7 @@ TEST_F(TuningDbLayers, AFailedWriteLeavesTheFileAndNoTemporary) {
     const rlimit limit{512, 512};
     ::setrlimit(RLIMIT_FSIZE, &limit);
     std::vector<TuningEntry> many;
-    for (int i = 0; i < 50; ++i) many.push_back(entry(cg_key(i, i + 2), 64));
+    for (int i = 0; i < 50; ++i) many.push_back(layer_entry(cg_key(i, i + 2), 64));
     try {
       db.record(d, many);
     } catch (const InputError& e) {
@@ -465,11 +465,11 @@ TEST_F(TuningDbLayers, ShowFiltersByBackendDeviceSuiteAndKernel) {
   host.backend = "openmp";
   host.api = "OpenMP 4.5";
   host.name = "AMD EPYC";
-  TuningEntry ep = entry(cg_key(20, 22), 64);
+  TuningEntry ep = layer_entry(cg_key(20, 22), 64);
   ep.key = TuningKey::of_sizes("ep", "tally", Precision::f64, {{"m", 1 << 24}});
   TuningDb db(user(), {});
-  db.record(gpu, {entry(cg_key(20, 22), 128), ep});
-  db.record(host, {entry(cg_key(20, 22), 32)});
+  db.record(gpu, {layer_entry(cg_key(20, 22), 128), ep});
+  db.record(host, {layer_entry(cg_key(20, 22), 32)});
   auto shown = [&](const TuningDb::ShowFilter& f) {
     std::ostringstream out;
     db.show(out, f);

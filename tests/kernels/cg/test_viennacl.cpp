@@ -20,7 +20,7 @@
 #include "kernels/cg/solver.hpp"
 #include "kernels/cg/verify.hpp"
 
-namespace gpubench::cg {
+namespace gpubench::cg::viennacl_tests {
 namespace {
 
 constexpr const char* backend_names[] = {"viennacl", "viennacl_host"};
@@ -223,4 +223,4 @@ TEST(ViennaclOperations, ClassicMatchesOpenmpInDouble) {
 }
 
 }  // namespace
-}  // namespace gpubench::cg
+}  // namespace gpubench::cg::viennacl_tests

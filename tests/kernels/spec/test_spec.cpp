@@ -512,7 +512,7 @@ class SpecOffload : public testing::TestWithParam<std::string> {
   }
 };
 INSTANTIATE_TEST_SUITE_P(Compilers, SpecOffload, testing::Values("omp_target", "omp_target_clang"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& point) { return point.param; });
 
 nlohmann::json scale_target_spec() {
   auto j = scale_spec();
