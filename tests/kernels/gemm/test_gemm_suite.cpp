@@ -4,8 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -21,13 +19,11 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("gpubench_gemm_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+using gpubench::test::temp_path;
 
 nlohmann::json records(const std::string& args, const std::string& env, int expected_exit,
                        const std::string& backend = "openmp") {
-  const std::string out = temp("run.json");
+  const std::string out = temp_path("run.json");
   const test::Result r =
       test::gpubench("--suite gemm --backend " + backend + " --repetitions 2 --format json --out " + out + " " + args, env);
   EXPECT_EQ(r.exit_code, expected_exit) << r.output;
@@ -86,7 +82,7 @@ TEST(GemmSuite, APlantedWrongResultFailsVerification) {
 }
 
 TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
-  const std::string db = temp("db");
+  const std::string db = temp_path("db");
   std::filesystem::remove_all(db);
   const test::Result sweep =
       test::gpubench("sweep --suite gemm --backend openmp --problem 64 --precision f64 --tuning-db " + db);
@@ -136,7 +132,7 @@ TEST(GemmSuite, OpenclVariantsVerifyAndAPlantedWrongResultFails) {
 // A tiny sweep of the tuned kernel on OpenCL (the space cut down with --param) stores its best,
 // and the next run takes it from the database.
 TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryTheNextRunUses) {
-  const std::string db = temp("tuned-db");
+  const std::string db = temp_path("tuned-db");
   std::filesystem::remove_all(db);
   const test::Result sweep = test::gpubench(
       "sweep --suite gemm --backend opencl --kernel tuned --problem 48x40x24 --precision f32 --param bm=32 --param bn=32 "
@@ -154,7 +150,7 @@ TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryTheNextRunUses) {
 // TN stores it, an NN run does not take it, and a TN run with only NN entries takes the NN one of
 // its sizes, saying so, until TN has its own.
 TEST(GemmSuite, TransposedAIsAShapeClassOfItsOwnInTheTuningDatabase) {
-  const std::string db = temp("tn-db"), out = temp("tn-run.json");
+  const std::string db = temp_path("tn-db"), out = temp_path("tn-run.json");
   std::filesystem::remove_all(db);
   const auto launch = [&](const std::string& problem) {
     const test::Result run = test::gpubench("--suite gemm --backend openmp --variant tiled --precision f64 --repetitions 1 "
