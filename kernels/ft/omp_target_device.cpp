@@ -73,7 +73,30 @@ void by_tile(int dev, const cplx* src, cplx* dst, const cplx* roots, ft_lines g,
                               " points pass the " + std::to_string(tile_bytes) + " bytes of its largest tile");
 }
 
+// NAS's checksum into sums[iteration] by one team of checksum_threads (device.h's ft_checksum, as
+// CUDA's kernel: the 1024 points, then a tree in team memory).
+__attribute__((always_inline)) inline void team_checksum(const cplx* u, cplx* sums, int iteration, int nx, int ny,
+                                                         int nz, int* status) {
+  if (omp_get_thread_num() == 0) status[1] = omp_is_initial_device();
+#ifdef __NVPTX__
+  cplx scratch[checksum_threads];
+#pragma omp allocate(scratch) allocator(omp_pteam_mem_alloc)
+  ft_checksum(u, sums, iteration, nx, ny, nz, held(scratch), omp_get_thread_num(), omp_get_num_threads());
+#else
+  (void)u, (void)sums, (void)iteration, (void)nx, (void)ny, (void)nz;
+  if (omp_get_thread_num() == 0) publish(status, 2);
+#endif
+}
+
 }  // namespace
+
+void checksum(int dev, const double* u, double* sums, int iteration, int nx, int ny, int nz, int* status) {
+  const auto* in = reinterpret_cast<const cplx*>(u);
+  auto* out = reinterpret_cast<cplx*>(sums);
+#pragma omp target teams num_teams(1) thread_limit(checksum_threads) device(dev) is_device_ptr(in, out, status)
+#pragma omp parallel num_threads(checksum_threads)
+  team_checksum(in, out, iteration, nx, ny, nz, status);
+}
 
 void fast(int dev, const double* src, double* dst, const double* roots, const Lines& lines, const First& first,
           const double* axes, int sign, int radix, int groups, int* status) {

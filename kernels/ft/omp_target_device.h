@@ -1,5 +1,6 @@
-// FT's fast transform on Clang's OpenMP offload (the code: omp_target_device.cpp): the kernel CUDA
-// and OpenCL run (kernels/ft/device.h's ft_fast_lines, included there, not rewritten), a team per
+// FT's fast transform and checksum on Clang's OpenMP offload (the code: omp_target_device.cpp):
+// the kernels CUDA and OpenCL run (kernels/ft/device.h's ft_fast_lines and ft_checksum, included
+// there, not rewritten). The transform: a team per
 // group of `lines` lines of n points, each of its n lines / radix threads holding `radix` values
 // in registers per pass, the group's lines through a tile in team memory between passes (`omp
 // allocate` with omp_pteam_mem_alloc: CUDA's shared memory; LLVM 19's CUDA plugin allows the
@@ -39,5 +40,11 @@ struct First {
 // team that saw it; [1] 1 where it ran on the initial device.
 void fast(int dev, const double* src, double* dst, const double* roots, const Lines& g, const First& f,
           const double* axes, int sign, int radix, int groups, int* status);
+
+// NAS's checksum of field u (nx x ny x nz complex values) into sums[2 iteration .. + 1] (device
+// memory), by one team of checksum_threads threads; status as fast's ([0] 2 on the host, which
+// sums nothing).
+inline constexpr int checksum_threads = 128;
+void checksum(int dev, const double* u, double* sums, int iteration, int nx, int ny, int nz, int* status);
 
 }  // namespace gpubench::ft::omp_fast
