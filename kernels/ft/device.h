@@ -42,7 +42,9 @@ typedef ulong ft_u64;
 #define FT_CONSTANT constexpr
 #define FT_SYNC() _Pragma("omp barrier")
 #define FT_UNROLL _Pragma("unroll")
-struct cplx {
+// 16-byte aligned, as CUDA's double2: with the struct's own 8 LLVM 19 loaded and stored every
+// value as two 8-byte halves (ld.global.f64), where aligned it takes them whole (ld.global.v2.f64).
+struct alignas(16) cplx {
   double x, y;
 };
 typedef long long ft_i64;

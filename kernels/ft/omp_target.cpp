@@ -192,13 +192,16 @@ class OmpTargetOperations final : public Operations {
       causes.push_back(gap_cause("gpubench", "NAS's algorithm (its cffts line loops through device memory); fast, "
                                              "CUDA's and OpenCL's batched FFTs in team memory, runs here too"));
     else
-      causes.push_back(gap_cause("compiler", "CUDA's fast kernel (kernels/ft/device.h) at the same shapes, each pass "
-                                             "1.4-1.9x CUDA's time (FT B on the H200: 12.5-13.1 ms an axis against "
-                                             "6.5-8.9) in what LLVM 19 makes of it (not profiled); and its tiles at most " +
+      causes.push_back(gap_cause("compiler", "CUDA's fast kernels (kernels/ft/device.h) at this device's own swept "
+                                             "shapes, with CUDA's registers and occupancy (ncu on the H200: 96 registers, "
+                                             "31% occupancy at radix 8), each transform a target region that Clang 19's "
+                                             "runtime launches and then waits for (30 us or more a region, where CUDA "
+                                             "queues its launches), the tile in team memory reached by generic loads "
+                                             "(its address hidden from LLVM 19: team_memory.h's held()), and tiles at most " +
                                                  std::to_string(omp_fast::tile_bytes) +
                                                  " bytes of team memory (LLVM 19's CUDA plugin never raises a kernel's "
                                                  "shared memory past the static 48 KB), where CUDA's take up to the "
-                                                 "opt-in shared memory"));
+                                                 "opt-in shared memory (reports/data/h200-2026-12-04-issue57)"));
 #else
     causes.push_back(gap_cause("gpubench", "only NAS's algorithm (its cffts line loops) is written for GCC's OpenMP "
                                            "offload: no fast variant (CUDA's, OpenCL's and Clang's run "
