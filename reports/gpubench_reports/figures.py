@@ -1,8 +1,12 @@
-"""gpubench report's figures (matplotlib): roofline, kernels, speedup, scaling, sweep, strategies."""
+"""gpubench report's figures (matplotlib): roofline, kernels, speedup, scaling, sweep, strategies.
+Where a point has two or more repetitions, its error bars span their interquartile range (the
+tables' spread): the time's quartiles, the rates at them, and for a speedup the ratios of the
+two points' outer quartiles. The per-kernel bars come from one profiled pass: no bars."""
 import json
 import math
 import os
 import re
+import textwrap
 
 from .errors import ReportError, UsageError
 from .files import figure_size_checked, save_figure
@@ -77,8 +81,43 @@ def draw(plt, args):
         {"roofline": roofline_figure, "kernels": kernels_figure, "speedup": speedup_figure,
          "scaling": scaling_figure}[args.kind](ax, points, args)
         ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    if getattr(args, "caption", None):
+        fig.tight_layout(rect=(0, caption(fig, args.caption), 1, 1))
+    else:
+        fig.tight_layout()
     return fig
+
+
+CAPTION_POINTS = 8
+
+
+def caption(fig, text):
+    """`text` under the axes, wrapped to the figure's width; returns the share of the figure's height
+    it takes (the axes are laid out above it)."""
+    width_in, height_in = fig.get_size_inches()
+    lines = textwrap.wrap(" ".join(text.split()), width=max(20, int(width_in * 72 / (0.55 * CAPTION_POINTS))))
+    fig.text(0.5, 4 / (height_in * 72), "\n".join(lines), ha="center", va="bottom", fontsize=CAPTION_POINTS)
+    return min(0.5, (len(lines) * CAPTION_POINTS * 1.25 + 8) / (height_in * 72))
+
+
+def spans(values, bounds):
+    """Matplotlib's asymmetric errors ([below], [above]) of values from their (low, high) bounds, 0
+    where a bound is unknown; None where none is known."""
+    if all(b is None for b in bounds):
+        return None
+    return [[v - b[0] if b else 0.0 for v, b in zip(values, bounds)],
+            [b[1] - v if b else 0.0 for v, b in zip(values, bounds)]]
+
+
+def time_bounds(p, scale=1.0):
+    q = p.quartiles()
+    return (q[0] * scale, q[1] * scale) if q else None
+
+
+def speedup_bounds(p, b):
+    """The ratio of b's time to p's at their quartiles: b's fastest quarter over p's slowest, and back."""
+    qp, qb = p.quartiles(), b.quartiles()
+    return (qb[0] / qp[1], qb[1] / qp[0]) if qp and qb and min(qp) > 0 else None
 
 
 def bar_layout(ax, args, labels):
@@ -144,8 +183,10 @@ def roofline_figure(ax, points, args):
         colour = palette[g % len(palette)]
         problems = sorted({p.problem for p in members}, key=size_of)
         label = f"{name} {problems[0]}" if len(problems) == 1 else f"{name} ({len(problems)} problems)"
-        ax.plot([p.median_of("arithmetic_intensity") for p in members], [p.gflops() for p in members], "o",
-                color=colour, label=label)
+        ys = [p.gflops() for p in members]
+        ax.errorbar([p.median_of("arithmetic_intensity") for p in members], ys,
+                    yerr=spans(ys, [p.gflops_quartiles() for p in members]), fmt="o", capsize=2, color=colour,
+                    label=label)
         if args.kernels:
             for p in members:
                 for k in p.kernel_rows():
@@ -197,19 +238,20 @@ def speedup_figure(ax, points, args):
     for p in points:
         b = baseline_of(p, args.everything, args.baseline)
         if p.seconds() and b and b.seconds():
-            bars.append((p, b.seconds() / p.seconds()))
+            bars.append((p, b.seconds() / p.seconds(), speedup_bounds(p, b)))
     if not bars:
         raise ReportError(f"no point has a baseline {args.baseline} on its suite, problem and precision")
     xs = list(range(len(bars)))
+    errors = spans([v for _, v, _ in bars], [q for _, _, q in bars])
     if bar_layout(ax, args, bars):
-        ax.barh(xs, [v for _, v in bars])
-        ax.set_yticks(xs, [f"{p.where} {p.variant} {p.precision} {p.problem}" for p, _ in bars], fontsize=7)
+        ax.barh(xs, [v for _, v, _ in bars], xerr=errors, capsize=2)
+        ax.set_yticks(xs, [f"{p.where} {p.variant} {p.precision} {p.problem}" for p, _, _ in bars], fontsize=7)
         ax.invert_yaxis()
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xlabel(f"speedup over {args.baseline}")
     else:
-        ax.bar(xs, [v for _, v in bars])
-        ax.set_xticks(xs, [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p, _ in bars], fontsize=7)
+        ax.bar(xs, [v for _, v, _ in bars], yerr=errors, capsize=2)
+        ax.set_xticks(xs, [f"{p.where}\n{p.variant} {p.precision}\n{p.problem}" for p, _, _ in bars], fontsize=7)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_ylabel(f"speedup over {args.baseline}")
     ax.set_title("speedup")
@@ -220,15 +262,18 @@ def scaling_figure(ax, points, args):
     for p in points:
         if p.seconds() is not None:
             y = p.seconds() * 1e3 if args.y == "time" else p.gflops()
-            lines.setdefault(f"{p.where} {p.variant} {p.precision}", []).append((size_of(p.problem), p.problem, y))
+            q = time_bounds(p, 1e3) if args.y == "time" else p.gflops_quartiles()
+            lines.setdefault(f"{p.where} {p.variant} {p.precision}", []).append((size_of(p.problem), p.problem, y, q))
     if not lines:
         raise ReportError("no verified points to plot")
     classes = all(not re.search(r"\d", p.problem) for p in points)
     for name, pts in lines.items():
-        pts.sort()
-        ax.plot([x for x, _, _ in pts], [y for _, _, y in pts], "o-", label=name)
+        pts.sort(key=lambda t: t[:3])
+        ys = [y for _, _, y, _ in pts]
+        ax.errorbar([x for x, _, _, _ in pts], ys, yerr=spans(ys, [q for _, _, _, q in pts]), fmt="o-", capsize=3,
+                    label=name)
     if classes:
-        used = sorted({x for pts in lines.values() for x, _, _ in pts})
+        used = sorted({x for pts in lines.values() for x, _, _, _ in pts})
         ax.set_xticks(used, [NPB_CLASSES[i] for i in used])
         ax.set_xlabel("class")
     else:

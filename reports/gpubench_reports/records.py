@@ -10,6 +10,7 @@ import statistics
 from . import schema
 from .files import MAX_INPUT_BYTES, read_bytes
 from .errors import ReportError
+from .statistics import quantile
 
 
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -57,6 +58,21 @@ class Point:
 
     def seconds(self):
         return statistics.median(self.times()) if self.entries and not self.error else None
+
+    def quartiles(self):
+        """The first and third quartiles of the repetitions' seconds per iteration (the bounds of the
+        tables' spread); None for a failed point or one of fewer than two repetitions."""
+        times = sorted(self.times())
+        if self.error or len(times) < 2:
+            return None
+        return quantile(times, 0.25), quantile(times, 0.75)
+
+    def gflops_quartiles(self):
+        """GFLOP/s at the time quartiles (the lower bound at the slower), where the work is known."""
+        q, flops = self.quartiles(), self.first("flops_per_iteration")
+        if q is None or not isinstance(flops, (int, float)) or flops <= 0 or q[0] <= 0:
+            return None
+        return flops / q[1] / 1e9, flops / q[0] / 1e9
 
     def first(self, field, default=None):
         for e in self.entries:

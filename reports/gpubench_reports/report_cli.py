@@ -71,6 +71,7 @@ def make_parser():
     f.add_argument("--width", type=inches, default=8.0)
     f.add_argument("--height", type=inches, help="in inches (default 5; figures of many bars grow to give each its line)")
     f.add_argument("--dpi", type=dpi, default=100)
+    f.add_argument("--caption", help="a caption under the figure, wrapped to its width")
     pp = sub.add_parser("portability", help="performance portability (Pennycook, Sewall and Lee) of each variant "
                                              "per API over the records' platforms, and cascade plots",
                         description="performance portability of each suite variant per API over the platforms "

@@ -662,6 +662,93 @@ class Figures(unittest.TestCase):
             json.dump(records, f)
         return target
 
+    def drawn(self, argv):
+        args = report_cli.make_parser().parse_args(["figure"] + argv + ["--out", "x.png"])
+        return figures.draw(figures.pyplot(), args)
+
+    def test_error_bars_span_the_repetitions_quartiles(self):
+        # Issue 58: the scaling, speedup and roofline figures carry each point's interquartile range,
+        # the tables' spread; a point of one repetition has none.
+        two = os.path.join(self.dir, "two.json")
+        with open(two, "w") as f:
+            points = []
+            for problem, times in (("64", [1.0, 2.0, 3.0, 4.0, 9.0]), ("128", [10.0, 12.0, 14.0])):
+                for variant, scale in (("blocked", 1.0), ("vendor", 2.0)):
+                    points += [{"suite": "lu", "problem": problem, "backend": "openmp", "device_index": 0,
+                                "device": "host", "variant": variant, "precision": "f64", "run_type": "iteration",
+                                "time_unit": "ms", "verified": True, "real_time": t * scale, "repetition_index": i,
+                                "flops_per_iteration": 1e9, "arithmetic_intensity": 2.0,
+                                "ceilings": {"bandwidth_gbps": 100.0, "peak_gflops": 1000.0}}
+                               for i, t in enumerate(times)]
+            json.dump({"context": {}, "benchmarks": points}, f)
+        plt = figures.pyplot()
+
+        def bars(fig):
+            """Each error bar's (low, high) as drawn, of every errorbar container or bar chart."""
+            from matplotlib.container import ErrorbarContainer
+            spans = []
+            for c in fig.axes[0].containers:
+                if isinstance(c, ErrorbarContainer) and c.lines[2]:
+                    for seg in c.lines[2][0].get_segments():
+                        spans.append((round(min(seg[:, 1]), 6), round(max(seg[:, 1]), 6)))
+            return sorted(spans)
+
+        # Times: the blocked line's quartiles (64: 2 and 4 ms; 128: 11 and 13), the vendor's twice them.
+        fig = self.drawn(["--kind", "scaling", "--y", "time", two])
+        try:
+            self.assertEqual(bars(fig), [(2.0, 4.0), (4.0, 8.0), (11.0, 13.0), (22.0, 26.0)])
+        finally:
+            plt.close(fig)
+        # GFLOP/s at the quartiles: 1e9 FLOP in 4 ms and 2 ms (250 and 500), in 13 and 11 ms.
+        fig = self.drawn(["--kind", "scaling", "--backend", "openmp", "--variant", "blocked", two])
+        try:
+            self.assertEqual(bars(fig), [(round(1 / 0.013, 6), round(1 / 0.011, 6)), (250.0, 500.0)])
+        finally:
+            plt.close(fig)
+        # The speedup over vendor: its fastest quarter over blocked's slowest and back (64: 4 / 4 and 8 / 2).
+        fig = self.drawn(["--kind", "speedup", "--baseline", "openmp:vendor", "--variant", "blocked", two])
+        try:
+            self.assertEqual(bars(fig), [(1.0, 4.0), (round(22 / 13, 6), round(26 / 11, 6))])
+        finally:
+            plt.close(fig)
+        fig = self.drawn(["--kind", "roofline", "--variant", "blocked", two])
+        try:
+            self.assertEqual(bars(fig), [(round(1 / 0.013, 6), round(1 / 0.011, 6)), (250.0, 500.0)])
+        finally:
+            plt.close(fig)
+        one = os.path.join(self.dir, "one.json")
+        synthetic(one, [5.0])
+        fig = self.drawn(["--kind", "scaling", "--y", "time", one])
+        try:
+            self.assertEqual(bars(fig), [])
+        finally:
+            plt.close(fig)
+
+    def test_a_caption_sits_under_the_axes_within_the_figure(self):
+        text = ("LU factorisation on the host: the blocked variant against LAPACKE, median of the repetitions, "
+                "bars their interquartile range. " * 3).strip()
+        fig = self.drawn(["--kind", "scaling", "--y", "time", "--caption", text,
+                          os.path.join(DATA, "h100-2026-11-25-lu-study-cuda.json")])
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            [cap] = [t for t in fig.texts if "LAPACKE" in t.get_text()]
+            self.assertEqual(" ".join(cap.get_text().split()), " ".join(text.split()))
+            self.assertGreater(cap.get_text().count("\n"), 0)  # wrapped
+            box, frame = cap.get_window_extent(renderer), fig.bbox
+            self.assertTrue(box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0)
+            ax = fig.axes[0]
+            below = min(ax.xaxis.label.get_window_extent(renderer).y0,
+                        min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels() if t.get_text()))
+            self.assertLess(box.y1, below)
+        finally:
+            figures.pyplot().close(fig)
+        out = os.path.join(self.dir, "captioned.png")
+        code, _, err = run_report(["figure", "--kind", "scaling", "--caption", "a caption",
+                                   os.path.join(DATA, "h100-2026-11-25-lu-study-cuda.json"), "--out", out])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(png_size(out), (800, 500))
+
     def test_a_figure_without_what_it_needs_says_so(self):
         out = os.path.join(self.dir, "x.png")
         code, _, err = run_report(["figure", "--kind", "speedup", os.path.join(DATA, "h100-2026-11-25-lu-cuda-4096.json"), "--out", out])
