@@ -200,11 +200,39 @@ std::optional<Ceilings> ceilings_of_the_same_device(const DeviceInfo& d, TuningD
   return merge_ceilings(found);
 }
 
+// A library over an API (ViennaCL over OpenCL or OpenMP) runs on that API's device of the same
+// index, and measures its ceilings with that API's probe: where that device's are stored, they are
+// this one's, and measuring them again would cost a run a minute on a CPU for the same numbers.
+std::optional<Ceilings> ceilings_of_the_api_under(const DeviceInfo& d, TuningDb& db, std::ostream& log) {
+  std::string api;
+  try {
+    api = find_backend(d.backend).devices_of;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (api.empty() || api == d.backend) return std::nullopt;
+  std::optional<Ceilings> stored;
+  std::string label;
+  try {
+    const DeviceInfo under = find_device(api, d.index);
+    stored = db.ceilings(under);
+    label = under.label();
+  } catch (const std::exception&) {
+    return std::nullopt;  // that API cannot list its devices here: measure through it below, which says why
+  }
+  if (stored)
+    log << "gpubench: " << d.label() << " takes the ceilings " << label << " measured (" << d.backend << " runs on "
+        << api << "'s device " << d.index << ")" << std::endl;
+  return stored;
+}
+
 }  // namespace
 
 std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool remeasure, std::ostream& log) {
-  if (db && !remeasure)
+  if (db && !remeasure) {
     if (auto stored = db->ceilings(d)) return with_settings_now(d, *stored, log);
+    if (auto under = ceilings_of_the_api_under(d, *db, log)) return with_settings_now(d, *under, log);
+  }
   const CeilingProbe* probe = find_ceiling_probe(d.backend);
   if (!probe) {
     if (auto borrowed = ceilings_of_the_same_device(d, db, log)) return with_settings_now(d, *borrowed, log);

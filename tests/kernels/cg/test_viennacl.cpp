@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "bench/roofline.hpp"
+#include "bench/tuning_db.hpp"
 #include "common/errors.hpp"
 #include "kernels/cg/npb.hpp"
 #include "kernels/cg/operations.hpp"
@@ -188,6 +192,34 @@ INSTANTIATE_TEST_SUITE_P(Viennacl, ViennaclCgTest, testing::ValuesIn(cases()), c
 
 // The project's classic CG on ViennaCL's operations computes the same iterates as on the OpenMP
 // backend: in f64 the solutions agree to rounding.
+// ViennaCL runs on its API's device of the same index: the ceilings stored for that device are its
+// own, taken (and said) without probing the device again; with --remeasure (true here) it would probe.
+TEST(ViennaclBackends, EachTakesTheStoredCeilingsOfTheApiDeviceItRunsOn) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "viennacl-ceilings-db";
+  std::filesystem::remove_all(dir);
+  TuningDb db(dir.string());
+  for (const auto& [library, api] : {std::pair{"viennacl", "opencl"}, std::pair{"viennacl_host", "openmp"}}) {
+    const DeviceInfo under = find_device(api, 0);
+    Ceilings stored;
+    stored.copy_gbps = stored.triad_gbps = 12.5;
+    stored.f32_gflops = 99;
+    stored.f64_gflops = 49;
+    stored.backend = api;
+    db.store_ceilings(under, stored);
+    const DeviceInfo d = find_device(library, 0);
+    EXPECT_FALSE(db.ceilings(d)) << library << ": nothing stored under its own key";
+    std::ostringstream log;
+    const auto taken = device_ceilings(d, &db, false, log);
+    ASSERT_TRUE(taken) << library << "\n" << log.str();
+    EXPECT_EQ(taken->f64_gflops, 49) << library;
+    EXPECT_EQ(taken->bandwidth_gbps(), 12.5) << library;
+    EXPECT_NE(log.str().find(d.label() + " takes the ceilings " + under.label() + " measured"), std::string::npos)
+        << log.str();
+    EXPECT_EQ(log.str().find("measuring the ceilings"), std::string::npos) << log.str();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ViennaclOperations, ClassicMatchesOpenmpInDouble) {
   const auto* openmp = find_operations("openmp");
   if (!openmp) GTEST_SKIP() << "the OpenMP backend is not built";
