@@ -83,7 +83,7 @@ Complex checksum_of(int dev, const double* u, const FtClass& c) {
 // fast on Clang's offload: gpu.hpp's steps for run_on_gpu (the sequence CUDA and OpenCL run),
 // the transforms and the checksum CUDA's kernels (omp_target_device.h), the checksums kept on the
 // device until the end, as CUDA's are (a reduction region, whose sum comes back to the host at
-// each call, took 71 us a call on the H200 against CUDA's 9.5). Every region is synchronous: the
+// each call, took 71 us a call on the H200 against CUDA's 6.4). Every region is synchronous: the
 // host's clock between marks is the device time.
 class FastSteps final : public GpuSteps {
  public:
