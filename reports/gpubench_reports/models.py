@@ -8,6 +8,9 @@ The ledger (the "best own" rows' last column): for each API slower than the fast
 slower, and why, from the causes its records carry ("gap_causes": what the API forces, what the
 compiler or the device does, or what is gpubench's own choice), so that a reader of the table can
 tell an API's limit from an implementation's; "cause not recorded" where the records name none.
+One cause the records show without naming it: where the slower point's kernels ran their
+heuristic launch (no sweep on this device) and the fastest point's ran swept ones, part of the gap
+is a sweep not run, which the ledger says.
 
 The figure draws, per suite, each API's best own variant as a bar of % of the roofline (log
 scale: the models can be two orders of magnitude apart), its time written on it.
@@ -85,15 +88,43 @@ def gap_causes(p):
     return seen
 
 
+SWEPT = ("tuned", "tuned (nearest size)", "device default")  # a launch from a sweep on this device
+
+
+def launch_sources(p):
+    """{kernel: where its launch came from} ("tuned", "heuristic", ...: the records' params.launch)."""
+    for e in p.entries:
+        launch = (e.get("params") or {}).get("launch") if isinstance(e.get("params"), dict) else None
+        if isinstance(launch, dict):
+            return {k: v["from"] for k, v in launch.items() if isinstance(v, dict) and isinstance(v.get("from"), str)}
+    return {}
+
+
+def sweep_gap(p, fastest):
+    """(by, cause) where p's kernels ran launches no sweep on this device chose and every kernel of
+    the fastest point ran swept ones; None otherwise."""
+    mine, theirs = launch_sources(p), launch_sources(fastest)
+    unswept = sorted(k for k, source in mine.items() if source not in SWEPT)
+    if not unswept or not theirs or any(source not in SWEPT for source in theirs.values()):
+        return None
+    return ("gpubench", f"{', '.join(unswept)} ran {p.backend}'s {mine[unswept[0]]} launch (not swept on this "
+                        f"device) where {fastest.backend}'s kernels ran swept ones: part of the gap is a sweep not "
+                        f"run (gpubench sweep --suite {p.suite} --backend {p.devices} --problem {p.problem})")
+
+
 def ledger_text(best, apis):
     """Each API slower than the fastest of `best` ({api: point}): "opencl 1.9x: cause [by the API]"."""
-    fastest = min(p.seconds() for p in best.values())
+    first = min(best.values(), key=lambda p: p.seconds())
+    fastest = first.seconds()
     parts = []
     for a in apis:
         p = best.get(a)
         if p is None or p.seconds() <= fastest * 1.02:
             continue
         causes = gap_causes(p)
+        unswept = sweep_gap(p, first)
+        if unswept:
+            causes.append(unswept)
         why = "; ".join(f"{cause} [{BY.get(by, by)}]" for by, cause in causes) if causes else "cause not recorded"
         parts.append(f"{a} {num(p.seconds() / fastest, 3)}x: {why}")
     return " | ".join(parts)

@@ -471,6 +471,36 @@ class Models(unittest.TestCase):
         self.assertIn("what forces it", out)
 
 
+    def test_a_gap_beside_a_swept_api_says_where_no_sweep_was_run(self):
+        """The records' launch sources: the slower point's kernels ran their heuristic launch where the
+        fastest's ran swept ones, so part of the gap is gpubench's (a sweep not run), said without a
+        recorded cause; nothing is added where both ran swept launches, or where the fastest did not."""
+        def entry(backend, ms, index, sources):
+            launch = {k: {"from": v, "lines": 1} for k, v in sources.items()}
+            return {"suite": "ft", "problem": "npb:B", "backend": backend, "device_index": index, "device": "G",
+                    "variant": "fast", "precision": "f64", "run_type": "iteration", "time_unit": "ms",
+                    "real_time": ms, "verified": True, "params": {"launch": launch}}
+        swept = {"cffts1": "tuned", "cffts2": "tuned (nearest size)", "cffts3": "device default"}
+        cases = [
+            ({"cffts1": "tuned", "cffts2": "heuristic", "cffts3": "heuristic"}, swept,
+             "opencl 1.50x: cffts2, cffts3 ran opencl's heuristic launch (not swept on this device) where cuda's "
+             "kernels ran swept ones: part of the gap is a sweep not run (gpubench sweep --suite ft --backend "
+             "opencl:1 --problem npb:B) [gpubench's choice]"),
+            (swept, swept, "opencl 1.50x: cause not recorded"),
+            ({"cffts1": "heuristic"}, {"cffts1": "heuristic"}, "opencl 1.50x: cause not recorded"),
+            ({"cffts1": "off"}, {"cffts1": "tuned", "cffts2": "heuristic"}, "opencl 1.50x: cause not recorded"),
+        ]
+        for i, (slower, fastest, ledger) in enumerate(cases):
+            path = os.path.join(self.dir, f"sweeps-{i}.json")
+            with open(path, "w") as f:
+                json.dump({"context": {}, "benchmarks": [entry("cuda", 2.0, 0, fastest), entry("opencl", 3.0, 1, slower)],
+                           "failed_benchmarks": []}, f)
+            code, out, err = run_report(["models", path, "--format", "csv"])
+            self.assertEqual(code, 0, err)
+            rows = {r[4]: r for r in csv.reader(io.StringIO(out)) if len(r) > 4}
+            self.assertEqual(rows["best own"][-1], ledger, i)
+
+
 class StudyRun(unittest.TestCase):
     """A recipe whose records are missing runs them with --run (gpubench from GPUBENCH_BINARY, as ctest sets it)."""
 
