@@ -204,25 +204,18 @@ std::optional<Ceilings> ceilings_of_the_same_device(const DeviceInfo& d, TuningD
 // index, and measures its ceilings with that API's probe: where that device's are stored, they are
 // this one's, and measuring them again would cost a run a minute on a CPU for the same numbers.
 std::optional<Ceilings> ceilings_of_the_api_under(const DeviceInfo& d, TuningDb& db, std::ostream& log) {
-  std::string api;
+  std::optional<DeviceInfo> under;
   try {
-    api = find_backend(d.backend).devices_of;
+    const std::string api = find_backend(d.backend).devices_of;
+    if (!api.empty() && api != d.backend) under = find_device(api, d.index);
   } catch (const std::exception&) {
-    return std::nullopt;
+    // that API cannot list its devices here: measure through it below, which says why
   }
-  if (api.empty() || api == d.backend) return std::nullopt;
-  std::optional<Ceilings> stored;
-  std::string label;
-  try {
-    const DeviceInfo under = find_device(api, d.index);
-    stored = db.ceilings(under);
-    label = under.label();
-  } catch (const std::exception&) {
-    return std::nullopt;  // that API cannot list its devices here: measure through it below, which says why
-  }
+  if (!under) return std::nullopt;
+  auto stored = db.ceilings(*under);  // (a damaged file stops the run by name, as the device's own would)
   if (stored)
-    log << "gpubench: " << d.label() << " takes the ceilings " << label << " measured (" << d.backend << " runs on "
-        << api << "'s device " << d.index << ")" << std::endl;
+    log << "gpubench: " << d.label() << " takes the ceilings " << under->label() << " measured (" << d.backend
+        << " runs on " << under->backend << "'s device " << d.index << ")" << std::endl;
   return stored;
 }
 

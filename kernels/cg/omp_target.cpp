@@ -53,10 +53,10 @@ class OmpTargetOperations final : public Operations {
           "compiler", "the dot products are OpenMP reduction clauses, whose variables Clang maps tofrom (a device "
                       "allocation, a copy in and a copy back each, and the same for the region's `initial`, at every "
                       "call), the mapping that cost FT's transforms about 180 us a region on two H200s (60 on a "
-                      "third) until they took scalars only: CG poisson2d:4096 f64 on the H200, spmv_dot2 0.636 ms against this backend's "
-                      "plain spmv 0.388 (CUDA: 0.370 and 0.358), dot 0.151 ms a call against CUDA's 0.056; the updates "
-                      "within 6% of CUDA's. CUDA and OpenCL write a partial per block into device memory; that form "
-                      "is not tried here (reports/data/h200-2026-12-04-issue57)"));
+                      "third) until they took scalars only: CG poisson2d:4096 f64 on the H200, spmv_dot2 0.636 ms "
+                      "against this backend's plain spmv 0.388 (CUDA: 0.370 and 0.358), dot 0.151 ms a call against "
+                      "CUDA's 0.056; the updates within 6% of CUDA's. CUDA and OpenCL write a partial per block into "
+                      "device memory; that form is not tried here (reports/data/h200-2026-12-04-issue57)"));
 #endif
   }
 

@@ -193,12 +193,12 @@ class OmpTargetOperations final : public Operations {
                                              "CUDA's and OpenCL's batched FFTs in team memory, runs here too"));
     else
       causes.push_back(gap_cause("compiler", "CUDA's fast kernels (kernels/ft/device.h) at this device's own swept "
-                                             "shapes (ncu on the H200, class B: the radix-16 y and z passes 301 and 321 us "
-                                             "against CUDA's 267 and 297, 174 registers against 160), each transform a "
-                                             "target region that Clang 19's runtime launches and then waits for (30 us "
-                                             "or more a region, where CUDA queues its launches), the tile in team memory "
-                                             "reached by generic loads "
-                                             "(its address hidden from LLVM 19: team_memory.h's held()), and tiles at most " +
+                                             "shapes (ncu on the H200, class B: the radix-16 y and z passes 301 and "
+                                             "321 us against CUDA's 267 and 297, 174 registers against 160), each "
+                                             "transform a target region that Clang 19's runtime launches and then "
+                                             "waits for (30 us or more a region, where CUDA queues its launches), the "
+                                             "tile in team memory reached by generic loads (its address hidden from "
+                                             "LLVM 19: team_memory.h's held()), and tiles at most " +
                                                  std::to_string(omp_fast::tile_bytes) +
                                                  " bytes of team memory (LLVM 19's CUDA plugin never raises a kernel's "
                                                  "shared memory past the static 48 KB), where CUDA's take up to the "

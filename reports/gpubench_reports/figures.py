@@ -81,7 +81,7 @@ def draw(plt, args):
         {"roofline": roofline_figure, "kernels": kernels_figure, "speedup": speedup_figure,
          "scaling": scaling_figure}[args.kind](ax, points, args)
         ax.grid(True, which="both", alpha=0.3)
-    if getattr(args, "caption", None):
+    if args.caption:
         fig.tight_layout(rect=(0, caption(fig, args.caption), 1, 1))
     else:
         fig.tight_layout()

@@ -94,7 +94,8 @@ SWEPT = ("tuned", "tuned (nearest size)", "device default")  # a launch from a s
 def launch_sources(p):
     """{kernel: where its launch came from} ("tuned", "heuristic", ...: the records' params.launch)."""
     for e in p.entries:
-        launch = (e.get("params") or {}).get("launch") if isinstance(e.get("params"), dict) else None
+        params = e.get("params")
+        launch = params.get("launch") if isinstance(params, dict) else None
         if isinstance(launch, dict):
             return {k: v["from"] for k, v in launch.items() if isinstance(v, dict) and isinstance(v.get("from"), str)}
     return {}
