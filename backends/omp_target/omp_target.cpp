@@ -258,6 +258,41 @@ void check_ran_where_asked(const DeviceInfo& asked, bool ran_on_initial_device, 
 }
 
 namespace {
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+// libomptarget's CUDA plugin opens a device's primary context with CU_CTX_SCHED_BLOCKING_SYNC: at
+// the end of each region, which the plugin waits for, the host thread sleeps until the GPU's
+// interrupt wakes it. On two H200s that cost a large kernel's region 75-85 us (CG's axpy 163 us a
+// region against 78 with ten regions queued nowait; an empty region 18 us), 1.4-1.8x CUDA's times
+// on CG and FT (reports/data/h200-2026-12-04-late-issue57). The CUDA runtime, and gpubench's CUDA
+// backend with it, runs with CU_CTX_SCHED_AUTO (spin while the process has no more contexts than
+// the host has cores): it is set here on the device's primary context, once the runtime has opened
+// it, so that both APIs' waits are alike and a gap between them is their kernels'. (Its effect has
+// not been measured on a GPU yet: no machine was lent after it was written.)
+void cuda_default_scheduling(int ordinal) {
+  void* cu = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cu) return;
+  auto get = reinterpret_cast<int (*)(int*, int)>(::dlsym(cu, "cuDeviceGet"));
+  auto retain = reinterpret_cast<int (*)(void**, int)>(::dlsym(cu, "cuDevicePrimaryCtxRetain"));
+  auto set_primary = reinterpret_cast<int (*)(int, unsigned)>(::dlsym(cu, "cuDevicePrimaryCtxSetFlags_v2"));
+  auto push = reinterpret_cast<int (*)(void*)>(::dlsym(cu, "cuCtxPushCurrent_v2"));
+  auto pop = reinterpret_cast<int (*)(void**)>(::dlsym(cu, "cuCtxPopCurrent_v2"));
+  auto set_current = reinterpret_cast<int (*)(unsigned)>(::dlsym(cu, "cuCtxSetFlags"));  // CUDA 12.1 and later
+  int device = 0;
+  void* context = nullptr;
+  if (!get || !retain || !set_primary || !push || !pop || get(&device, ordinal) != 0) return;
+  constexpr unsigned sched_auto = 0;
+  int failed = set_primary(device, sched_auto);
+  if (retain(&context, device) == 0 && push(context) == 0) {  // the reference is held for the process's life
+    if (set_current) failed = set_current(sched_auto);
+    void* popped = nullptr;
+    pop(&popped);
+  }
+  if (failed)
+    std::fprintf(stderr, "gpubench: OpenMP device %d: the CUDA driver did not take CUDA's default scheduling "
+                         "(error %d): its regions end with libomptarget's blocking wait\n", ordinal, failed);
+}
+#endif
+
 // The runtime loads (and, where it JITs, compiles: seconds for this module) a device's code at the
 // first region run there; an empty region at the device's first allocation does that before any
 // region is timed, so that no sweep's first configuration is charged for it.
@@ -268,6 +303,9 @@ void load_code_once(int device) {
   if (device == omp_get_initial_device() || !loaded.insert(device).second) return;
 #pragma omp target device(device)
   {}
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+  cuda_default_scheduling(device);
+#endif
 }
 }  // namespace
 

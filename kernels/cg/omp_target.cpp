@@ -50,13 +50,14 @@ class OmpTargetOperations final : public Operations {
 #ifdef GPUBENCH_OMP_TARGET_CLANG
     if (device.type == "gpu")
       gap_causes_.push_back(gap_cause(
-          "compiler", "the dot products are OpenMP reduction clauses, whose variables Clang maps tofrom (a device "
-                      "allocation, a copy in and a copy back each, and the same for the region's `initial`, at every "
-                      "call), the mapping that cost FT's transforms about 180 us a region on two H200s (60 on a "
-                      "third) until they took scalars only: CG poisson2d:4096 f64 on the H200, spmv_dot2 0.636 ms "
-                      "against this backend's plain spmv 0.388 (CUDA: 0.370 and 0.358), dot 0.151 ms a call against "
-                      "CUDA's 0.056; the updates within 6% of CUDA's. CUDA and OpenCL write a partial per block into "
-                      "device memory; that form is not tried here (reports/data/h200-2026-12-04-issue57)"));
+          "compiler", "every region is synchronous and libomptarget waits for its end (its CUDA plugin's "
+                      "blocking wait cost a large region 75-85 us on two H200s: an axpy over 2^24 doubles 163 us a "
+                      "region, 78 with ten queued nowait; this backend now sets CUDA's default scheduling instead, "
+                      "not yet measured), and the dot products are reduction clauses, whose variables Clang maps "
+                      "tofrom at every call (an empty region 18 us, 43 with one mapped double; a dot over 2^24 "
+                      "doubles 239 us with CG's maps, 205 without, against 130 to read the same without reducing): "
+                      "CG poisson2d:4096 f64 on those H200s, spmv_dot2 0.77-0.78 ms against CUDA's 0.37, "
+                      "three_term_update 0.30-0.31 against 0.22 (reports/data/h200-2026-12-04-late-issue57)"));
 #endif
   }
 

@@ -196,13 +196,17 @@ class OmpTargetOperations final : public Operations {
                                              "shapes (ncu on the H200, class B: the radix-16 y and z passes 301 and "
                                              "321 us against CUDA's 267 and 297, 174 registers against 160), each "
                                              "transform a target region that Clang 19's runtime launches and then "
-                                             "waits for (30 us or more a region, where CUDA queues its launches), the "
+                                             "waits for (with libomptarget's blocking wait about 200 us a region "
+                                             "outside the kernel on four H200s, cffts1 525 us a call against CUDA's "
+                                             "364; this backend now sets CUDA's default scheduling, not yet measured; "
+                                             "CUDA queues its launches), the "
                                              "tile in team memory reached by generic loads (its address hidden from "
                                              "LLVM 19: team_memory.h's held()), and tiles at most " +
                                                  std::to_string(omp_fast::tile_bytes) +
                                                  " bytes of team memory (LLVM 19's CUDA plugin never raises a kernel's "
                                                  "shared memory past the static 48 KB), where CUDA's take up to the "
-                                                 "opt-in shared memory (reports/data/h200-2026-12-04-issue57)"));
+                                                 "opt-in shared memory (reports/data/h200-2026-12-04-issue57, "
+                                                 "h200-2026-12-04-late-issue57)"));
 #else
     causes.push_back(gap_cause("gpubench", "only NAS's algorithm (its cffts line loops) is written for GCC's OpenMP "
                                            "offload: no fast variant (CUDA's, OpenCL's and Clang's run "

@@ -57,8 +57,10 @@ void run(int dev, const cplx* src, cplx* dst, const cplx* roots, ft_lines g, ft_
   const int teams = groups, width = g.L * (g.n / V), threads = width;
   // The region takes scalars only, each passed in the launch's arguments: a struct it names is
   // mapped tofrom (Clang's implicit map of an aggregate), so that every launch allocated, copied
-  // in and copied back g and f: about 180 us a region outside the kernel's 300 on two H200s, 60 on
-  // a third (reports/data/h200-2026-12-04-issue57).
+  // in and copied back g and f. (That was not what cost these regions about 200 us each outside
+  // their kernels on four H200s: with scalars only they still took 520 us a call against ncu's
+  // 300-320 for the kernel, reports/data/h200-2026-12-04-late-issue57; libomptarget's blocking
+  // wait at each region's end is what omp_target.cpp's cuda_default_scheduling addresses.)
   const int n = g.n, lines = g.L, line_fastest = g.line_fastest, count_a = g.count_a, mode = f.mode, nx = f.nx,
             ny = f.ny;
   const ft_i64 elem_stride = g.elem_stride, stride_a = g.stride_a, stride_b = g.stride_b;
