@@ -137,7 +137,7 @@ void problem_options(CLI::App* app, Raw& raw) {
        "the suite's problem (below; default: the suite's own); a comma list and ranges A..B (doubling), A..B*F, "
        "A..B+S make several, each its own points (poisson2d:1024..8192, n=2^10..2^20)");
   app->add_option("--spec", raw.specs,
-                  "a kernel of your own, declared in a spec file (kernels/spec/README.md; repeatable: specs side by "
+                  "a kernel of your own, declared in a spec file (docs/spec.md; repeatable: specs side by "
                   "side, each a variant); runs the spec suite, and --problem NAME=VALUE,.. sets its sizes")
       ->type_name("FILE")
       ->expected(1)

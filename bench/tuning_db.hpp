@@ -1,4 +1,4 @@
-// The tuning database (tuning-db/README.md): per device, the measured ceilings and the best
+// The tuning database (docs/tuning-db.md): per device, the measured ceilings and the best
 // launch parameters the sweeper found, keyed by suite, kernel, precision and size buckets. It is
 // layered: runs and sweeps write a per-user directory, and read beneath it the committed
 // tuning-db/ of the source tree, which only an explicit --tuning-db names for writing.

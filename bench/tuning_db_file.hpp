@@ -1,4 +1,4 @@
-// One file of the tuning database (schema in tuning-db/README.md): what it holds, reading it
+// One file of the tuning database (schema in docs/tuning-db.md): what it holds, reading it
 // (versions 1 and 2), and replacing it atomically under its directory's lock (version 2).
 // The layers and the lookup over them are bench/tuning_db.hpp.
 #pragma once

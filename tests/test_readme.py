@@ -1,16 +1,19 @@
 #!/usr/bin/python3
-"""The README's commands work as written (issue 31 item 3).
+"""The README's and the guide's commands work as written (issue 31 item 3, issue 58 item 5).
 
-Every command line of the README's indented blocks that starts with `gpubench` runs here, from a
+Every command line of the indented blocks of README.md and of the guide (docs/**/*.md) that starts
+with `gpubench` runs here, from a
 folder that stands for the checkout's root (the README's examples are written from there: its
 tests/, reports/ and examples/ are linked in, and what a command writes stays in the folder), with
 build/release/bin first on PATH. A command that needs what a CPU machine has not (CUDA, several
 GPUs, mpirun) or more than CI's minutes (NAS class C, the 4096^2 Poisson grid) is left out with
 its reason; the rest must exit 0 (1 where a point fails on purpose: none do), and print no
-traceback. A placeholder (RECORDS..., DIR, [options]) is filled with a real value.
+traceback. A placeholder (RECORDS..., DIR, [options]) is filled with a real value. A page's
+fenced ```sh blocks are a script (a tutorial's steps, in order): each page's blocks run as one
+bash script from a root of their own, and must exit 0.
 
-Also: the options table names every suite, and every study recipe is in the README.
-Run as: test_readme.py SOURCE_DIR GPUBENCH_BINARY
+Also: the options table names every suite, and every study recipe is in the guide.
+Run as: test_readme.py SOURCE_DIR GPUBENCH_BINARY [scripts]
 """
 import os
 import re
@@ -22,6 +25,8 @@ import unittest
 
 SOURCE, BINARY = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 README = os.path.join(SOURCE, "README.md")
+DOCS = os.path.join(SOURCE, "docs")
+PAGES = [README] + sorted(os.path.join(d, f) for d, _, files in os.walk(DOCS) for f in files if f.endswith(".md"))
 
 # Why a command is not run on a CPU machine in CI; the first pattern that matches says it.
 LEFT_OUT = [
@@ -40,15 +45,34 @@ FILL = [
 ]
 
 
+def where(page, number):
+    return f"{os.path.relpath(page, SOURCE)}:{number}"
+
+
 def readme_commands():
-    """(line number, command) of each `gpubench ...` line of an indented block."""
+    """(page:line, command) of each `gpubench ...` line of an indented block, outside fenced blocks."""
     commands = []
-    with open(README, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if re.match(r"^ {4,}(gpubench|scripts/gpubench|mpirun) ", line):  # in a list item too
-                command = line.strip().split("  #")[0].strip()
-                commands.append((number, command))
+    for page in PAGES:
+        fenced = False
+        with open(page, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if line.startswith("```"):
+                    fenced = not fenced
+                elif not fenced and re.match(r"^ {4,}(gpubench|scripts/gpubench|mpirun) ", line):  # in a list item too
+                    command = line.strip().split("  #")[0].strip()
+                    commands.append((where(page, number), command))
     return commands
+
+
+def scripts():
+    """(page, script) of each page with fenced ```sh blocks: its blocks, in order."""
+    out = []
+    for page in PAGES:
+        with open(page, encoding="utf-8") as f:
+            blocks = re.findall(r"(?ms)^```sh\n(.*?)^```", f.read())
+        if blocks:
+            out.append((page, "\n".join(blocks)))
+    return out
 
 
 class Readme(unittest.TestCase):
@@ -71,7 +95,7 @@ class Readme(unittest.TestCase):
         for number, command in readme_commands():
             why = next((w for pattern, w in LEFT_OUT if re.search(pattern, command)), None)
             if why:
-                left_out.append(f"README.md:{number}: {command}: {why}")
+                left_out.append(f"{number}: {command}: {why}")
                 continue
             for pattern, value in FILL:
                 command = re.sub(pattern, value, command)
@@ -80,16 +104,43 @@ class Readme(unittest.TestCase):
                 r = subprocess.run(["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True,
                                    text=True, timeout=900)
                 out = r.stdout + r.stderr
-                self.assertNotIn("Traceback", out, f"README.md:{number}: {command}")
-                self.assertEqual(r.returncode, 0, f"README.md:{number}: {command}\n{out[-3000:]}")
+                self.assertNotIn("Traceback", out, f"{number}: {command}")
+                self.assertEqual(r.returncode, 0, f"{number}: {command}\n{out[-3000:]}")
                 ran.append(command)
         print("\n".join(["left out:"] + left_out), file=sys.stderr)
         self.assertGreaterEqual(len(ran), 10, "the README's runnable commands were not found")
-        self.assertTrue(any(c.startswith("gpubench track import") for c in ran), "the README's track import did not run")
+        self.assertTrue(any(c.startswith("gpubench track import") for c in ran), "the guide's track import did not run")
 
-    def test_the_options_table_names_every_suite_and_the_readme_every_study(self):
-        with open(README, encoding="utf-8") as f:
-            text = f.read()
+    def test_each_pages_scripts_run_as_one(self):
+        found = scripts()
+        self.assertTrue(any(p.endswith("own-project.md") for p, _ in found), "the tutorial's script was not found")
+        for page, script in found:
+            with self.subTest(page=os.path.relpath(page, SOURCE)):
+                root = tempfile.mkdtemp(prefix="gpubench-script-", dir=self.root)
+                for name in ("tests", "reports", "examples"):
+                    os.symlink(os.path.join(SOURCE, name), os.path.join(root, name))
+                env = dict(self.env, GIT_AUTHOR_NAME="gpubench guide", GIT_AUTHOR_EMAIL="guide@example.org",
+                           GIT_COMMITTER_NAME="gpubench guide", GIT_COMMITTER_EMAIL="guide@example.org",
+                           GIT_CONFIG_GLOBAL="/dev/null")
+                r = subprocess.run(["bash", "-c", "set -eo pipefail\n" + script], cwd=root, env=env,
+                                   capture_output=True, text=True, timeout=900)
+                out = r.stdout + r.stderr
+                self.assertNotIn("Traceback", out, page)
+                self.assertEqual(r.returncode, 0, f"{page}\n{out[-4000:]}")
+                if page.endswith("own-project.md"):  # the tutorial's claims, as the page makes them
+                    self.assertIn("REGRESSION  spec/n=4194304/openmp:0/reduction/f64", out)
+                    found = re.search(r"the first slower commit is ([0-9a-f]{40}) \(sum in eight passes\)", out)
+                    self.assertTrue(found, r.stdout[-4000:])
+                    self.assertIn(f"since {found.group(1)[:12]} ", out)  # the check named the same commit
+                    for verdicts in ("check.xml", "check.md"):  # and so do the CI outputs
+                        with open(os.path.join(root, verdicts)) as f:
+                            self.assertIn(found.group(1)[:12], f.read(), verdicts)
+
+    def test_the_options_table_names_every_suite_and_the_guide_every_study(self):
+        text = ""
+        for page in PAGES:
+            with open(page, encoding="utf-8") as f:
+                text += f.read()
         row = next(line for line in text.splitlines() if line.startswith("| `--suite` |"))
         suites = subprocess.run([BINARY, "--help"], capture_output=True, text=True).stdout
         named = re.search(r"--suite[^\n]*", suites).group(0)
@@ -98,7 +149,7 @@ class Readme(unittest.TestCase):
             self.assertIn(f"`{suite}`", row, f"the options table's --suite row lacks {suite}")
         recipes = sorted(f[:-5] for f in os.listdir(os.path.join(SOURCE, "reports", "recipes")) if f.endswith(".json"))
         for recipe in recipes:
-            self.assertIn(f"`{recipe}`", text, f"the README does not name the study {recipe}")
+            self.assertIn(f"`{recipe}`", text, f"the guide does not name the study {recipe}")
 
     def test_report_help_describes_each_command(self):
         r = subprocess.run([BINARY, "report", "--help"], capture_output=True, text=True, env=self.env)
@@ -108,5 +159,11 @@ class Readme(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.argv = sys.argv[:1]
-    unittest.main()
+    # A third argument, "scripts", runs the pages' scripts alone (ctest runs them serially: the
+    # tutorial's regression must stand out of the timing noise that a test beside it makes on CI's
+    # two cores); without it, everything else.
+    scripts_only = sys.argv[3:4] == ["scripts"]
+    names = [n for n in unittest.defaultTestLoader.getTestCaseNames(Readme)
+             if (n == "test_each_pages_scripts_run_as_one") == scripts_only]
+    result = unittest.TextTestRunner(verbosity=2).run(unittest.TestSuite(Readme(n) for n in names))
+    sys.exit(0 if result.wasSuccessful() else 1)

@@ -35,7 +35,7 @@ class Operations {
   virtual const DeviceInfo& device() const = 0;
   // Builds `source` with -D`defines` (kept: the same source and defines are built once); `what`
   // names the build in messages (the spec file and the configuration). A `portable` body first
-  // gets the API's GB_* macros (kernels/spec/README.md), and OpenCL's text the fp64 extension. A
+  // gets the API's GB_* macros (docs/spec.md), and OpenCL's text the fp64 extension. A
   // DeviceError with the compiler's log when it does not compile (on CUDA, at the first run).
   // Returns the program's index.
   virtual int build(const std::string& source, bool portable,

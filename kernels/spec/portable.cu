@@ -1,4 +1,4 @@
-// The CUDA side of a spec's portable body (kernels/spec/README.md): the GB_* macros, put before
+// The CUDA side of a spec's portable body (docs/spec.md): the GB_* macros, put before
 // the user's text, which NVRTC then compiles; `#line 1` keeps NVRTC's line numbers the body's own.
 // OpenCL's are in kernels/spec/opencl.cpp.
 #define GB_KERNEL extern "C" __global__

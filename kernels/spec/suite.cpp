@@ -514,7 +514,7 @@ class SpecSuite final : public Suite {
   std::string name() const override { return "spec"; }
   std::string default_problem() const override { return "the spec's sizes"; }
   std::string problems_help() const override {
-    return "NAME=VALUE[,NAME=VALUE..]: the spec's sizes (--spec FILE, repeatable; kernels/spec/README.md)";
+    return "NAME=VALUE[,NAME=VALUE..]: the spec's sizes (--spec FILE, repeatable; docs/spec.md)";
   }
   std::vector<std::string> variants() const override { return {"each --spec's name"}; }
 
@@ -595,7 +595,7 @@ class SpecSuite final : public Suite {
 
  private:
   static std::vector<std::shared_ptr<const Spec>> load_specs(const RunOptions& options) {
-    if (options.specs.empty()) throw UsageError("the spec suite runs users' kernels: give --spec FILE (kernels/spec/README.md)");
+    if (options.specs.empty()) throw UsageError("the spec suite runs users' kernels: give --spec FILE (docs/spec.md)");
     std::vector<std::shared_ptr<const Spec>> specs;
     std::set<std::string> names;
     for (const auto& path : options.specs) {

@@ -18,7 +18,7 @@ struct SuiteSource {
   const char* path;
   std::vector<Defines> builds;  // every configuration but the tunable ones
   // What follows the file when it is compiled: a user's body after spec/portable.cu, the macros
-  // users' portable kernels are written with (kernels/spec/README.md), which declares no kernel itself.
+  // users' portable kernels are written with (docs/spec.md), which declares no kernel itself.
   std::string after = {};
 };
 

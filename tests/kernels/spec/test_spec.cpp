@@ -340,7 +340,7 @@ TEST(SpecErrors, EachMistakeIsNamedWithTheFileTheFieldAndItsExitCode) {
   EXPECT_THAT(r.output, HasSubstr("undefined_name"));
 }
 
-// One portable body, compiled as OpenCL C with the macros of kernels/spec/README.md.
+// One portable body, compiled as OpenCL C with the macros of docs/spec.md.
 TEST(SpecPortable, OneBodyRunsOnOpencl) {
   if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (scripts/setup installs PoCL)";
   const TempDir dir;
