@@ -496,9 +496,11 @@ def main(argv=None):
     c.add_argument("--dashboard-url", metavar="URL", help="the published dashboard's address: the markdown links each "
                                                           "benchmark to its page there")
     e = sub.add_parser("export", help="the history's newest figures for another dashboard")
-    e.add_argument("--format", required=True, choices=["bmf"], help="bmf: Bencher's Metric Format JSON (bencher run "
-                                                                    "--adapter json --file FILE)")
-    e.add_argument("--out", required=True, help="the file written")
+    e.add_argument("--format", required=True, choices=["bmf", "asv"],
+                   help="bmf: Bencher's Metric Format JSON of each benchmark's newest run (bencher run --adapter json "
+                        "--file FILE); asv: every run in airspeed velocity's results layout, a folder (asv.conf.json's "
+                        "results_dir; asv publish draws it)")
+    e.add_argument("--out", required=True, help="the file (bmf) or folder (asv) written")
     e.add_argument("--match", help="only benchmarks whose name contains this")
     for q in (r, b, i, c):
         q.add_argument("--allow-test-hooks", action="store_true",
@@ -574,6 +576,12 @@ def main(argv=None):
             from .dashboard import publish
             assessed = assess_all(db, options, args.match)
             return publish(db, assessed, update_alerts(db, assessed, options), args.out, args.title, path)
+        if args.command == "export" and args.format == "asv":
+            from .asv_export import export_asv
+            benchmarks, files, dirty = export_asv(db, args.out, args.match)
+            print(f"gpubench track: wrote {args.out}: {benchmarks} benchmarks, {files} commits' results in asv's layout"
+                  + (f"; {dirty} runs of uncommitted code left out (asv keys results by commit)" if dirty else ""))
+            return 0
         if args.command == "export":
             assessed = assess_all(db, Options(), args.match)
             write_atomic(args.out, bmf(assessed))

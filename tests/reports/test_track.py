@@ -609,6 +609,30 @@ class UsersProject(unittest.TestCase):
         (name, measures), = load(exported).items()
         self.assertIn("ep/npb:A/cuda:0/reduce/f64", name)
         self.assertAlmostEqual(measures["latency"]["value"] / 1e6, 3 * 1.2524, delta=0.05)  # ms of the slow commit
+        # asv's results layout of every run: its published shape, keyed by the project's commits.
+        asv = os.path.join(self.dir, "asv")
+        r = track("export", "--format", "asv", "--out", asv, "--history", self.history)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(SOURCE, "tests", "data", "asv-results.schema.json")) as f:
+            shapes = json.load(f)
+
+        def valid(path, part):
+            jsonschema.Draft7Validator(dict(shapes["definitions"][part], definitions=shapes["definitions"])).validate(load(path))
+        valid(os.path.join(asv, "benchmarks.json"), "benchmarks")
+        (machine,) = [m for m in os.listdir(asv) if os.path.isdir(os.path.join(asv, m))]
+        valid(os.path.join(asv, machine, "machine.json"), "machine")
+        files = sorted(f for f in os.listdir(os.path.join(asv, machine)) if f != "machine.json")
+        self.assertEqual(files, sorted(f"{c[:8]}-gpubench.json" for c in commits + [slow, later]))
+        for f in files:
+            valid(os.path.join(asv, machine, f), "results")
+        slow_results = load(os.path.join(asv, machine, f"{slow[:8]}-gpubench.json"))
+        self.assertEqual(slow_results["commit_hash"], slow)
+        (name, row), = [(k, v) for k, v in slow_results["results"].items() if k.startswith("ep.npb_A.cuda_0.reduce.f64")]
+        self.assertAlmostEqual(row[0][0] * 1e3, 3 * 1.2524, delta=0.05)  # seconds, the slow commit's
+        self.assertEqual(len(row[11][0]), row[10][0])  # every repetition's sample
+        # Another folder's files are never written over (exit 2); the same folder again is.
+        self.assertEqual(track("export", "--format", "asv", "--out", self.project, "--history", self.history).returncode, 2)
+        self.assertEqual(track("export", "--format", "asv", "--out", asv, "--history", self.history).returncode, 0)
         alert = load(verdicts)["alerts"][0]
         self.assertEqual((alert["project_commit"], alert["previous_project_commit"], alert["gpubench_commit"]),
                          (slow, commits[-1], gpubench_commit))
