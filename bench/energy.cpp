@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,7 +31,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 struct NvmlDevice;  // nvmlDevice_t is a pointer to an opaque struct
 using nvmlReturn = int;
-constexpr nvmlReturn nvml_success = 0;
+constexpr nvmlReturn nvml_success = 0, nvml_insufficient_size = 7, nvml_not_found = 6;
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2;  // nvmlClockType_t
 constexpr unsigned nvml_field_power_instant = 186;    // NVML_FI_DEV_POWER_INSTANT (mW)
 
@@ -127,6 +128,46 @@ class Nvml {
   bool power_limit(NvmlDevice* d, unsigned& mw) const { return limit_(d, &mw) == nvml_success; }
   bool temperature(NvmlDevice* d, unsigned& c) const { return temperature_(d, 0, &c) == nvml_success; }
 
+  // nvmlProcessInfo_t (what nvmlDeviceGetComputeRunningProcesses_v3 fills) and
+  // nvmlProcessUtilizationSample_t (nvmlDeviceGetProcessUtilization's).
+  struct ProcessInfo {
+    unsigned pid;
+    unsigned long long used_bytes;
+    unsigned gpu_instance, compute_instance;
+  };
+  struct ProcessSample {
+    unsigned pid;
+    unsigned long long time_us;
+    unsigned sm, mem, enc, dec;
+  };
+  // The processes with a compute context on the device, or false.
+  bool processes(NvmlDevice* d, std::vector<ProcessInfo>& out) const {
+    if (!processes_) return false;
+    for (unsigned size : {64u, 1024u}) {
+      out.assign(size, ProcessInfo{});
+      unsigned count = size;
+      const nvmlReturn r = processes_(d, &count, out.data());
+      if (r == nvml_success) return out.resize(std::min(count, size)), true;
+      if (r != nvml_insufficient_size) return false;
+    }
+    return false;
+  }
+  // Each process's SM use sampled since `since_us`; none (true, empty) where no process ran since.
+  bool utilization(NvmlDevice* d, unsigned long long since_us, std::vector<ProcessSample>& out) const {
+    if (!utilization_) return false;
+    unsigned count = 0;
+    nvmlReturn r = utilization_(d, nullptr, &count, since_us);
+    if (r == nvml_not_found) return out.clear(), true;
+    if (r != nvml_insufficient_size && r != nvml_success) return false;
+    out.assign(count + 16, ProcessSample{});
+    count = static_cast<unsigned>(out.size());
+    r = utilization_(d, out.data(), &count, since_us);
+    if (r == nvml_not_found) return out.clear(), true;
+    if (r != nvml_success) return false;
+    out.resize(std::min<std::size_t>(count, out.size()));
+    return true;
+  }
+
  private:
   std::string open() {
     void* lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -149,6 +190,8 @@ class Nvml {
     symbol(temperature_, "nvmlDeviceGetTemperature");
     symbol(app_clock_, "nvmlDeviceGetApplicationsClock", false);
     symbol(field_values_, "nvmlDeviceGetFieldValues", false);
+    symbol(processes_, "nvmlDeviceGetComputeRunningProcesses_v3", false);
+    symbol(utilization_, "nvmlDeviceGetProcessUtilization", false);
     if (!all) return "NVML's library lacks a function gpubench reads (a driver older than Volta's?)";
     if (const nvmlReturn r = init(); r != nvml_success) return "NVML did not initialize (nvmlInit error " + std::to_string(r) + ")";
     return "";
@@ -165,7 +208,16 @@ class Nvml {
   nvmlReturn (*limit_)(NvmlDevice*, unsigned*) = nullptr;
   nvmlReturn (*temperature_)(NvmlDevice*, int, unsigned*) = nullptr;
   nvmlReturn (*field_values_)(NvmlDevice*, int, NvmlFieldValue*) = nullptr;
+  nvmlReturn (*processes_)(NvmlDevice*, unsigned*, ProcessInfo*) = nullptr;
+  nvmlReturn (*utilization_)(NvmlDevice*, ProcessSample*, unsigned*, unsigned long long) = nullptr;
 };
+
+// The name of process `pid` as this PID namespace knows it, or "?".
+std::string process_name(unsigned pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  return std::getline(comm, name) && !name.empty() ? name : "?";
+}
 
 class NvmlMeter final : public EnergyMeter {
  public:
@@ -208,6 +260,34 @@ class NvmlMeter final : public EnergyMeter {
     if (nvml_.app_clock(device_, nvml_clock_sm, v)) s["sm_clock_mhz"] = v;
     if (nvml_.app_clock(device_, nvml_clock_mem, v)) s["mem_clock_mhz"] = v;
     return s;
+  }
+  unsigned long long now_us() override {
+    return static_cast<unsigned long long>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  }
+  // NVML's lists name processes by the host's PIDs. Where this process's PID is not among those
+  // holding a context on the device (a container's own PID namespace), no entry can be told to be
+  // this process's or another's: said, not guessed.
+  nlohmann::json other_processes(unsigned long long since_us, std::string& why) override {
+    std::vector<Nvml::ProcessInfo> holding;
+    if (!nvml_.processes(device_, holding)) return why = "NVML does not list the device's processes here", nullptr;
+    const unsigned self = static_cast<unsigned>(::getpid()), parent = static_cast<unsigned>(::getppid());
+    if (std::none_of(holding.begin(), holding.end(), [&](const auto& p) { return p.pid == self; }))
+      return why = "NVML lists " + std::to_string(holding.size()) + " processes on the device, by PIDs of another "
+                   "namespace than this process's (a container?): which are others' is not known", nullptr;
+    std::map<unsigned, unsigned> sm;  // pid -> its highest SM use sampled since the point began
+    std::vector<Nvml::ProcessSample> samples;
+    const bool sampled = nvml_.utilization(device_, since_us, samples);
+    for (const auto& s : samples) sm[s.pid] = std::max(sm[s.pid], s.sm);
+    nlohmann::json others = nlohmann::json::array();
+    for (const auto& p : holding) {
+      if (p.pid == self || p.pid == parent) continue;
+      nlohmann::json o = {{"pid", p.pid}, {"name", process_name(p.pid)}};
+      if (p.used_bytes != ~0ULL) o["used_mib"] = static_cast<double>(p.used_bytes / (1024 * 1024));
+      if (sampled) o["sm_pct"] = sm.count(p.pid) ? sm[p.pid] : 0u;
+      others.push_back(o);
+    }
+    return others;
   }
 
  private:
@@ -314,6 +394,19 @@ class PlantedMeter final : public EnergyMeter {
   double watts() override { return watts_; }
   nlohmann::json state() override { return {{"power_limit_w", 1000.0}}; }
   nlohmann::json settings() override { return {{"power_limit_w", 1000.0}}; }
+  // GPUBENCH_PLANTED_GPU_PROCESS=NAME:SM_PCT: one other process NAME (pid 0) that used SM_PCT% of
+  // the device; unset, none.
+  nlohmann::json other_processes(unsigned long long, std::string& why) override {
+    const char* planted = test_hook("GPUBENCH_PLANTED_GPU_PROCESS");
+    if (!planted) return nlohmann::json::array();
+    const std::string text = planted;
+    const auto colon = text.rfind(':');
+    char* end = nullptr;
+    const double pct = colon == std::string::npos ? -1 : std::strtod(text.c_str() + colon + 1, &end);
+    if (colon == 0 || colon == std::string::npos || !(pct >= 0 && pct <= 100) || *end != '\0')
+      return why = "GPUBENCH_PLANTED_GPU_PROCESS: '" + text + "' is not NAME:SM_PCT", nullptr;
+    return nlohmann::json::array({{{"pid", 0}, {"name", text.substr(0, colon)}, {"sm_pct", pct}, {"used_mib", 1.0}}});
+  }
 
  private:
   double watts_;

@@ -13,7 +13,8 @@
 // spent in timed regions (the duty) says how much of the pass was host work in between.
 //
 // The test-only hook GPUBENCH_PLANTED_POWER=WATTS[:samples] (common/test_hooks.hpp) gives every
-// device a meter that draws WATTS exactly: a counter and samples, or with ":samples" only samples.
+// device a meter that draws WATTS exactly: a counter and samples, or with ":samples" only samples;
+// with GPUBENCH_PLANTED_GPU_PROCESS=NAME:SM_PCT that meter sees another process NAME on the device.
 #pragma once
 
 #include <functional>
@@ -41,6 +42,16 @@ class EnergyMeter {
   // The settings a ceiling depends on: the power limit and the clocks the device may run at
   // (application clocks, the CPU's maximum frequency); compared between ceilings and a run.
   virtual nlohmann::json settings() = 0;
+  // The meter's clock for other_processes (NVML's: microseconds since the epoch).
+  virtual unsigned long long now_us() { return 0; }
+  // The other processes that used the device since `since_us` (issue 58 item 4): [{pid, name,
+  // sm_pct (their highest SM use, %, where the driver samples it), used_mib}], this process and
+  // the gpubench that started it left out; null with `why` where the meter cannot tell.
+  virtual nlohmann::json other_processes(unsigned long long since_us, std::string& why) {
+    (void)since_us;
+    why = "this meter does not list the device's processes";
+    return nullptr;
+  }
 };
 
 // `device`'s meter, opened once per process and kept; null with `why_none` saying why there is none.

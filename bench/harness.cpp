@@ -494,11 +494,38 @@ nlohmann::json machine_load(const MachineSample& a, const MachineSample& b) {
           {"seconds", std::round(seconds * 1000) / 1000}, {"busy", others >= busy_fraction}};
 }
 
+constexpr double gpu_busy_pct = 10;  // another process's SM use that marks a point's device busy
+
+// machine_load with the device's side added where its meter lists the device's processes:
+// gpu_others (each other process, its highest SM use since the point began), gpu_busy (one of them
+// at gpu_busy_pct or more), or gpu_others_unknown saying why they cannot be told apart.
+nlohmann::json with_device_load(nlohmann::json load, const DeviceInfo& device, unsigned long long since_us) {
+  std::string none;
+  EnergyMeter* meter = energy_meter(device, none);
+  if (!meter) return load;
+  std::string why;
+  const nlohmann::json others = meter->other_processes(since_us, why);
+  if (load.is_null()) load = nlohmann::json::object();
+  if (others.is_null()) {
+    load["gpu_others_unknown"] = why;
+    return load;
+  }
+  bool busy = false;
+  for (const auto& o : others) busy = busy || o.value("sm_pct", 0.0) >= gpu_busy_pct;
+  load["gpu_others"] = others;
+  load["gpu_busy"] = busy;
+  load["busy"] = load.value("busy", false) || busy;
+  return load;
+}
+
 }  // namespace
 
 nlohmann::json run_point(Point& point, PointResult result, const Timing& timing, const std::string& progress,
                          std::ostream& log) {
   const MachineSample before = sample_machine();
+  std::string no_meter;
+  EnergyMeter* meter = energy_meter(point.id().device, no_meter);
+  const unsigned long long device_since = meter ? meter->now_us() : 0;
   const int repetitions = timing.repetitions;
   bool prepare_failed = false, interrupted = false;
   int calls = 0;
@@ -515,7 +542,9 @@ nlohmann::json run_point(Point& point, PointResult result, const Timing& timing,
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
   if (interrupted) return {{"interrupted", true}};
-  if (auto load = machine_load(before, sample_machine()); !load.is_null()) result.measured["machine_load"] = load;
+  if (auto load = with_device_load(machine_load(before, sample_machine()), point.id().device, device_since);
+      !load.is_null())
+    result.measured["machine_load"] = load;
 
   std::vector<double> per_iteration;
   for (const auto& o : result.repetitions)

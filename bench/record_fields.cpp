@@ -175,7 +175,10 @@ std::vector<RecordField> make_fields() {
             }),
       point("machine_load", "", "object",
             "other processes' use of the CPUs this process may run on while the point ran (its preparation "
-            "included): others_cpu_fraction (this process's own time taken out), cpus, seconds; busy: true at 25% or more",
+            "included): others_cpu_fraction (this process's own time taken out), cpus, seconds; where the device's "
+            "meter lists its processes (NVML), gpu_others ([{pid, name, sm_pct, used_mib}], the others' highest SM "
+            "use since the point began) and gpu_busy (one at 10% or more), or gpu_others_unknown (why not); busy: "
+            "others_cpu_fraction at 25% or more, or gpu_busy",
             [](const Row& r) {
               const auto m = r.point.measured.find("machine_load");
               return m == r.point.measured.end() ? json() : *m;

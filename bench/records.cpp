@@ -408,11 +408,21 @@ void write_machine_load(const RunReport& report, std::ostream& out) {
   for (const auto& p : report.points) {
     const auto m = p.measured.find("machine_load");
     if (m == p.measured.end() || !m->is_object() || !m->value("busy", false)) continue;
-    lines += "  " + p.id.name() + ": " + fixed(100 * m->value("others_cpu_fraction", 0.0), 0) + "% of the " +
-             std::to_string(m->value("cpus", 0)) + " CPUs it may run on, over its " + fixed(m->value("seconds", 0.0), 1) + " s\n";
+    std::string what;
+    if (m->contains("others_cpu_fraction") && m->value("others_cpu_fraction", 0.0) >= 0.25)
+      what = fixed(100 * m->value("others_cpu_fraction", 0.0), 0) + "% of the " + std::to_string(m->value("cpus", 0)) +
+             " CPUs it may run on, over its " + fixed(m->value("seconds", 0.0), 1) + " s";
+    if (m->value("gpu_busy", false))
+      for (const auto& o : m->value("gpu_others", nlohmann::json::array()))
+        if (o.value("sm_pct", 0.0) >= 10)
+          what += std::string(what.empty() ? "" : "; ") + "process " + std::to_string(o.value("pid", 0)) + " (" +
+                  o.value("name", std::string("?")) + ") used " + fixed(o.value("sm_pct", 0.0), 0) + "% of " +
+                  p.id.device.label() + "'s SMs";
+    lines += "  " + p.id.name() + ": " + what + "\n";
   }
   if (!lines.empty())
-    out << "BUSY MACHINE: other processes kept the CPUs busy while these points ran (their figures may be slow):\n"
+    out << "BUSY MACHINE: other processes used the CPUs or the device while these points ran (their figures may be "
+           "slow):\n"
         << lines;
 }
 

@@ -21,7 +21,7 @@ struct TestHook {
 };
 
 // Every test hook, with what it does. A new hook is added here and read through test_hook().
-inline constexpr std::array<TestHook, 10> kTestHooks = {{
+inline constexpr std::array<TestHook, 11> kTestHooks = {{
     {"GPUBENCH_SLOWDOWN", "multiplies the timed region of the points it names"},
     {"GPUBENCH_FAULT", "aborts, crashes or hangs the points it names"},
     {"GPUBENCH_WRONG_RESULT", "changes one element of GEMM's result"},
@@ -31,6 +31,7 @@ inline constexpr std::array<TestHook, 10> kTestHooks = {{
     {"GPUBENCH_HOST_MEMORY_AVAILABLE", "stands in for the host's available memory"},
     {"GPUBENCH_BLAS_CORE", "stands in for the kernels (core) the host BLAS chose"},
     {"GPUBENCH_PLANTED_POWER", "gives every device an energy meter that draws the power it names"},
+    {"GPUBENCH_PLANTED_GPU_PROCESS", "makes that meter see another process NAME:SM_PCT on the device"},
     {"GPUBENCH_LU_LEAF_GROUPS", "asks OpenCL LU's co-residency probe for that many work-groups (1 to 256)"},
 }};
 

@@ -197,13 +197,21 @@ def track_run(db, history, set_path, records_dir, only, allow_test_hooks=False, 
 
 
 def busy_points(records):
-    """The points of a run's records during which other processes kept the CPUs busy (gpubench's
-    machine_load), each as "NAME: N% of its C CPUs"."""
+    """The points of a run's records during which other processes kept the CPUs or the device busy
+    (gpubench's machine_load), each as "NAME: N% of its C CPUs" and "process P (NAME) at N% of the
+    device's SMs"."""
     out = []
     for b in records.get("benchmarks", []) if isinstance(records, dict) else []:
         m = b.get("machine_load") if isinstance(b, dict) else None
         if isinstance(m, dict) and m.get("busy") is True and b.get("run_type") != "aggregate":
-            line = f"{b.get('run_name', '?')}: {100 * float(m.get('others_cpu_fraction', 0)):.0f}% of its {m.get('cpus')} CPUs"
+            said = []
+            if float(m.get("others_cpu_fraction", 0)) >= 0.25:
+                said.append(f"{100 * float(m.get('others_cpu_fraction', 0)):.0f}% of its {m.get('cpus')} CPUs")
+            for o in m.get("gpu_others", []) if m.get("gpu_busy") is True else []:
+                if isinstance(o, dict) and float(o.get("sm_pct", 0)) >= 10:
+                    said.append(f"process {o.get('pid')} ({o.get('name', '?')}) at {float(o['sm_pct']):.0f}% of the "
+                                "device's SMs")
+            line = f"{b.get('run_name', '?')}: {', '.join(said) or 'busy'}"
             if line not in out:
                 out.append(line)
     return out
