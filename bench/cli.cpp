@@ -96,6 +96,7 @@ const std::vector<std::string> sweep_only_options = {"--kernel", "--param", "--e
                                                      "--cache", "--replay", "--seeds", "--objective", "--replace"};
 const std::vector<std::string> roofline_only_options = {"--remeasure"};
 const std::vector<std::string> run_only_options = {"--variant", "--filter", "--repetitions", "--warmup", "--min-time",
+                                                   "--interleave",
                                                    "--baseline", "--breakdown", "--energy", "--list-devices"};
 
 CLI::Option* text(CLI::App* app, Raw& raw, const std::string& option, const std::string& type, const std::string& help) {
@@ -178,6 +179,10 @@ void run_options(CLI::App* app, Raw& raw) {
        "each repetition repeats the point's run until it has taken at least S seconds of device time, and reports "
        "the time per iteration over them all (for short kernels, where the timer's resolution matters; default 0: "
        "one run)");
+  text(app, raw, "--interleave", "SEED",
+       "run the points' repetitions in a random order, as Google Benchmark's random interleaving: in rounds, each "
+       "round every point once (set up, one repetition, released) in an order shuffled from SEED; the seed and the "
+       "order go into the records (default: each point's repetitions back to back)");
   output_options(app, raw,
                  "table, json (Google Benchmark's layout: compare.py reads it) or csv (one row per point and "
                  "repetition; with --out, the per-kernel table goes beside it: run.csv -> run.kernels.csv); default "
@@ -438,6 +443,8 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
   // Bounded like --warmup: each repetition is an entry of the records (about a kilobyte).
   if (const auto v = raw.one("--repetitions")) o.run.repetitions = parse_number<int>("--repetitions", *v, 1, 100000);
   if (const auto v = raw.one("--warmup")) o.run.warmup = parse_number<int>("--warmup", *v, 0, 1000000);
+  if (const auto v = raw.one("--interleave"))
+    o.run.interleave_seed = parse_number<long long>("--interleave", *v, 0, 4294967295LL);
   if (const auto v = raw.one("--min-time")) {
     o.run.min_time_s = parse_number<double>("--min-time", *v, 0.0, 3600.0);
   }

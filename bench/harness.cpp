@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <numeric>
+#include <random>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -248,13 +250,15 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
         point.prepare();
       }
       isolation::alive();
-      const progress::Phase phase("the profiled pass (each kernel timed alone)");
-      Profile profile = point.profile();
-      result.kernels = std::move(profile.kernels);
+      if (timing.profile) {
+        const progress::Phase phase("the profiled pass (each kernel timed alone)");
+        Profile profile = point.profile();
+        result.kernels = std::move(profile.kernels);
+        result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
+      }
       record_state(point, result, "start");
-      result.profiled_seconds_per_iteration = profile.seconds_per_iteration;
       // --warmup: untimed runs, each still verified (a wrong answer is a failure, timed or not).
-      for (int w = 0; w < timing.warmup && !interrupt::requested(); ++w) {
+      for (int w = 0; w < (timing.profile ? timing.warmup : 0) && !interrupt::requested(); ++w) {
         const progress::Phase warming("warm-up run " + std::to_string(w + 1) + " of " + std::to_string(timing.warmup));
         const Outcome o = point.run();
         if (!o.verified) throw VerificationError("verification failed in warm-up run " + std::to_string(w + 1) + ": " + o.verification);
@@ -299,7 +303,7 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
     }
   }
   isolation::alive();
-  if (calls == repetitions && !prepare_failed && !interrupted && !result.failed && !interrupt::requested())
+  if (calls == repetitions && timing.energy && !prepare_failed && !interrupted && !result.failed && !interrupt::requested())
     measure_energy(point, result, log);
   if (calls == repetitions) {
     try {
@@ -494,6 +498,15 @@ nlohmann::json machine_load(const MachineSample& a, const MachineSample& b) {
           {"seconds", std::round(seconds * 1000) / 1000}, {"busy", others >= busy_fraction}};
 }
 
+// The point's median time per iteration and its spread, from its verified repetitions.
+void summarize(PointResult& result) {
+  std::vector<double> per_iteration;
+  for (const auto& o : result.repetitions)
+    if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
+  result.median_seconds_per_iteration = median(per_iteration);
+  spread(per_iteration, result.iqr_fraction, result.outlier_seconds);
+}
+
 constexpr double gpu_busy_pct = 10;  // another process's SM use that marks a point's device busy
 
 // machine_load with the device's side added where its meter lists the device's processes:
@@ -546,11 +559,7 @@ nlohmann::json run_point(Point& point, PointResult result, const Timing& timing,
       !load.is_null())
     result.measured["machine_load"] = load;
 
-  std::vector<double> per_iteration;
-  for (const auto& o : result.repetitions)
-    if (o.verified && o.iterations > 0) per_iteration.push_back(o.seconds / o.iterations);
-  result.median_seconds_per_iteration = median(per_iteration);
-  spread(per_iteration, result.iqr_fraction, result.outlier_seconds);
+  summarize(result);
   // The overhead is the profiled pass's time outside its kernels, both from the same pass: never
   // negative but for clock granularity (device events inside a host-timed pass), shown as 0.
   // (Against the timed repetitions instead it could be: the kernels timed alone, between waits,
@@ -608,6 +617,128 @@ void complete_context(RunReport& report) {
 
 }  // namespace
 
+namespace {
+
+// A point's result before it runs: its name, work and the ceilings of its one device.
+PointResult base_of(Point& point, const CeilingsByDevice& ceilings) {
+  PointResult base;
+  base.id = point.id();
+  base.flops_per_iteration = point.flops_per_iteration();
+  base.bytes_per_iteration = point.bytes_per_iteration();
+  base.time_includes = point.time_includes();
+  // One device's ceilings; a point across several has none (no roofline): the sum of theirs
+  // would not say where an exchange through the host sits.
+  if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end() && base.id.devices.size() < 2)
+    base.ceilings = c->second;
+  return base;
+}
+
+// --interleave SEED (Timing): round r runs every point not yet failed once, in an order shuffled
+// from SEED, each a unit of its own (a worker's crash costs that point); a point's first round
+// makes its profiled pass and warm-up, its last its energy pass. Each point's repetitions are then
+// its rounds', in round order; a round that failed fails the point with its reason. The context
+// records the seed and each round's order (indices into the plan's points).
+void run_interleaved(RunReport& report, Plan& plan, const Timing& timing, const CeilingsByDevice& ceilings,
+                     std::ostream& log, const std::function<void(const RunReport&)>& after_each) {
+  auto& points = plan.points;
+  const int rounds = timing.repetitions;
+  std::vector<PointResult> merged(points.size());
+  std::vector<std::vector<RepetitionRun>> runs(points.size());
+  std::vector<bool> started(points.size(), false);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(timing.interleave_seed));
+  nlohmann::json order = nlohmann::json::array();
+  const auto report_so_far = [&](int done_rounds) {
+    RunReport r = report;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!started[i]) continue;
+      PointResult p = merged[i];
+      summarize(p);
+      nlohmann::json entries = entries_of(p, runs[i], done_rounds);
+      for (auto& e : entries) e["family_index"] = i;
+      for (auto& e : entries) r.benchmarks.push_back(std::move(e));
+      r.points.push_back(std::move(p));
+    }
+    r.context["interleave"] = {{"seed", timing.interleave_seed}, {"rounds", done_rounds}, {"order", order}};
+    complete_context(r);
+    return r;
+  };
+  int done_rounds = 0;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::size_t> shuffled(points.size());
+    std::iota(shuffled.begin(), shuffled.end(), std::size_t{0});
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    order.push_back(shuffled);
+    Timing once = timing;
+    once.repetitions = 1;
+    once.profile = round == 0;
+    once.energy = round == rounds - 1;
+    for (std::size_t i : shuffled) {
+      if (interrupt::requested()) break;
+      if (started[i] && merged[i].failed) continue;
+      Point& point = *points[i];
+      PointResult base = started[i] ? merged[i] : base_of(point, ceilings);
+      const std::string progress = "[round " + std::to_string(round + 1) + "/" + std::to_string(rounds) + "] ";
+      bool replayed = false;
+      const nlohmann::json done = isolation::unit(
+          base.id.name() + " round " + std::to_string(round + 1),
+          [&] { return run_point(point, base_of(point, ceilings), once, progress, log); }, &replayed);
+      if (done.value("interrupted", false)) break;
+      PointResult got;
+      if (const auto crash = isolation::crash_of(done)) {
+        got = base;
+        got.failed = true;
+        got.error = "crashed: " + *crash;
+      } else {
+        got = done.at("point").get<PointResult>();
+      }
+      std::string error;
+      if (got.failed) error = got.error;
+      if (!started[i]) {
+        merged[i] = got;  // the first round's: its profiled pass, its device state at the start
+        merged[i].repetitions.clear();
+        started[i] = true;
+      } else if (got.failed) {
+        merged[i].failed = true;
+        merged[i].error = "round " + std::to_string(round + 1) + ": " + got.error;
+      }
+      for (auto& o : got.repetitions) merged[i].repetitions.push_back(std::move(o));
+      if (got.repetitions.empty()) merged[i].repetitions.emplace_back();
+      runs[i].push_back({error});
+      if (round == rounds - 1)  // the last round's energy pass and the device's state at its end
+        for (const char* field : {"energy", "device_state"})
+          if (auto f = got.measured.find(field); f != got.measured.end()) {
+            if (std::string(field) == "device_state" && merged[i].measured.contains("device_state") && f->contains("end"))
+              merged[i].measured["device_state"]["end"] = (*f)["end"];
+            else if (std::string(field) == "energy")
+              merged[i].measured["energy"] = *f;
+          }
+      // A round on a busy machine makes the point's: the busiest round's load is kept.
+      if (auto m = got.measured.find("machine_load"); m != got.measured.end()) {
+        const auto& kept = merged[i].measured.find("machine_load");
+        if (kept == merged[i].measured.end() || (!kept->value("busy", false) && m->value("busy", false)) ||
+            m->value("others_cpu_fraction", 0.0) > kept->value("others_cpu_fraction", 0.0))
+          merged[i].measured["machine_load"] = *m;
+      }
+      if (!replayed)
+        log << "gpubench: " << progress << got.id.name() << (got.failed ? " FAILED: " + got.error : " verified") << std::endl;
+    }
+    if (interrupt::requested()) {
+      report.context["ended_early"] = interrupt::reason(interrupt::requested()) + " in round " +
+                                      std::to_string(round + 1) + " of " + std::to_string(rounds);
+      log << "gpubench: " << report.context["ended_early"].get<std::string>() << ": writing the " << done_rounds
+          << " round(s) measured" << std::endl;
+      break;
+    }
+    done_rounds = round + 1;
+    if (after_each) after_each(report_so_far(done_rounds));
+  }
+  const nlohmann::json ended = report.context.value("ended_early", nlohmann::json());
+  report = report_so_far(done_rounds);
+  if (!ended.is_null()) report.context["ended_early"] = ended;
+}
+
+}  // namespace
+
 RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& ceilings, std::ostream& log,
                    const std::function<void(const RunReport&)>& after_each) {
   const int repetitions = timing.repetitions;
@@ -627,6 +758,10 @@ RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& cei
     if (!names.insert(point->id().name()).second) throw Error(ExitCode::internal, "two points named " + point->id().name());
 
   report.benchmarks = nlohmann::json::array();
+  if (timing.interleave_seed >= 0) {
+    run_interleaved(report, plan, timing, ceilings, log, after_each);
+    return report;
+  }
   const auto start = std::chrono::steady_clock::now();
   int measured = 0;
   // Asked to stop (bench/interrupt.hpp) before point i: the run ends with the points before it.
@@ -642,15 +777,7 @@ RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& cei
       break;
     }
     Point& point = *points[i];
-    PointResult base;
-    base.id = point.id();
-    base.flops_per_iteration = point.flops_per_iteration();
-    base.bytes_per_iteration = point.bytes_per_iteration();
-    base.time_includes = point.time_includes();
-    // One device's ceilings; a point across several has none (no roofline): the sum of theirs
-    // would not say where an exchange through the host sits.
-    if (auto c = ceilings.find(device_key(base.id.device)); c != ceilings.end() && base.id.devices.size() < 2)
-      base.ceilings = c->second;
+    const PointResult base = base_of(point, ceilings);
 
     bool replayed = false;
     const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(points.size()) + "] ";

@@ -82,6 +82,14 @@ struct Timing {
   int repetitions;
   int warmup;
   double min_time_s;
+  // --interleave SEED (>= 0), as Google Benchmark's random interleaving: the repetitions run in
+  // rounds, each round every point once in an order shuffled from SEED, each point set up and
+  // released around its repetition; its profiled pass and warm-up in its first round, its energy
+  // pass in its last. The seed and every round's order go into the records' context.
+  long long interleave_seed = -1;
+  // Within a point's run (set by the interleaved rounds): whether it makes its profiled pass and
+  // warm-up runs, and its energy pass.
+  bool profile = true, energy = true;
 };
 
 RunReport run_plan(Plan& plan, const Timing& timing, const CeilingsByDevice& ceilings, std::ostream& log,

@@ -319,8 +319,9 @@ int measure(const gpubench::CliOptions& options, const std::shared_ptr<gpubench:
       emit(options, *so_far);
     });
   }
-  const RunReport report =
-      run_plan(plan, {options.run.repetitions, options.run.warmup, options.run.min_time_s}, ceilings, std::cerr, keep);
+  Timing timing{options.run.repetitions, options.run.warmup, options.run.min_time_s};
+  timing.interleave_seed = options.run.interleave_seed;
+  const RunReport report = run_plan(plan, timing, ceilings, std::cerr, keep);
   emit(options, report);
   if (const int sig = interrupt::requested()) return interrupt::exit_code(sig);
   return report.exit_code();

@@ -43,6 +43,8 @@ struct RunOptions {
   std::string filter;                 // --filter REGEX: only the points whose name matches (empty: all)
   int repetitions = 9;  // what compare.py's U test needs (its UTEST_OPTIMAL_REPETITIONS)
   int warmup = 0;         // --warmup N: untimed runs of each point before its repetitions
+  // --interleave SEED: the points' repetitions in a random order (harness.hpp's Timing); -1: off.
+  long long interleave_seed = -1;
   double min_time_s = 0;  // --min-time S: a repetition repeats the run until S s of device time
   // --NAME VALUE for the options the suite declares (Suite::options), unparsed: the suite reads them.
   std::map<std::string, std::string> suite_options;

@@ -370,6 +370,67 @@ TEST(EndToEnd, APointOnABusyMachineSaysSo) {
   std::filesystem::remove(out);
 }
 
+// Issue 58 item 3: --interleave SEED runs the repetitions in rounds, each round every point once in
+// an order shuffled from SEED (Google Benchmark's random interleaving): the records hold each
+// point's repetitions and aggregates as without it, the seed and each round's order, and the log
+// says the points in that order; the same seed, the same order. A point that crashes in a round
+// fails by name and the others go on.
+TEST(EndToEnd, InterleavedRepetitionsRunInTheRecordedOrder) {
+  const std::string out = temp_path("interleave.json");
+  const std::string args = "--suite gemm --backend openmp --problem 32,48 --variant naive,tiled --precision f64 "
+                           "--repetitions 4 --format json --out " + out + " --interleave ";
+  Result r = gpubench(args + "11");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto records = nlohmann::json::parse(file_bytes(out));
+  const auto interleave = records["context"]["interleave"];
+  EXPECT_EQ(interleave["seed"], 11);
+  EXPECT_EQ(interleave["rounds"], 4);
+  ASSERT_EQ(interleave["order"].size(), 4u);
+  std::vector<std::string> names;  // the plan's points, as the records list them
+  std::map<std::string, int> iterations, aggregates;
+  for (const auto& b : records["benchmarks"]) {
+    const std::string name = b["run_name"];
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    ++(b["run_type"] == "aggregate" ? aggregates : iterations)[name];
+    if (b["run_type"] == "iteration") EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+  }
+  ASSERT_EQ(names.size(), 4u);
+  for (const auto& n : names) {
+    EXPECT_EQ(iterations[n], 4) << n;
+    EXPECT_EQ(aggregates[n], 4) << n;  // mean, median, stddev, cv
+  }
+  // The log's "verified" lines follow the recorded order, round after round.
+  std::vector<std::string> expected, said;
+  for (const auto& round : interleave["order"]) {
+    std::vector<std::size_t> sorted = round.get<std::vector<std::size_t>>();
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2, 3})) << round.dump();
+    for (std::size_t i : round.get<std::vector<std::size_t>>()) expected.push_back(names[i]);
+  }
+  std::istringstream log(r.output);
+  for (std::string line; std::getline(log, line);)
+    if (line.find("gpubench: [round ") == 0 && line.ends_with(" verified"))
+      said.push_back(line.substr(line.find("] ") + 2, line.size() - line.find("] ") - 2 - std::string(" verified").size()));
+  EXPECT_EQ(said, expected) << r.output;
+  // The same seed, the same order; another seed, another.
+  ASSERT_EQ(gpubench(args + "11").exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(file_bytes(out))["context"]["interleave"]["order"], interleave["order"]);
+  ASSERT_EQ(gpubench(args + "12").exit_code, 0);
+  EXPECT_NE(nlohmann::json::parse(file_bytes(out))["context"]["interleave"]["order"], interleave["order"]);
+  // A crash in its first round fails that point by name; the others keep all their repetitions.
+  r = gpubench(args + "11", "GPUBENCH_FAULT=abort@gemm/48/openmp:0/tiled");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("gemm/48/openmp:0/tiled/f64 FAILED: crashed"));
+  records = nlohmann::json::parse(file_bytes(out));
+  int verified = 0;
+  for (const auto& b : records["benchmarks"])
+    if (b["run_type"] == "iteration" && b.value("verified", false)) ++verified;
+  EXPECT_EQ(verified, 12);
+  // A seed that is not a number is a usage error.
+  EXPECT_EQ(gpubench("--suite gemm --backend openmp --problem 32 --interleave soon").exit_code, 2);
+  std::filesystem::remove(out);
+}
+
 // Issue 58 item 4, the device's side: where its meter lists the device's processes (NVML on an
 // NVIDIA GPU; here the planted meter, GPUBENCH_PLANTED_GPU_PROCESS), another process that used 10%
 // of its SMs or more while the point ran makes it busy, named in the records and under the table;
