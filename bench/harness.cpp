@@ -649,9 +649,11 @@ void run_interleaved(RunReport& report, Plan& plan, const Timing& timing, const 
   nlohmann::json order = nlohmann::json::array();
   const auto report_so_far = [&](int done_rounds) {
     RunReport r = report;
-    for (std::size_t i = 0; i < points.size(); ++i) {
+    for (std::size_t i = 0; i < points.size() && done_rounds > 0; ++i) {
       if (!started[i]) continue;
       PointResult p = merged[i];
+      // A round cut short by a signal: only the whole rounds' repetitions count.
+      if (p.repetitions.size() > static_cast<std::size_t>(done_rounds)) p.repetitions.resize(static_cast<std::size_t>(done_rounds));
       summarize(p);
       nlohmann::json entries = entries_of(p, runs[i], done_rounds);
       for (auto& e : entries) e["family_index"] = i;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,32 @@ TEST_P(Interrupted, WritesTheVerifiedPointsAndExitsWithTheSignalsCode) {
   }
   EXPECT_EQ(std::to_string(repetitions), kRepetitions);
   EXPECT_FALSE(j.contains("failed_benchmarks") && !j.at("failed_benchmarks").empty());
+  std::filesystem::remove(out);
+}
+
+// --interleave: Ctrl-C in a round writes the whole rounds before it, every point with the same
+// count of verified repetitions, and says which round it ended in.
+TEST(InterruptedInterleave, WritesTheWholeRoundsAndSaysWhereItEnded) {
+  const std::string out = temp_path("interleave-ctrl-c.json");
+  Running run({"--suite", "cg", "--backend", "openmp", "--problem", "poisson2d:32", "--variant", "classic,form1,form2",
+               "--iterations", "20", "--repetitions", kRepetitions, "--interleave", "3", "--format", "json", "--out", out},
+              {"OMP_NUM_THREADS=1"});
+  ASSERT_TRUE(run.wait_for("[round 3/", 300)) << run.output();
+  run.signal_group(SIGINT);
+  EXPECT_EQ(run.finish(60), 130) << run.output();
+  EXPECT_THAT(run.output(), HasSubstr("interrupted by SIGINT (Ctrl-C) in round "));
+  ASSERT_TRUE(std::filesystem::exists(out)) << run.output();
+  const nlohmann::json j = read_json(out);
+  EXPECT_THAT(j.at("context").at("ended_early").get<std::string>(), HasSubstr(" of " + kRepetitions));
+  const int rounds = j.at("context").at("interleave").at("rounds").get<int>();
+  EXPECT_GE(rounds, 2);
+  std::map<std::string, int> repetitions;
+  for (const auto& b : j.at("benchmarks")) {
+    EXPECT_EQ(b.value("verified", false), true) << b.dump();
+    if (b.at("run_type") == "iteration") ++repetitions[b.at("run_name").get<std::string>()];
+  }
+  ASSERT_EQ(repetitions.size(), 3u) << j.dump();
+  for (const auto& [name, n] : repetitions) EXPECT_EQ(n, rounds) << name;
   std::filesystem::remove(out);
 }
 
