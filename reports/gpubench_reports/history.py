@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS runs (
   project TEXT,                     -- the git work tree of the project a tracked set names, else NULL
   project_commit TEXT,              -- its HEAD when the run was made (the records' context.project)
   project_branch TEXT,
-  project_dirty INTEGER             -- 1: it had uncommitted changes
+  project_dirty INTEGER,            -- 1: it had uncommitted changes
+  project_seq INTEGER               -- the commit's place in the project's first-parent history (git rev-list
+                                    -- --count --first-parent): orders the runs of commits dated the same second
 );
 CREATE TABLE IF NOT EXISTS benchmarks (
   id INTEGER PRIMARY KEY,
@@ -210,7 +212,7 @@ def open_history(path, create=True, timeout=None, write=False):
 
 
 PROJECT_COLUMNS = (("partition", "TEXT"), ("project", "TEXT"), ("project_commit", "TEXT"), ("project_branch", "TEXT"),
-                   ("project_dirty", "INTEGER"))
+                   ("project_dirty", "INTEGER"), ("project_seq", "INTEGER"))
 
 
 class Stamp(str):
@@ -316,9 +318,11 @@ def read_run(path, allow_test_hooks=False):
     if project is not None and not (isinstance(project, dict) and isinstance(project.get("commit"), str)
                                     and project["commit"] and isinstance(project.get("path", ""), str)
                                     and isinstance(project.get("branch", ""), (str, type(None)))
-                                    and isinstance(project.get("dirty", False), bool)):
+                                    and isinstance(project.get("dirty", False), bool)
+                                    and (project.get("seq") is None or (isinstance(project["seq"], int)
+                                                                        and not isinstance(project["seq"], bool)))):
         raise TrackError(f"{path}: its context's project {json.dumps(project)[:80]} is not "
-                         '{"path": TEXT, "commit": TEXT, "branch": TEXT, "dirty": true|false}')
+                         '{"path": TEXT, "commit": TEXT, "branch": TEXT, "dirty": true|false, "seq": COUNT}')
     hooks = context.get("test_hooks")
     if hooks and not allow_test_hooks:
         raise TrackError(f"{path}: made with test hooks set ({', '.join(f'{k}={v}' for k, v in hooks.items())}): its "
@@ -376,7 +380,7 @@ def list_runs(db):
                       "r.partition, r.source, "
                       "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id), "
                       "(SELECT COUNT(*) FROM medians m WHERE m.run_id = r.id AND NOT m.median > 0) "
-                      "FROM runs r ORDER BY r.date, r.id").fetchall()
+                      "FROM runs r ORDER BY r.date, r.project_seq, r.id").fetchall()
     if not rows:
         return "no runs in the history\n"
     lines = ["| run | date | commit | kind | machine | benchmarks | file |", "|---:|---|---|---|---|---:|---|"]
@@ -424,11 +428,13 @@ def write_run(db, path, run, kind="import", command=None, written=None, partitio
         kind += " (test hooks)"
     samples = 0
     project = context.get("project") or {}
+    seq = project.get("seq") if isinstance(project.get("seq"), int) else None
     cur = db.execute("INSERT INTO runs (digest, gpubench_commit, date, machine, devices, source, kind, command, partition,"
-                     " project, project_commit, project_branch, project_dirty) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     " project, project_commit, project_branch, project_dirty, project_seq)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                      (digest, commit, date, machine, devices, os.path.abspath(path), kind,
                       json.dumps(command) if command else None, partition, project.get("path"), project.get("commit"),
-                      project.get("branch"), int(bool(project.get("dirty"))) if project else None))
+                      project.get("branch"), int(bool(project.get("dirty"))) if project else None, seq))
     run_id = cur.lastrowid
     for series in tracked_series(points):
         name, p, backend, variant, values, error = series
@@ -582,7 +588,7 @@ def load_history(db, match=None):
     for bench, run, date, median, low, high, n in db.execute(
             "SELECT m.benchmark_id, m.run_id, r.date, m.median, m.low, m.high, m.n "
             "FROM medians m JOIN runs r ON r.id = m.run_id WHERE m.median > 0 "  # a zero time (an older import) is no level
-            "ORDER BY m.benchmark_id, r.date, r.id"):
+            "ORDER BY m.benchmark_id, r.date, r.project_seq, r.id"):
         runs.setdefault(bench, []).append((run, date, stamps[run], median, low, high, n))
     names = dict(db.execute("SELECT id, name FROM benchmarks"))
     failed = {}

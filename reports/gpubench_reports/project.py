@@ -49,7 +49,14 @@ def project_state(top):
     if code != 0:
         raise TrackError(f"the project {top}: git status failed ({status})")
     return {"path": top, "commit": commit, "branch": branch if branch and branch != "HEAD" else None,
-            "dirty": bool(status)}
+            "dirty": bool(status), "seq": sequence_of(top, commit)}
+
+
+def sequence_of(top, commit):
+    """The commit's place in the project's first-parent history (1 for the root), which orders the
+    runs of commits that git dates the same second; None where git cannot count it."""
+    code, out = git(top, "rev-list", "--count", "--first-parent", commit, "--")
+    return int(out) if code == 0 and out.strip().isdigit() else None
 
 
 def annotate(target, project=None, date=None):

@@ -57,7 +57,7 @@ from .detection import (Options, acknowledge, alert_json, assess_all, describe, 
 from .errors import EXIT_IO, ReportError, UsageError, failed
 from .files import write_atomic
 from .records import read_json
-from .project import Checkout, annotate, commits_in, describe_commit, resolve, project_of, project_state, rebased
+from .project import Checkout, annotate, commits_in, describe_commit, resolve, project_of, project_state, rebased, sequence_of
 from .history import (BUSY_TIMEOUT_S, TrackError, db_path, default_history, forget_runs, import_run, import_runs, list_runs, load_history, open_history, partition_of, read_run, set_busy_timeout, today, tracked_series, unit_of, utc_now, write_job)
 
 
@@ -234,7 +234,7 @@ def run_entries(db, history, tracked, entries, records_dir, night, checkout, all
         try:
             if checkout:
                 folder, commit, date = checkout
-                state = {"path": top, "commit": commit, "branch": None, "dirty": False}
+                state = {"path": top, "commit": commit, "branch": None, "dirty": False, "seq": sequence_of(top, commit)}
                 args = rebased(entry["args"], top, folder)
             else:
                 # The project as the run found it (a build the set's runs read, a spec it names).

@@ -705,6 +705,32 @@ class UsersProject(unittest.TestCase):
         self.assertIn("--commits nosuch..main: not commits of the project", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
 
+    def test_commits_of_one_second_keep_their_order_through_a_bisect(self):
+        # Commits made within one second (a script's, the guide's tutorial's) share their date: the
+        # history orders their runs by the commits' place in the first-parent history, so that the
+        # runs a bisect adds later stand with their commits' and the check still names the step.
+        tracked = os.path.join(self.project, "tracked.json")
+        with open(tracked, "w") as f:
+            json.dump({"repetitions": 3, "build": "cp speed speed.built",
+                       "runs": [{"name": "ep", "args": ["--suite", "ep", "--problem", "A"]}]}, f)
+        commits = [self.commit(3.0 if n >= 5 else 1.0, f"change {n}", 1) for n in range(1, 9)]
+        records = os.path.join(self.dir, "records")
+        r = track("run", "--set", tracked, "--history", self.history, "--records", records,
+                  "--commits", f"{commits[0]}..main", env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = track("bisect", "ep reduce cuda", commits[0], commits[-1], "--set", tracked, "--history", self.history,
+                  "--records", records, env=dict(self.env, FAKE_NIGHT="2"))  # records of their own, each imported
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"the first slower commit is {commits[4]} (change 5)", r.stdout)
+        # The runs' list (the history's order) has each commit's runs together, in the project's order.
+        listed = [c for line in track("runs", "--history", self.history).stdout.splitlines()
+                  for c in commits if f" {c[:12]} " in line]
+        self.assertEqual(len(listed), 7 + 5, listed)  # the range's 7 runs and the bisect's 5
+        self.assertEqual(listed, sorted(listed, key=commits.index))
+        r = track("check", "--no-remeasure", "--history", self.history)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn(f"since {commits[4][:12]} (gpubench ", r.stdout)
+
     def test_quiet_machine_keeps_a_busy_night_out_of_the_history(self):
         # Issue 58 item 4: a night whose points another process slowed is not recorded when asked.
         self.commit(1.0, "one")
