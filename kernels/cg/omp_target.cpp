@@ -6,8 +6,9 @@
 // the host one team of its cores (omp_target::num_teams, thread_limit). The SpMV is CSR, one row
 // per lane; the fused forms' spmv_dot2 adds r.r and w.r in the same region's reduction. Vectors and the matrix
 // live in device memory (omp_target_alloc); every region is synchronous, so the host's clock
-// around it is its device time. Each reduction's region also says whether it ran on the initial
-// device: a solve asked of a GPU that ran on the host fails (omp_target::check_ran_where_asked).
+// around it is its device time. Each reduction's region also writes whether it ran on the initial
+// device, read at its first call: a solve asked of a GPU that ran on the host fails
+// (omp_target::check_ran_where_asked).
 #include <omp.h>
 
 #include <algorithm>
@@ -40,7 +41,7 @@ class OmpTargetOperations final : public Operations {
       : device_(device), number_(omp_target::device_number(device)), rows_(a.rows), cols_(std::max(a.cols, a.rows)),
         row_ptr_(number_, (static_cast<std::size_t>(a.rows) + 1) * sizeof(std::int32_t)),
         col_idx_(number_, static_cast<std::size_t>(a.nnz()) * sizeof(std::int32_t)),
-        values_(number_, static_cast<std::size_t>(a.nnz()) * sizeof(T)) {
+        values_(number_, static_cast<std::size_t>(a.nnz()) * sizeof(T)), where_(number_, sizeof(int) * kernels_checked) {
     row_ptr_.upload(a.row_ptr.data(), row_ptr_.bytes());
     col_idx_.upload(a.col_idx.data(), col_idx_.bytes());
     const std::vector<T> values(a.values.begin(), a.values.end());
@@ -55,7 +56,8 @@ class OmpTargetOperations final : public Operations {
                       "region, 78 with ten queued nowait; this backend now sets CUDA's default scheduling instead, "
                       "not yet measured), and the dot products are reduction clauses, whose variables Clang maps "
                       "tofrom at every call (an empty region 18 us, 43 with one mapped double; a dot over 2^24 "
-                      "doubles 239 us with CG's maps, 205 without, against 130 to read the same without reducing): "
+                      "doubles 205 us, against 130 to read the same without reducing; the flag that says where a "
+                      "region ran, mapped too until then, cost another 34): "
                       "CG poisson2d:4096 f64 on those H200s, spmv_dot2 0.77-0.78 ms against CUDA's 0.37, "
                       "three_term_update 0.30-0.31 against 0.22 (reports/data/h200-2026-12-04-late-issue57)"));
 #endif
@@ -148,13 +150,13 @@ class OmpTargetOperations final : public Operations {
     const T* val = static_cast<const T*>(values_.data());
     const int n = rows_, dev = number_;
     const Launch l = launches_["spmv_dot2"];
+    int* where = static_cast<int*>(where_.data());
     double rr = 0, wr = 0;
-    int initial = 0;
     const double t0 = omp_get_wtime();
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
-    is_device_ptr(x, y, ptr, col, val) map(tofrom : initial) reduction(+ : rr, wr)
+    is_device_ptr(x, y, ptr, col, val, where) reduction(+ : rr, wr)
     for (int i = 0; i < n; ++i) {
-      if (i == 0) initial = omp_is_initial_device();
+      if (i == 0) where[0] = omp_is_initial_device();
       T sum = 0;
       for (std::int32_t k = ptr[i]; k < ptr[i + 1]; ++k) sum += val[k] * x[col[k]];
       y[i] = sum;
@@ -163,7 +165,7 @@ class OmpTargetOperations final : public Operations {
       wr += static_cast<double>(sum) * ri;
     }
     timed("spmv_dot2", t0);
-    ran(initial, "spmv_dot2");
+    ran(0, "spmv_dot2");
     return {rr, wr};
   }
 
@@ -178,17 +180,17 @@ class OmpTargetOperations final : public Operations {
     const T* y = vec(b);
     const int n = rows_, dev = number_;
     const Launch l = launches_["dot"];
+    int* where = static_cast<int*>(where_.data());
     double sum = 0;
-    int initial = 0;
     const double t0 = omp_get_wtime();
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
-    is_device_ptr(x, y) map(tofrom : initial) reduction(+ : sum)
+    is_device_ptr(x, y, where) reduction(+ : sum)
     for (int i = 0; i < n; ++i) {
-      if (i == 0) initial = omp_is_initial_device();
+      if (i == 0) where[1] = omp_is_initial_device();
       sum += static_cast<double>(x[i]) * static_cast<double>(y[i]);
     }
     timed("dot", t0);
-    ran(initial, "dot");
+    ran(1, "dot");
     return sum;
   }
 
@@ -197,19 +199,19 @@ class OmpTargetOperations final : public Operations {
     const T* wv = vec(w);
     const int n = rows_, dev = number_;
     const Launch l = launches_["dot2"];
+    int* where = static_cast<int*>(where_.data());
     double rr = 0, wr = 0;
-    int initial = 0;
     const double t0 = omp_get_wtime();
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(l.teams) thread_limit(l.threads) \
-    is_device_ptr(rv, wv) map(tofrom : initial) reduction(+ : rr, wr)
+    is_device_ptr(rv, wv, where) reduction(+ : rr, wr)
     for (int i = 0; i < n; ++i) {
-      if (i == 0) initial = omp_is_initial_device();
+      if (i == 0) where[2] = omp_is_initial_device();
       const auto ri = static_cast<double>(rv[i]);
       rr += ri * ri;
       wr += static_cast<double>(wv[i]) * ri;
     }
     timed("dot2", t0);
-    ran(initial, "dot2");
+    ran(2, "dot2");
     return {rr, wr};
   }
 
@@ -329,8 +331,18 @@ class OmpTargetOperations final : public Operations {
   }
   T* vec(Slot v) { return static_cast<T*>(buffer(v).data()); }
 
-  void ran(int initial, const char* kernel) {
-    omp_target::check_ran_where_asked(device_, initial != 0, std::string("CG's ") + kernel + " region");
+  // Where a reduction region ran, from the flag its first iteration wrote into device memory, read
+  // at the first call of each (slot): a mapped flag (map(tofrom)) cost every call about 30 us on
+  // the H200 (a dot over 2^24 doubles 239 us with it, 205 without: reports/data/
+  // h200-2026-12-04-late-issue57), and a fallback to the host is the runtime's choice for the whole
+  // device image, never for one call.
+  void ran(int slot, const char* kernel) {
+    if (checked_[static_cast<std::size_t>(slot)]) return;
+    std::array<int, kernels_checked> flags{};
+    where_.download(flags.data(), sizeof flags);
+    checked_[static_cast<std::size_t>(slot)] = true;
+    omp_target::check_ran_where_asked(device_, flags[static_cast<std::size_t>(slot)] != 0,
+                                      std::string("CG's ") + kernel + " region");
   }
 
   // A region of `kernel` that began at `start` (omp_get_wtime()) has ended. (No lambdas around the
@@ -351,7 +363,9 @@ class OmpTargetOperations final : public Operations {
   DeviceInfo device_;
   int number_;
   int rows_, cols_;
-  omp_target::Buffer row_ptr_, col_idx_, values_;
+  static constexpr int kernels_checked = 3;  // spmv_dot2, dot, dot2: the regions that say where they ran
+  omp_target::Buffer row_ptr_, col_idx_, values_, where_;
+  std::array<bool, kernels_checked> checked_{};
   std::vector<std::unique_ptr<omp_target::Buffer>> vectors_;
   std::map<std::string, Launch> launches_;
 
