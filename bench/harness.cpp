@@ -486,8 +486,6 @@ MachineSample sample_machine() {
   return m;
 }
 
-constexpr double busy_fraction = 0.25;  // others' share of the host's CPUs that marks a point's machine busy
-
 // {others_cpu_fraction, cpus, seconds, busy} between two samples; null where /proc/stat cannot be
 // read or the point was too short for the kernel's tick (under 0.5 s).
 nlohmann::json machine_load(const MachineSample& a, const MachineSample& b) {
@@ -495,7 +493,7 @@ nlohmann::json machine_load(const MachineSample& a, const MachineSample& b) {
   if (a.busy_s < 0 || b.busy_s < 0 || seconds < 0.5 || a.cpus != b.cpus) return nullptr;
   const double others = std::clamp(((b.busy_s - a.busy_s) - (b.own_s - a.own_s)) / (seconds * a.cpus), 0.0, 1.0);
   return {{"others_cpu_fraction", std::round(others * 1000) / 1000}, {"cpus", a.cpus},
-          {"seconds", std::round(seconds * 1000) / 1000}, {"busy", others >= busy_fraction}};
+          {"seconds", std::round(seconds * 1000) / 1000}, {"busy", others >= busy_cpu_fraction}};
 }
 
 // The point's median time per iteration and its spread, from its verified repetitions.
@@ -507,11 +505,9 @@ void summarize(PointResult& result) {
   spread(per_iteration, result.iqr_fraction, result.outlier_seconds);
 }
 
-constexpr double gpu_busy_pct = 10;  // another process's SM use that marks a point's device busy
-
 // machine_load with the device's side added where its meter lists the device's processes:
 // gpu_others (each other process, its highest SM use since the point began), gpu_busy (one of them
-// at gpu_busy_pct or more), or gpu_others_unknown saying why they cannot be told apart.
+// at busy_gpu_sm_pct or more), or gpu_others_unknown saying why they cannot be told apart.
 nlohmann::json with_device_load(nlohmann::json load, const DeviceInfo& device, unsigned long long since_us) {
   std::string none;
   EnergyMeter* meter = energy_meter(device, none);
@@ -524,7 +520,7 @@ nlohmann::json with_device_load(nlohmann::json load, const DeviceInfo& device, u
     return load;
   }
   bool busy = false;
-  for (const auto& o : others) busy = busy || o.value("sm_pct", 0.0) >= gpu_busy_pct;
+  for (const auto& o : others) busy = busy || o.value("sm_pct", 0.0) >= busy_gpu_sm_pct;
   load["gpu_others"] = others;
   load["gpu_busy"] = busy;
   load["busy"] = load.value("busy", false) || busy;
@@ -706,14 +702,12 @@ void run_interleaved(RunReport& report, Plan& plan, const Timing& timing, const 
       for (auto& o : got.repetitions) merged[i].repetitions.push_back(std::move(o));
       if (got.repetitions.empty()) merged[i].repetitions.emplace_back();
       runs[i].push_back({error});
-      if (round == rounds - 1)  // the last round's energy pass and the device's state at its end
-        for (const char* field : {"energy", "device_state"})
-          if (auto f = got.measured.find(field); f != got.measured.end()) {
-            if (std::string(field) == "device_state" && merged[i].measured.contains("device_state") && f->contains("end"))
-              merged[i].measured["device_state"]["end"] = (*f)["end"];
-            else if (std::string(field) == "energy")
-              merged[i].measured["energy"] = *f;
-          }
+      if (round == rounds - 1) {  // the last round's energy pass and the device's state at its end
+        if (got.measured.contains("energy")) merged[i].measured["energy"] = got.measured["energy"];
+        if (merged[i].measured.contains("device_state") && got.measured.contains("device_state") &&
+            got.measured["device_state"].contains("end"))
+          merged[i].measured["device_state"]["end"] = got.measured["device_state"]["end"];
+      }
       // A round on a busy machine makes the point's: the busiest round's load is kept.
       if (auto m = got.measured.find("machine_load"); m != got.measured.end()) {
         const auto& kept = merged[i].measured.find("machine_load");

@@ -20,6 +20,10 @@ namespace gpubench {
 // The linearly interpolated quantile q of `sorted` (numpy's default); 0 for none.
 double quantile(const std::vector<double>& sorted, double q);
 
+// What marks a point's machine busy (its records' machine_load): other processes' share of the
+// CPUs it may run on, and another process's SM use of its device.
+inline constexpr double busy_cpu_fraction = 0.25, busy_gpu_sm_pct = 10;
+
 struct PointResult {
   PointId id;
   bool failed = false;         // an error, or a repetition that did not verify

@@ -409,12 +409,12 @@ void write_machine_load(const RunReport& report, std::ostream& out) {
     const auto m = p.measured.find("machine_load");
     if (m == p.measured.end() || !m->is_object() || !m->value("busy", false)) continue;
     std::string what;
-    if (m->contains("others_cpu_fraction") && m->value("others_cpu_fraction", 0.0) >= 0.25)
+    if (m->value("others_cpu_fraction", 0.0) >= busy_cpu_fraction)
       what = fixed(100 * m->value("others_cpu_fraction", 0.0), 0) + "% of the " + std::to_string(m->value("cpus", 0)) +
              " CPUs it may run on, over its " + fixed(m->value("seconds", 0.0), 1) + " s";
     if (m->value("gpu_busy", false))
       for (const auto& o : m->value("gpu_others", nlohmann::json::array()))
-        if (o.value("sm_pct", 0.0) >= 10)
+        if (o.value("sm_pct", 0.0) >= busy_gpu_sm_pct)
           what += std::string(what.empty() ? "" : "; ") + "process " + std::to_string(o.value("pid", 0)) + " (" +
                   o.value("name", std::string("?")) + ") used " + fixed(o.value("sm_pct", 0.0), 0) + "% of " +
                   p.id.device.label() + "'s SMs";

@@ -32,8 +32,16 @@ struct CudaDriver {
   using Attribute = int (*)(int*, int, int);
   using Version = int (*)(int*);
   using Retain = int (*)(void**, int);
+  using SetPrimaryFlags = int (*)(int, unsigned);
+  using Push = int (*)(void*);
+  using Pop = int (*)(void**);
+  using SetFlags = int (*)(unsigned);
   Get get = nullptr;
   Retain retain = nullptr;
+  SetPrimaryFlags set_primary_flags = nullptr;
+  Push push = nullptr;
+  Pop pop = nullptr;
+  SetFlags set_current_flags = nullptr;  // cuCtxSetFlags: CUDA 12.1 and later
   Name name = nullptr;
   Mem total_mem = nullptr;
   Attribute attribute = nullptr;
@@ -50,6 +58,10 @@ struct CudaDriver {
     attribute = reinterpret_cast<Attribute>(::dlsym(lib, "cuDeviceGetAttribute"));
     version = reinterpret_cast<Version>(::dlsym(lib, "cuDriverGetVersion"));
     retain = reinterpret_cast<Retain>(::dlsym(lib, "cuDevicePrimaryCtxRetain"));
+    set_primary_flags = reinterpret_cast<SetPrimaryFlags>(::dlsym(lib, "cuDevicePrimaryCtxSetFlags_v2"));
+    push = reinterpret_cast<Push>(::dlsym(lib, "cuCtxPushCurrent_v2"));
+    pop = reinterpret_cast<Pop>(::dlsym(lib, "cuCtxPopCurrent_v2"));
+    set_current_flags = reinterpret_cast<SetFlags>(::dlsym(lib, "cuCtxSetFlags"));
     ok = init && get && name && total_mem && attribute && version && init(0) == 0;
   }
   int attr(int device, int which) const {
@@ -269,23 +281,17 @@ namespace {
 // it, so that both APIs' waits are alike and a gap between them is their kernels'. (Its effect has
 // not been measured on a GPU yet: no machine was lent after it was written.)
 void cuda_default_scheduling(int ordinal) {
-  void* cu = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!cu) return;
-  auto get = reinterpret_cast<int (*)(int*, int)>(::dlsym(cu, "cuDeviceGet"));
-  auto retain = reinterpret_cast<int (*)(void**, int)>(::dlsym(cu, "cuDevicePrimaryCtxRetain"));
-  auto set_primary = reinterpret_cast<int (*)(int, unsigned)>(::dlsym(cu, "cuDevicePrimaryCtxSetFlags_v2"));
-  auto push = reinterpret_cast<int (*)(void*)>(::dlsym(cu, "cuCtxPushCurrent_v2"));
-  auto pop = reinterpret_cast<int (*)(void**)>(::dlsym(cu, "cuCtxPopCurrent_v2"));
-  auto set_current = reinterpret_cast<int (*)(unsigned)>(::dlsym(cu, "cuCtxSetFlags"));  // CUDA 12.1 and later
+  const CudaDriver cuda;
   int device = 0;
   void* context = nullptr;
-  if (!get || !retain || !set_primary || !push || !pop || get(&device, ordinal) != 0) return;
+  if (!cuda.ok || !cuda.retain || !cuda.set_primary_flags || !cuda.push || !cuda.pop || cuda.get(&device, ordinal) != 0)
+    return;
   constexpr unsigned sched_auto = 0;
-  int failed = set_primary(device, sched_auto);
-  if (retain(&context, device) == 0 && push(context) == 0) {  // the reference is held for the process's life
-    if (set_current) failed = set_current(sched_auto);
+  int failed = cuda.set_primary_flags(device, sched_auto);
+  if (cuda.retain(&context, device) == 0 && cuda.push(context) == 0) {  // the reference is held for the process's life
+    if (cuda.set_current_flags) failed = cuda.set_current_flags(sched_auto);
     void* popped = nullptr;
-    pop(&popped);
+    cuda.pop(&popped);
   }
   if (failed)
     std::fprintf(stderr, "gpubench: OpenMP device %d: the CUDA driver did not take CUDA's default scheduling "

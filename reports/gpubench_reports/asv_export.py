@@ -19,7 +19,7 @@ import re
 
 from .errors import UsageError
 from .files import write_atomic
-from .history import ENERGY, ON, RATIO, Stamp, load_history, samples_reader
+from .history import ENERGY, ON, RATIO, Stamp, load_history, parse_date, samples_reader
 
 ENV = "gpubench"  # asv's environment name: the second half of every results file's name
 COLUMNS = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25",
@@ -56,16 +56,8 @@ def commit_of(stamp):
 
 
 def milliseconds(date):
-    import datetime
-    try:
-        moment = datetime.datetime.strptime(date[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
-    except ValueError:
-        return None
-    offset = date[19:].replace(":", "")
-    if re.fullmatch(r"[+-]\d{4}", offset):
-        sign = 1 if offset[0] == "+" else -1
-        moment -= datetime.timedelta(hours=sign * int(offset[1:3]), minutes=sign * int(offset[3:5]))
-    return int(moment.timestamp() * 1000)
+    moment = parse_date(date)
+    return int(moment.timestamp() * 1000) if moment else None
 
 
 def prepare(out):
