@@ -51,15 +51,15 @@ class OmpTargetOperations final : public Operations {
 #ifdef GPUBENCH_OMP_TARGET_CLANG
     if (device.type == "gpu")
       gap_causes_.push_back(gap_cause(
-          "compiler", "every region is synchronous and libomptarget waits for its end (its CUDA plugin's "
-                      "blocking wait cost a large region 75-85 us on two H200s: an axpy over 2^24 doubles 163 us a "
-                      "region, 78 with ten queued nowait; this backend now sets CUDA's default scheduling instead, "
-                      "not yet measured), and the dot products are reduction clauses, whose variables Clang maps "
-                      "tofrom at every call (an empty region 18 us, 43 with one mapped double; a dot over 2^24 "
-                      "doubles 205 us, against 130 to read the same without reducing; the flag that says where a "
-                      "region ran, mapped too until then, cost another 34): "
-                      "CG poisson2d:4096 f64 on those H200s, spmv_dot2 0.77-0.78 ms against CUDA's 0.37, "
-                      "three_term_update 0.30-0.31 against 0.22 (reports/data/h200-2026-12-04-late-issue57)"));
+          "compiler", "every region is synchronous: libomptarget launches it and waits for its end, where CUDA "
+                      "queues its launches (its CUDA plugin's blocking wait cost an empty region 21.8 us on the H100 "
+                      "and an axpy over 2^24 doubles 200 us; with CUDA's default scheduling, which this backend "
+                      "sets, 9.6 and 168 us, against CUDA's 134 us for the same axpy), and the dot products are "
+                      "reduction clauses (a dot over 2^24 doubles 218 us with the clause, 145 to read the same "
+                      "without reducing, with the blocking wait): CG poisson2d:4096 f64 on the H100, spmv_dot2 "
+                      "0.637 ms against CUDA's 0.459, three_term_update 0.321 against 0.304 (reports/data/"
+                      "h100-2026-12-07-issue57; on two H200s, with the blocking wait, 0.77-0.78 against 0.37 and "
+                      "0.30-0.31 against 0.22: h200-2026-12-04-late-issue57)"));
 #endif
   }
 

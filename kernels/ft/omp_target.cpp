@@ -198,8 +198,10 @@ class OmpTargetOperations final : public Operations {
                                              "transform a target region that Clang 19's runtime launches and then "
                                              "waits for (with libomptarget's blocking wait about 200 us a region "
                                              "outside the kernel on four H200s, cffts1 525 us a call against CUDA's "
-                                             "364; this backend now sets CUDA's default scheduling, not yet measured; "
-                                             "CUDA queues its launches), the "
+                                             "364; with CUDA's default scheduling, which this backend sets, class B "
+                                             "on the H100: cffts1 443 us a call at the heuristic's radix-8 shapes "
+                                             "against CUDA's 395 at its swept radix-16, reports/data/"
+                                             "h100-2026-12-07-issue57; CUDA queues its launches), the "
                                              "tile in team memory reached by generic loads (its address hidden from "
                                              "LLVM 19: team_memory.h's held()), and tiles at most " +
                                                  std::to_string(omp_fast::tile_bytes) +
