@@ -274,8 +274,8 @@ STAMP_SAID: list = []
 
 
 class NotARun(Exception):
-    """Another of gpubench's JSON files (a sweep's records, a roofline's ceilings): an import skips
-    it, saying so."""
+    """Another of gpubench's JSON files (a sweep's records, a roofline's ceilings, a tuning
+    database's file, a kernel spec): an import skips it, saying so."""
 
 
 def read_run(path, allow_test_hooks=False):
@@ -295,6 +295,9 @@ def read_run(path, allow_test_hooks=False):
     if isinstance(records, list) and records and all(isinstance(d, dict) and "device" in d and "backend" in d
                                                      for d in records):
         raise NotARun(f"{path}: a roofline's ceilings, not a run's records")
+    others = {"gpubench-tuning-db": "a tuning database's file", "gpubench-kernel-spec": "a kernel spec"}
+    if isinstance(records, dict) and records.get("schema") in others and "benchmarks" not in records:
+        raise NotARun(f"{path}: {others[records['schema']]}, not a run's records")
     try:
         points = points_of(records, path)
     except ReportError as e:

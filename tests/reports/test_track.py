@@ -94,12 +94,21 @@ class History(unittest.TestCase):
         files = glob.glob(os.path.join(DATA, "**", "*.json"), recursive=True)
         sweeps = [f for f in files if "sweeps" in load(f)]
         rooflines = [f for f in files if isinstance(load(f), list)]  # gpubench roofline --format json
+        tuning = [f for f in files if isinstance(load(f), dict) and load(f).get("schema") == "gpubench-tuning-db"]
+        specs = [f for f in files if isinstance(load(f), dict) and load(f).get("schema") == "gpubench-kernel-spec"]
         self.assertGreater(len(sweeps), 0)
         self.assertGreater(len(rooflines), 0)
+        self.assertGreater(len(tuning), 0)  # the sweeps' entries kept beside their records
+        self.assertGreater(len(specs), 0)  # the specs a data folder's points ran
         r = track("import", "--history", self.history, *files)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(f"imported {len(files) - len(sweeps) - len(rooflines)} runs", r.stdout)
-        self.assertIn(f"{len(sweeps) + len(rooflines)} files skipped (not runs)", r.stdout)
+        for f in tuning:
+            self.assertIn(f"{f}: a tuning database's file, not a run's records", r.stderr)
+        for f in specs:
+            self.assertIn(f"{f}: a kernel spec, not a run's records", r.stderr)
+        skipped = len(sweeps) + len(rooflines) + len(tuning) + len(specs)
+        self.assertIn(f"imported {len(files) - skipped} runs", r.stdout)
+        self.assertIn(f"{skipped} files skipped (not runs)", r.stdout)
         self.assertIn("a sweep's records, not a run's", r.stderr)
         self.assertIn("a roofline's ceilings, not a run's records", r.stderr)
         failed = self.rows("SELECT count(*) FROM failures")[0][0]
