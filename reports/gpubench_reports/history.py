@@ -278,6 +278,10 @@ class NotARun(Exception):
     database's file, a kernel spec): an import skips it, saying so."""
 
 
+# gpubench's other JSON files that name their schema, as an import's skip says them.
+OTHER_SCHEMAS = {"gpubench-tuning-db": "a tuning database's file", "gpubench-kernel-spec": "a kernel spec"}
+
+
 def read_run(path, allow_test_hooks=False):
     """One records file, read and checked before anything is written: (digest, records, points).
     A file named *.gz is read through gzip (the project's committed records are kept so: about
@@ -295,9 +299,8 @@ def read_run(path, allow_test_hooks=False):
     if isinstance(records, list) and records and all(isinstance(d, dict) and "device" in d and "backend" in d
                                                      for d in records):
         raise NotARun(f"{path}: a roofline's ceilings, not a run's records")
-    others = {"gpubench-tuning-db": "a tuning database's file", "gpubench-kernel-spec": "a kernel spec"}
-    if isinstance(records, dict) and records.get("schema") in others and "benchmarks" not in records:
-        raise NotARun(f"{path}: {others[records['schema']]}, not a run's records")
+    if isinstance(records, dict) and records.get("schema") in OTHER_SCHEMAS and "benchmarks" not in records:
+        raise NotARun(f"{path}: {OTHER_SCHEMAS[records['schema']]}, not a run's records")
     try:
         points = points_of(records, path)
     except ReportError as e:

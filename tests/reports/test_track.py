@@ -92,10 +92,12 @@ class History(unittest.TestCase):
         # The README's `gpubench track import --history H reports/data/*.json`: the glob holds sweeps'
         # records too, which are skipped (said), never half an import.
         files = glob.glob(os.path.join(DATA, "**", "*.json"), recursive=True)
-        sweeps = [f for f in files if "sweeps" in load(f)]
-        rooflines = [f for f in files if isinstance(load(f), list)]  # gpubench roofline --format json
-        tuning = [f for f in files if isinstance(load(f), dict) and load(f).get("schema") == "gpubench-tuning-db"]
-        specs = [f for f in files if isinstance(load(f), dict) and load(f).get("schema") == "gpubench-kernel-spec"]
+        loaded = {f: load(f) for f in files}
+        sweeps = [f for f in files if "sweeps" in loaded[f]]
+        rooflines = [f for f in files if isinstance(loaded[f], list)]  # gpubench roofline --format json
+        schema = {f: loaded[f].get("schema") if isinstance(loaded[f], dict) else None for f in files}
+        tuning = [f for f in files if schema[f] == "gpubench-tuning-db"]
+        specs = [f for f in files if schema[f] == "gpubench-kernel-spec"]
         self.assertGreater(len(sweeps), 0)
         self.assertGreater(len(rooflines), 0)
         self.assertGreater(len(tuning), 0)  # the sweeps' entries kept beside their records
