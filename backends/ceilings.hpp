@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -46,9 +47,22 @@ struct Ceilings {
   // Not stored: what differs between `settings` and the device's settings now ("" nothing, or not known).
   std::string settings_differ;
 
+  // The peaks of the units other than the FMA pipes, by the unit's name ("f64 tensor", "tf32
+  // tensor", "f16 tensor", "bf16 tensor": the tensor cores with those inputs), each the best of the
+  // probe's chains of that unit's instruction (backends/cuda/ceilings.cu: mma.sync); a unit the
+  // device lacks, or the backend's probe does not measure, is absent. A kernel that runs on one is
+  // placed against its peak (place(), the point's compute_unit), not against the FMA chains'.
+  std::map<std::string, double> unit_gflops;
+
   // The roofline's bandwidth: the better of copy and triad.
   double bandwidth_gbps() const { return copy_gbps > triad_gbps ? copy_gbps : triad_gbps; }
   double peak_gflops(Precision p) const { return p == Precision::f32 ? f32_gflops : f64_gflops; }
+  // The peak of `unit` ("": the FMA pipes at `p`); 0 where this unit's peak was not measured.
+  double peak_gflops(Precision p, const std::string& unit) const {
+    if (unit.empty()) return peak_gflops(p);
+    const auto it = unit_gflops.find(unit);
+    return it == unit_gflops.end() ? 0 : it->second;
+  }
 };
 
 // Measures `device`'s ceilings; progress lines go to `log`. Throws DeviceError when a kernel

@@ -40,11 +40,13 @@ double PointResult::gbps() const {
 }
 RooflinePlace PointResult::roofline() const {
   if (!ceilings) return {};
-  return place(flops_per_iteration, bytes_per_iteration, median_seconds_per_iteration, *ceilings, id.precision);
+  return place(flops_per_iteration, bytes_per_iteration, median_seconds_per_iteration, *ceilings, id.precision,
+               compute_unit);
 }
 RooflinePlace PointResult::roofline(const KernelRow& k) const {
   if (!ceilings) return {};
-  return place(k.flops_per_iteration, k.bytes_per_iteration, k.seconds_per_iteration, *ceilings, id.precision);
+  return place(k.flops_per_iteration, k.bytes_per_iteration, k.seconds_per_iteration, *ceilings, id.precision,
+               compute_unit);
 }
 std::string device_key(const DeviceInfo& d) { return d.backend + ":" + std::to_string(d.index); }
 
@@ -249,6 +251,7 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
         const progress::Phase phase("setting up (allocation, upload, program builds, warm-up)");
         point.prepare();
       }
+      result.compute_unit = point.compute_unit();
       isolation::alive();
       if (timing.profile) {
         const progress::Phase phase("the profiled pass (each kernel timed alone)");
@@ -319,12 +322,14 @@ void run_one_repetition(benchmark::State& st, Point& point, PointResult& result,
 nlohmann::json roofline_fields(const PointResult& p, double seconds) {
   if (!p.ceilings) return {{"roofline", nullptr}};
   nlohmann::json j =
-      place(p.flops_per_iteration, p.bytes_per_iteration, seconds, *p.ceilings, p.id.precision).to_json();
+      place(p.flops_per_iteration, p.bytes_per_iteration, seconds, *p.ceilings, p.id.precision, p.compute_unit).to_json();
   // The ceilings in the one shape the tuning database stores them in (bench/result_json.cpp), with
-  // the two figures this point's roof is drawn with.
+  // the two figures this point's roof is drawn with: the peak is its compute unit's where measured.
   nlohmann::json ceilings = *p.ceilings;
   ceilings["bandwidth_gbps"] = p.ceilings->bandwidth_gbps();
-  ceilings["peak_gflops"] = p.ceilings->peak_gflops(p.id.precision);
+  const double unit_peak = p.ceilings->peak_gflops(p.id.precision, p.compute_unit);
+  ceilings["peak_gflops"] = unit_peak > 0 ? unit_peak : p.ceilings->peak_gflops(p.id.precision);
+  if (!p.compute_unit.empty() && unit_peak > 0) ceilings["peak_unit"] = p.compute_unit;
   j["ceilings"] = std::move(ceilings);
   return j;
 }

@@ -33,6 +33,7 @@ struct PointResult {
   std::vector<KernelRow> kernels;  // from the profiled pass, plus an "overhead" row
   double profiled_seconds_per_iteration = 0;  // the profiled pass's own iteration
   std::string time_includes;       // the point's own words (Point::time_includes)
+  std::string compute_unit;        // Point::compute_unit, once prepared ("": the FMA pipes)
   double flops_per_iteration = 0, bytes_per_iteration = 0;
   double median_seconds_per_iteration = 0;  // over verified repetitions
   // The spread of the verified repetitions' time per iteration: the interquartile range over the

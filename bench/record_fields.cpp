@@ -153,7 +153,7 @@ std::vector<RecordField> make_fields() {
         const Outcome* o = with_figures(r);
         if (!o || !r.point.ceilings) return json();
         return json(place(r.point.flops_per_iteration, r.point.bytes_per_iteration, seconds_per_iteration(*o),
-                          *r.point.ceilings, r.point.id.precision)
+                          *r.point.ceilings, r.point.id.precision, r.point.compute_unit)
                         .roofline_pct);
       }),
       repetition("", "error_message", "string", "why the repetition has no figures",
@@ -266,9 +266,14 @@ std::vector<RecordField> make_fields() {
            layout("served_by", "string",
                   "above the DRAM roof on its bandwidth side: the cache level whose roof holds it (L2, L1)"),
            layout("served_by_pct", "number", "the place against that level's roof, in %"),
+           layout("compute_unit", "string",
+                  "the unit whose peak the FLOP side is drawn with, where not the FMA pipes: f64 tensor (the FP64 "
+                  "tensor cores), tf32 tensor, f16 tensor, bf16 tensor"),
+           layout("compute_unit_ceiling", "string",
+                  "where the ceilings hold no peak of that unit (its backend's probe measures none): what stood in"),
            layout("ceilings", "object",
                   "the device's ceilings the place is against (the tuning database's shape, with the bandwidth_gbps "
-                  "and peak_gflops of the point's roof)"),
+                  "and peak_gflops of the point's roof, and peak_unit where that peak is its compute unit's)"),
            layout("devices", "string", "a solve across several devices: every device (cuda:0+1)"),
            layout("device_count", "integer", "a solve across several devices: how many"),
            layout("ranks", "integer", "a solve across MPI ranks: how many (0: one process)"),

@@ -310,8 +310,16 @@ void write_roof_footnote(const RunReport& report, std::ostream& out) {
     if (r.roofline_pct <= 100) continue;
     out << "  " << p.id.name() << ": ";
     if (r.attainable_gflops < r.theoretical_gflops) {
-      out << "faster than the FMA-chain probe's peak (" << fixed(p.ceilings->peak_gflops(p.id.precision), 0)
-          << " GFLOP/s): the probe ran slow, or the kernel has a faster path\n";
+      if (r.unit_unmeasured)
+        out << "it runs on the " << r.unit << " unit, whose peak these ceilings (measured with " << p.ceilings->backend
+            << " kernels) do not hold: placed against the FMA-chain probe's peak (" << fixed(r.peak_gflops, 0)
+            << " GFLOP/s) instead (gpubench roofline --remeasure with a backend whose probe measures it: cuda)\n";
+      else if (!r.unit.empty())
+        out << "faster than the probe's " << r.unit << " peak (" << fixed(r.peak_gflops, 0)
+            << " GFLOP/s): the probe ran slow, or the kernel has a faster path\n";
+      else
+        out << "faster than the FMA-chain probe's peak (" << fixed(r.peak_gflops, 0)
+            << " GFLOP/s): the probe ran slow, or the kernel has a faster path\n";
       continue;
     }
     const auto cache = p.id.device.cache_bytes;
@@ -509,8 +517,8 @@ void write_summary(const RunReport& report, std::ostream& out, const std::string
 // Each device's ceilings, where and when they were measured, and warnings when they are not this
 // machine's or not confirmed.
 void write_ceilings(const RunReport& report, std::ostream& out) {
-  TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "L2", "L1/shared", "measured"},
-                     {false, true, false, true, true, true, true, false});
+  TextTable ceilings({"device", "bandwidth", "trials", "peak f32", "peak f64", "tensor cores", "L2", "L1/shared", "measured"},
+                     {false, true, false, true, true, false, true, true, false});
   std::vector<std::string> shown, elsewhere, unconfirmed, settings;
   const std::string here = this_host();
   for (const auto& p : report.points) {
@@ -528,8 +536,12 @@ void write_ceilings(const RunReport& report, std::ostream& out) {
     }
     const Ceilings& c = *p.ceilings;
     const auto level = [](double gbps) { return gbps > 0 ? fixed(gbps, 0) + " GB/s" : std::string("-"); };
+    std::string units;  // "f64 58.1, tf32 ... TFLOP/s"
+    for (const auto& [unit, gflops] : c.unit_gflops)
+      units += (units.empty() ? "" : ", ") + unit.substr(0, unit.find(' ')) + " " + fixed(gflops / 1000, 1);
     ceilings.add({key, fixed(c.bandwidth_gbps(), 1) + " GB/s", trials_text(c), fixed(c.f32_gflops, 0) + " GFLOP/s",
-                  c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-", level(c.l2_gbps), level(c.l1_gbps),
+                  c.f64_gflops > 0 ? fixed(c.f64_gflops, 0) + " GFLOP/s" : "-", units.empty() ? "-" : units + " TFLOP/s",
+                  level(c.l2_gbps), level(c.l1_gbps),
                   c.date + " on " + (c.host.empty() ? std::string("an unrecorded machine") : c.host) + " with " +
                       c.backend + " kernels"});
     if (!c.unconfirmed.empty()) unconfirmed.push_back(key + ": " + c.unconfirmed);

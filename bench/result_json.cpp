@@ -38,6 +38,7 @@ void to_json(nlohmann::json& j, const PointResult& p) {
        {"error", p.error},
        {"failure", static_cast<int>(p.failure)},
        {"time_includes", p.time_includes},
+       {"compute_unit", p.compute_unit},
        {"repetitions", p.repetitions},
        {"kernels", p.kernels},
        {"profiled_seconds_per_iteration", p.profiled_seconds_per_iteration},
@@ -56,6 +57,7 @@ void from_json(const nlohmann::json& j, PointResult& p) {
   j.at("error").get_to(p.error);
   p.failure = static_cast<ExitCode>(j.at("failure").get<int>());
   j.at("time_includes").get_to(p.time_includes);
+  p.compute_unit = j.value("compute_unit", std::string());
   j.at("repetitions").get_to(p.repetitions);
   j.at("kernels").get_to(p.kernels);
   j.at("profiled_seconds_per_iteration").get_to(p.profiled_seconds_per_iteration);

@@ -28,15 +28,22 @@ nlohmann::json RooflinePlace::to_json() const {
           {"roofline_pct", roofline_pct},          {"theoretical_gflops", theoretical_gflops},
           {"theoretical_pct", theoretical_pct}};
   if (!level.empty()) j["served_by"] = level, j["served_by_pct"] = level_pct;
+  if (!unit.empty()) {
+    j["compute_unit"] = unit;
+    if (unit_unmeasured) j["compute_unit_ceiling"] = "not measured: placed against the FMA peak";
+  }
   return j;
 }
 
-RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p) {
+RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p, const std::string& unit) {
   RooflinePlace r;
   if (!(bytes > 0) || !(seconds > 0)) return r;
   r.intensity = flops / bytes;
   r.theoretical_gflops = r.intensity * c.bandwidth_gbps();
-  const double peak = c.peak_gflops(p);
+  r.unit = unit;
+  double peak = c.peak_gflops(p, unit);
+  if (!unit.empty() && !(peak > 0)) r.unit_unmeasured = true, peak = c.peak_gflops(p);
+  r.peak_gflops = peak;
   r.attainable_gflops = peak > 0 ? std::min(peak, r.theoretical_gflops) : r.theoretical_gflops;
   const double measured = flops / seconds / 1e9;
   // Work that declares bytes and no FLOPs (a copy, a transpose) sits under the bandwidth roof alone.
@@ -77,6 +84,7 @@ std::string this_host() {
 void take_better_levels(Ceilings& c, const Ceilings& other) {
   if (other.l2_gbps > c.l2_gbps) c.l2_gbps = other.l2_gbps, c.l2_sweep = other.l2_sweep;
   if (other.l1_gbps > c.l1_gbps) c.l1_gbps = other.l1_gbps, c.l1_sweep = other.l1_sweep;
+  for (const auto& [unit, gflops] : other.unit_gflops) c.unit_gflops[unit] = std::max(c.unit_gflops[unit], gflops);
 }
 
 Ceilings combine_trials(const std::vector<Ceilings>& trials) {
@@ -147,6 +155,7 @@ Ceilings merge_ceilings(const std::vector<Ceilings>& measured) {
       best = c;
       best.f32_gflops = std::max(best.f32_gflops, keep.f32_gflops);
       best.f64_gflops = std::max(best.f64_gflops, keep.f64_gflops);
+      take_better_levels(best, keep);
     }
     best.f32_gflops = std::max(best.f32_gflops, c.f32_gflops);
     best.f64_gflops = std::max(best.f64_gflops, c.f64_gflops);
@@ -282,16 +291,25 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
 }
 
 std::optional<Datasheet> datasheet(const DeviceInfo& d) {
-  // NVIDIA H100 and H200 datasheets (non-tensor FP32/FP64 vector peaks, HBM bandwidth).
+  // NVIDIA H100 and H200 datasheets (FP32/FP64 vector peaks, HBM bandwidth, and the tensor cores').
   struct Known {
     const char* name_contains;
     Datasheet sheet;
   };
   static const Known known[] = {
-      {"H100 80GB HBM3", {"NVIDIA H100 SXM5 datasheet", 3350, 67000, 34000}},
-      {"H100 PCIe", {"NVIDIA H100 PCIe datasheet", 2000, 51000, 26000}},
-      {"H100 NVL", {"NVIDIA H100 NVL datasheet", 3900, 60000, 30000}},
-      {"H200", {"NVIDIA H200 SXM datasheet", 4800, 67000, 34000}},
+      // The tensor cores' dense figures (the datasheets give TF32, FP16 and BF16 with sparsity: twice these).
+      {"H100 80GB HBM3",
+       {"NVIDIA H100 SXM5 datasheet", 3350, 67000, 34000,
+        {{"f64 tensor", 67000}, {"tf32 tensor", 494500}, {"f16 tensor", 989500}, {"bf16 tensor", 989500}}}},
+      {"H100 PCIe",
+       {"NVIDIA H100 PCIe datasheet", 2000, 51000, 26000,
+        {{"f64 tensor", 51000}, {"tf32 tensor", 378000}, {"f16 tensor", 756000}, {"bf16 tensor", 756000}}}},
+      {"H100 NVL",
+       {"NVIDIA H100 NVL datasheet", 3900, 60000, 30000,
+        {{"f64 tensor", 60000}, {"tf32 tensor", 417500}, {"f16 tensor", 835500}, {"bf16 tensor", 835500}}}},
+      {"H200",
+       {"NVIDIA H200 SXM datasheet", 4800, 67000, 34000,
+        {{"f64 tensor", 67000}, {"tf32 tensor", 494500}, {"f16 tensor", 989500}, {"bf16 tensor", 989500}}}},
   };
   for (const auto& k : known)
     if (d.name.find(k.name_contains) != std::string::npos) return k.sheet;
@@ -326,6 +344,14 @@ void write_ceilings(const DeviceInfo& d, const std::optional<Ceilings>& c, std::
   row("f32 peak (FMA)", c->f32_gflops, "GFLOP/s", sheet ? sheet->f32_gflops : 0);
   if (c->f64_gflops > 0) row("f64 peak (FMA)", c->f64_gflops, "GFLOP/s", sheet ? sheet->f64_gflops : 0);
   else out << "  f64 peak (FMA)         none (no fp64)\n";
+  for (const auto& [unit, gflops] : c->unit_gflops) {
+    double from_sheet = 0;
+    if (sheet && sheet->unit_gflops.count(unit)) from_sheet = sheet->unit_gflops.at(unit);
+    row(unit + " peak", gflops, "GFLOP/s", from_sheet);
+  }
+  if (!c->unit_gflops.empty())
+    out << "  (the tensor peaks: warp-level mma.sync chains, what gpubench's tensor kernels issue; Hopper's "
+           "datasheet rates for tf32, f16 and bf16 need its warpgroup wgmma, which no probe runs)\n";
   out << "  ridge point            " << fixed(c->bandwidth_gbps() > 0 ? c->f64_gflops / c->bandwidth_gbps() : 0, 2)
       << " FLOP/byte (f64), " << fixed(c->bandwidth_gbps() > 0 ? c->f32_gflops / c->bandwidth_gbps() : 0, 2)
       << " (f32)\n";

@@ -3,6 +3,7 @@
 // "theoretical" view, which ignores the FLOP ceiling: intensity x bandwidth.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,6 +27,12 @@ struct RooflinePlace {
   // the place against that level's roof. "" where the DRAM roof holds it.
   std::string level;
   double level_pct = 0;
+  // The unit whose peak the FLOP side is drawn with: "" the FMA pipes (the probe's FMA chains),
+  // else the point's compute_unit ("f64 tensor"). unit_unmeasured: these ceilings hold no peak of
+  // that unit (its backend's probe measures none), so the FMA peak stands in, and says so.
+  std::string unit;
+  bool unit_unmeasured = false;
+  double peak_gflops = 0;  // the peak the place is drawn with (0: none known)
   nlohmann::json to_json() const;
 };
 
@@ -36,7 +43,9 @@ bool memory_applies(double flops, double bytes);
 
 // `flops` and `bytes` of work done in `seconds`; zeros when nothing is known. Work with bytes and
 // no FLOPs (a copy, a transpose) is placed against the bandwidth alone: roofline_pct = GB/s / bandwidth.
-RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p);
+// `unit`: the unit the work ran on ("" the FMA pipes; "f64 tensor", ...: Ceilings::unit_gflops).
+RooflinePlace place(double flops, double bytes, double seconds, const Ceilings& c, Precision p,
+                    const std::string& unit = "");
 
 // The device's ceilings: from the database, or measured (and stored, when `db` is given) when
 // missing or when `remeasure`. nullopt, with the reason on `log`, when the backend has no probe.
@@ -47,6 +56,7 @@ std::optional<Ceilings> device_ceilings(const DeviceInfo& d, TuningDb* db, bool 
 struct Datasheet {
   std::string source;  // which product and document
   double bandwidth_gbps = 0, f32_gflops = 0, f64_gflops = 0;
+  std::map<std::string, double> unit_gflops;  // dense (no sparsity), by Ceilings::unit_gflops' names
 };
 std::optional<Datasheet> datasheet(const DeviceInfo& d);
 
@@ -58,7 +68,7 @@ inline constexpr int ceiling_trials = 3;
 // ceilings still unconfirmed are marked so (Ceilings::unconfirmed) wherever they are shown.
 inline constexpr double ceiling_confirmation = 0.8;
 inline constexpr int ceiling_max_trials = 6;
-// `other`'s cache levels where they are better than `c`'s (each with its sweep).
+// `other`'s cache levels where they are better than `c`'s (each with its sweep), and its units' peaks.
 void take_better_levels(Ceilings& c, const Ceilings& other);
 // The best of each figure over `trials`, with the worst trials' figures (the spread).
 Ceilings combine_trials(const std::vector<Ceilings>& trials);

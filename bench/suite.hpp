@@ -135,6 +135,9 @@ class Point {
   virtual Outcome run_unverified() { return run(); }
   virtual Profile profile() = 0;                    // a separate pass with per-kernel events
   virtual double flops_per_iteration() const = 0;   // declared work
+  // The unit its FLOPs run on once prepared, whose peak its roof is drawn with: "" the FMA pipes
+  // (the probe's FMA chains), "f64 tensor" the FP64 tensor cores (Ceilings::unit_gflops' names).
+  virtual std::string compute_unit() const { return {}; }
   virtual double bytes_per_iteration() const = 0;
   // What the timed region of one repetition holds, and what one iteration is, for the records:
   // "one CG iteration: kernels and the host gaps between them; no matrix upload".

@@ -136,6 +136,16 @@ Ceilings ceilings_from_json(const ordered_json& j) {
       sweep->emplace_back(point[0].get<double>(), point[1].get<double>());
     }
   }
+  // The tensor cores' peaks came later again.
+  if (j.contains("unit_gflops")) {
+    const ordered_json& u = j.at("unit_gflops");
+    if (!u.is_object()) throw Malformed(where + ": \"unit_gflops\" is not an object of GFLOP/s by unit");
+    for (const auto& [unit, value] : u.items()) {
+      if (unit.empty() || !value.is_number() || !std::isfinite(value.get<double>()) || !(value.get<double>() > 0))
+        throw Malformed(where + ": \"unit_gflops\" holds \"" + unit + "\": " + value.dump() + ", not a positive number");
+      c.unit_gflops[unit] = value.get<double>();
+    }
+  }
   if (j.contains("settings")) {
     if (!j.at("settings").is_object()) throw Malformed(where + ": \"settings\" is not an object");
     c.settings = j.at("settings").dump();
@@ -182,6 +192,11 @@ ordered_json ceilings_to_json(const Ceilings& c) {
     ordered_json s = ordered_json::array();
     for (const auto& [bytes, gbps] : *sweep) s.push_back({bytes, gbps});
     j[key] = s;
+  }
+  if (!c.unit_gflops.empty()) {
+    ordered_json u = ordered_json::object();
+    for (const auto& [unit, gflops] : c.unit_gflops) u[unit] = gflops;
+    j["unit_gflops"] = u;
   }
   if (!c.settings.empty()) j["settings"] = ordered_json::parse(c.settings);
   if (!c.settings_differ.empty()) j["settings_differ"] = c.settings_differ;

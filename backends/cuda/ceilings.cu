@@ -1,10 +1,11 @@
 // The CUDA ceiling probe: copy and triad bandwidth and f32/f64 FMA throughput, measured with the
-// kernels below (the same as backends/opencl/ceilings.cl, values from backends/ceilings_common.hpp)
-// and timed with CUDA events on one stream.
+// kernels below (the same as backends/opencl/ceilings.cl, values from backends/ceilings_common.hpp),
+// and the tensor cores' peaks (mma.sync chains: CUDA's alone), timed with CUDA events on one stream.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -92,6 +93,70 @@ __global__ void fill_ones(float* a, std::size_t n) {
   if (i < n) a[i] = 1.0f;
 }
 
+// The tensor cores' peaks (Ceilings::unit_gflops): every warp runs tensor_chains independent
+// accumulators through `iterations` mma.sync of one instruction, every operand element `a` or `b`
+// (2^-4 in the operand's type, as bits for the 32-bit operand registers), so that each element of
+// an accumulator ends at iterations x k x a x b, exact in its type. Thread t writes its first
+// accumulator's first element to out[t].
+constexpr int tensor_chains = 4;
+enum class TensorOp { f64_m16n8k16, f64_m8n8k4, tf32_m16n8k8, f16_m16n8k16, bf16_m16n8k16 };
+
+template <TensorOp Op>
+__global__ void mma_chains(unsigned iterations, double a64, double b64, unsigned a32, unsigned b32, double* out) {
+  double first = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (Op == TensorOp::f64_m16n8k16) {
+#if __CUDA_ARCH__ >= 900
+    double d[tensor_chains][4] = {};
+    for (unsigned i = 0; i < iterations; ++i)
+#pragma unroll
+      for (int c = 0; c < tensor_chains; ++c)
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %4, %4, %4, %4, %4, %4, %4}, "
+            "{%5, %5, %5, %5}, {%0, %1, %2, %3};\n"
+            : "+d"(d[c][0]), "+d"(d[c][1]), "+d"(d[c][2]), "+d"(d[c][3])
+            : "d"(a64), "d"(b64));
+    first = d[0][0] + 0 * (d[1][1] + d[2][2] + d[3][3]);
+#endif
+  } else if constexpr (Op == TensorOp::f64_m8n8k4) {
+    double d[tensor_chains][2] = {};
+    for (unsigned i = 0; i < iterations; ++i)
+#pragma unroll
+      for (int c = 0; c < tensor_chains; ++c)
+        asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                     : "+d"(d[c][0]), "+d"(d[c][1])
+                     : "d"(a64), "d"(b64));
+    first = d[0][0] + 0 * (d[1][1] + d[2][0] + d[3][1]);
+  } else {
+    float d[tensor_chains][4] = {};
+    for (unsigned i = 0; i < iterations; ++i)
+#pragma unroll
+      for (int c = 0; c < tensor_chains; ++c) {
+        if constexpr (Op == TensorOp::tf32_m16n8k8)
+          asm volatile(
+              "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+              "{%0, %1, %2, %3};\n"
+              : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+              : "r"(a32), "r"(b32));
+        else if constexpr (Op == TensorOp::f16_m16n8k16)
+          asm volatile(
+              "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+              "{%0, %1, %2, %3};\n"
+              : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+              : "r"(a32), "r"(b32));
+        else
+          asm volatile(
+              "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, "
+              "{%0, %1, %2, %3};\n"
+              : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+              : "r"(a32), "r"(b32));
+      }
+    first = d[0][0] + 0.0f * (d[1][1] + d[2][2] + d[3][3]);
+  }
+#endif
+  out[blockIdx.x * blockDim.x + threadIdx.x] = first;
+}
+
 }  // namespace kernels
 
 unsigned grid_for(std::size_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
@@ -106,6 +171,7 @@ class Probe {
     result.f32_gflops = measure_flops<float>(log);
     if (info_.fp64) result.f64_gflops = measure_flops<double>(log);
     if (info_.type == "gpu") measure_caches(result, log);
+    if (info_.type == "gpu") measure_tensor_cores(result, log);
     measure_bandwidth(result, log);  // last on every API: see backends/openmp/ceilings.cpp
     return result;
   }
@@ -238,6 +304,87 @@ class Probe {
                        std::to_string(ceilings::fma_chains) + " FMA chains x " + std::to_string(threads) +
                            " threads x " + std::to_string(iterations) + " iterations");
     return gflops;
+  }
+
+  // Each tensor-core unit of the device (compute capability 8.0 and later: FP64 m8n8k4, TF32, FP16
+  // and BF16 with FP32 accumulation; 9.0 adds FP64 m16n8k16, which runs Hopper's FP64 rate) through
+  // mma_chains: the best of five timed launches after calibration, checked against the exact sum.
+  void measure_tensor_cores(Ceilings& result, std::ostream& log) const {
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, info_.index), "cudaDeviceGetAttribute",
+          "(the compute capability, for the tensor-core probe)");
+    if (major < 8) return;
+    struct Unit {
+      kernels::TensorOp op;
+      const char* unit;         // Ceilings::unit_gflops' name
+      const char* instruction;  // for the log and the errors
+      int k;                    // the instruction's k: each accumulator element gains k a b
+      bool needs_sm90;
+    };
+    const Unit units[] = {
+        {kernels::TensorOp::f64_m16n8k16, "f64 tensor", "mma.sync m16n8k16 f64", 16, true},
+        {kernels::TensorOp::f64_m8n8k4, "f64 tensor", "mma.sync m8n8k4 f64", 4, false},
+        {kernels::TensorOp::tf32_m16n8k8, "tf32 tensor", "mma.sync m16n8k8 tf32 (f32 accumulation)", 8, false},
+        {kernels::TensorOp::f16_m16n8k16, "f16 tensor", "mma.sync m16n8k16 f16 (f32 accumulation)", 16, false},
+        {kernels::TensorOp::bf16_m16n8k16, "bf16 tensor", "mma.sync m16n8k16 bf16 (f32 accumulation)", 16, false},
+    };
+    // 2^-4 in each operand type: double, the 32-bit registers of tf32 (a float's bits), of two
+    // f16 (0x2C00) and of two bf16 (0x3D80).
+    constexpr double a64 = 0.0625;
+    const unsigned operand_bits[] = {0, 0, 0x3D800000u, 0x2C002C00u, 0x3D803D80u};
+    const unsigned grid = static_cast<unsigned>(std::max(info_.compute_units, 1)) * 4;
+    DeviceBuffer<double> out(static_cast<std::size_t>(grid) * block_size);
+    const double warps = static_cast<double>(out.size()) / 32;
+    for (std::size_t u = 0; u < std::size(units); ++u) {
+      const Unit& unit = units[u];
+      if (unit.needs_sm90 && major < 9) continue;
+      const unsigned bits = operand_bits[u];
+      auto launch = [&](std::uint32_t iterations) {
+        return timed([&] {
+          switch (unit.op) {
+            case kernels::TensorOp::f64_m16n8k16:
+              kernels::mma_chains<kernels::TensorOp::f64_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
+              break;
+            case kernels::TensorOp::f64_m8n8k4:
+              kernels::mma_chains<kernels::TensorOp::f64_m8n8k4><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
+              break;
+            case kernels::TensorOp::tf32_m16n8k8:
+              kernels::mma_chains<kernels::TensorOp::tf32_m16n8k8><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
+              break;
+            case kernels::TensorOp::f16_m16n8k16:
+              kernels::mma_chains<kernels::TensorOp::f16_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
+              break;
+            case kernels::TensorOp::bf16_m16n8k16:
+              kernels::mma_chains<kernels::TensorOp::bf16_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
+              break;
+          }
+          check_launch(unit.instruction, grid, block_size);
+        });
+      };
+      const std::uint32_t iterations = ceilings::calibrate_iterations(launch);
+      // A warp's instruction does m x n x k multiply-adds: m16n8k16 4096 FLOPs, m8n8k4 512, m16n8k8 2048.
+      const double flops_per_instruction = unit.op == kernels::TensorOp::f64_m8n8k4 ? 2.0 * 8 * 8 * 4 : 2.0 * 16 * 8 * unit.k;
+      double gflops = 0;
+      for (int r = 0; r < 5; ++r) {
+        const double seconds = launch(iterations);
+        if (seconds > 0)
+          gflops = std::max(gflops, warps * kernels::tensor_chains * iterations * flops_per_instruction / seconds * 1e-9);
+      }
+      std::vector<double> host(out.size());
+      check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream_.get()),
+            "cudaMemcpyAsync", "(reading back mma_chains' results)");
+      stream_.synchronize();
+      const double expected = static_cast<double>(iterations) * unit.k * a64 * a64;
+      for (const std::size_t item : {std::size_t{0}, host.size() / 2 + 5, host.size() - 1})
+        ceilings::check_result(info_, std::string("mma_chains (") + unit.instruction + ")",
+                               "out[" + std::to_string(item) + "]", host[item], expected, 1e-6);
+      ceilings::log_line(log, info_, unit.unit, gflops, "GFLOP/s",
+                         std::string(unit.instruction) + ", " + std::to_string(kernels::tensor_chains) +
+                             " chains x " + std::to_string(static_cast<long>(warps)) + " warps x " +
+                             std::to_string(iterations) + " iterations");
+      double& best = result.unit_gflops[unit.unit];
+      best = std::max(best, gflops);
+    }
   }
 
   DeviceInfo info_;

@@ -256,6 +256,19 @@ class CudaOperations final : public Operations {
     cuda::rtc_build_all("gemm/nvrtc.cu", each, "GEMM " + to_string(v) + (std::is_same_v<T, float> ? " f32" : " f64"));
   }
 
+  // The tensor variant issues FP64 mma.sync; cuBLAS's DGEMM takes the FP64 tensor cores on compute
+  // capability 8.0 and later (its 179% of the FMA roof on the H100 says so); SGEMM in the default
+  // math mode runs on the FMA pipes.
+  std::string compute_unit(Variant v) const override {
+    if (!std::is_same_v<T, double>) return {};
+    if (v == Variant::tensor) return "f64 tensor";
+    int major = 0;
+    if (v == Variant::vendor && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, info_.index) == cudaSuccess &&
+        major >= 8)
+      return "f64 tensor";
+    return {};
+  }
+
   std::string mode(Variant v) const override {
     if (v != Variant::vendor) return {};
     std::string mode = "cuBLAS math mode CUBLAS_DEFAULT_MATH (";

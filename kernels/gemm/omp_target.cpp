@@ -112,6 +112,14 @@ class OmpTargetOperations final : public Operations {
   }
 
   std::string mode(Variant) const override { return device_.platform; }
+  // Clang's tensor variant (omp_target_tensor.h) issues FP64 mma.sync on a GPU.
+  std::string compute_unit(Variant v) const override {
+#ifdef GPUBENCH_OMP_TARGET_CLANG
+    if (v == Variant::tensor && device_.type == "gpu") return "f64 tensor";
+#endif
+    (void)v;
+    return {};
+  }
 
   nlohmann::json gap_causes(Variant v) const override {
     nlohmann::json causes = nlohmann::json::array();

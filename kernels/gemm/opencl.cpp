@@ -70,6 +70,10 @@ class OpenclOperations final : public Operations {
   }
 
   std::string mode(Variant v) const override { return v == Variant::tensor ? kernels_.tensor_mode() : std::string(); }
+  // The tensor variant's inline PTX mma.sync runs on the FP64 tensor cores (NVIDIA's OpenCL only).
+  std::string compute_unit(Variant v) const override {
+    return v == Variant::tensor && std::is_same_v<T, double> && !kernels_.tensor_mode().empty() ? "f64 tensor" : std::string();
+  }
   nlohmann::json gap_causes(Variant v) const override {
     nlohmann::json causes = nlohmann::json::array();
     if (v == Variant::tensor)

@@ -49,6 +49,9 @@ class Operations {
   virtual std::vector<double> result() const = 0;  // C after the last call
   // What the records should know of how `v` ran, beyond its parameters (cuBLAS's math mode).
   virtual std::string mode(Variant) const { return {}; }
+  // The unit `v`'s FLOPs run on here, whose peak its roof is drawn with (bench/suite.hpp's
+  // Point::compute_unit): "" the FMA pipes, "f64 tensor" the FP64 tensor cores.
+  virtual std::string compute_unit(Variant) const { return {}; }
   // The host BLAS that `v` called and the kernels it chose (host_blas::BlasInfo), for the records'
   // "host_blas"; null where `v` calls none.
   virtual nlohmann::json host_blas(Variant) const { return nullptr; }

@@ -305,6 +305,7 @@ class GemmPoint final : public Point {
   }
 
   double flops_per_iteration() const override { return flops(shape_); }
+  std::string compute_unit() const override { return ops_ ? ops_->compute_unit(variant_) : std::string(); }
   double bytes_per_iteration() const override { return min_bytes(shape_, id().precision); }
   std::string time_includes() const override {
     return "one GEMM call, C = alpha A B + beta C, on data already on the device (C reset to C0 before it, not "
