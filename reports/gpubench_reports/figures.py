@@ -151,20 +151,24 @@ def roofline_figure(ax, points, args):
             ceilings.setdefault(key, c)
             if p.where not in wheres.setdefault(key, []):
                 wheres[key].append(p.where)
-    ceilings = {(device, ", ".join(wheres[(device, prec, text)]), prec): c
+    ceilings = {(device, ", ".join(wheres[(device, prec, text)]), prec, text): c
                 for (device, prec, text), c in ceilings.items()}
     if not ceilings:
         raise ReportError("the records carry no ceilings")
     done = [p for p in points if p.seconds() is not None and p.median_of("arithmetic_intensity")]
     ais = [p.median_of("arithmetic_intensity") for p in done] or [1.0]
     lo, hi = min(ais + [0.01]) / 4, max(ais + [100.0]) * 4
-    for (device, where, prec), c in ceilings.items():
+    for (device, where, prec, _), c in ceilings.items():
         if not all(isinstance(c.get(k), (int, float)) and c[k] > 0 for k in ("bandwidth_gbps", "peak_gflops")):
             raise ReportError(f"the ceilings of {device} ({where}) have no bandwidth_gbps and peak_gflops")
         bw, peak = c["bandwidth_gbps"], c["peak_gflops"]
+        # The unit the roof's peak belongs to: a tensor-core ceiling where the points ran on one
+        # (issue 59), the FMA pipes' otherwise; each is its own roof, dash-dotted for a tensor unit.
+        unit = c.get("peak_unit") if isinstance(c.get("peak_unit"), str) else "FMA"
         xs = [lo, min(max(peak / bw, lo), hi), hi]
-        ax.plot(xs, [min(peak, x * bw) for x in xs], "-", color="black", alpha=0.4 + 0.6 / len(ceilings),
-                label=f"{device} ({where}, {prec}): DRAM {bw:.0f} GB/s, {peak:.0f} GFLOP/s")
+        ax.plot(xs, [min(peak, x * bw) for x in xs], "-" if unit == "FMA" else "-.", color="black",
+                alpha=0.4 + 0.6 / len(ceilings),
+                label=f"{device} ({where}, {prec}): DRAM {bw:.0f} GB/s, {unit} {peak:.0f} GFLOP/s")
         # The memory hierarchy: each cache level's roof, where the probes measured it (issue 38).
         for level, key, style in (("L2", "l2_gbps", "--"), ("L1/shared", "l1_gbps", ":")):
             level_bw = c.get(key)

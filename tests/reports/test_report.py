@@ -754,6 +754,33 @@ class Figures(unittest.TestCase):
         finally:
             plt.close(fig)
 
+    def test_a_point_on_the_tensor_cores_is_drawn_under_its_units_roof(self):
+        # Issue 59 item 5: a kernel the record places against the f64 tensor cores' peak gets that
+        # roof, named and dash-dotted, beside the FMA roof of the points on the FMA pipes.
+        path = os.path.join(self.dir, "tensor.json")
+        points = []
+        for variant, ceilings in (("tuned", {"bandwidth_gbps": 3000.0, "peak_gflops": 33000.0}),
+                                  ("tensor", {"bandwidth_gbps": 3000.0, "peak_gflops": 60000.0,
+                                              "peak_unit": "f64 tensor"})):
+            points.append({"suite": "gemm", "problem": "4096", "backend": "cuda", "device_index": 0,
+                           "device": "H100", "variant": variant, "precision": "f64", "run_type": "iteration",
+                           "time_unit": "ms", "verified": True, "real_time": 3.0, "repetition_index": 0,
+                           "flops_per_iteration": 2 * 4096.0 ** 3, "arithmetic_intensity": 341.0,
+                           "ceilings": ceilings})
+        with open(path, "w") as f:
+            json.dump({"context": {}, "benchmarks": points}, f)
+        fig = self.drawn(["--kind", "roofline", path])
+        try:
+            lines = {line.get_label(): line for line in fig.axes[0].get_lines() if "DRAM" in line.get_label()}
+            self.assertEqual(len(lines), 2, list(lines))
+            fma = next(line for label, line in lines.items() if "FMA 33000 GFLOP/s" in label)
+            tensor = next(line for label, line in lines.items() if "f64 tensor 60000 GFLOP/s" in label)
+            self.assertEqual(fma.get_linestyle(), "-")
+            self.assertEqual(tensor.get_linestyle(), "-.")
+            self.assertEqual(max(tensor.get_ydata()), 60000.0)
+        finally:
+            figures.pyplot().close(fig)
+
     def test_a_caption_sits_under_the_axes_within_the_figure(self):
         text = ("LU factorisation on the host: the blocked variant against LAPACKE, median of the repetitions, "
                 "bars their interquartile range. " * 3).strip()

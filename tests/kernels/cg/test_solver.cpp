@@ -23,18 +23,18 @@
 namespace gpubench::cg {
 namespace {
 
-struct Case {
+struct SolverCase {
   std::string backend;
   Precision precision;
   Variant variant;
 };
 
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const SolverCase& c, std::ostream* os) {
   *os << c.backend << "/" << to_string(c.precision) << "/" << to_string(c.variant);
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> c;
+std::vector<SolverCase> solver_cases() {
+  std::vector<SolverCase> c;
   for (const auto& b : backends())
     if (find_operations(b.name))
       for (Precision p : {Precision::f32, Precision::f64})
@@ -42,7 +42,7 @@ std::vector<Case> cases() {
   return c;
 }
 
-std::string case_name(const testing::TestParamInfo<Case>& info) {
+std::string solver_case_name(const testing::TestParamInfo<SolverCase>& info) {
   return info.param.backend + "_" + to_string(info.param.precision) + "_" + to_string(info.param.variant);
 }
 
@@ -53,7 +53,7 @@ struct SolveRun {
   std::vector<double> x;
 };
 
-class SolverTest : public testing::TestWithParam<Case> {
+class SolverTest : public testing::TestWithParam<SolverCase> {
  protected:
   void SetUp() override {
     const auto devices = find_backend(GetParam().backend).devices();
@@ -359,7 +359,7 @@ TEST_P(SolverTest, FusedFormsReadTheirScalarsEveryKIterations) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, SolverTest, testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllBackends, SolverTest, testing::ValuesIn(solver_cases()), solver_case_name);
 
 // In exact arithmetic the three variants compute the same iterates: in f64 they must agree.
 TEST(SolverVariants, AgreeInDouble) {
