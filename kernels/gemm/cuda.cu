@@ -2,7 +2,9 @@
 // at run time by NVRTC for the configuration asked for (kernels/gemm/nvrtc.cu); the FP64
 // tensor-core kernel (variant tensor, kernels/gemm/tensor.h, NVRTC too); cuBLAS as the
 // vendor variant. Device time: CUDA events around the one call.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -15,6 +17,7 @@
 #include "bench/tunable.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/cuda_kernels.hpp"
+#include "kernels/gemm/gemv.hpp"
 #include "kernels/gemm/operations.hpp"
 #include "kernels/gemm/tensor_shape.h"
 
@@ -167,6 +170,56 @@ void tensor(cudaStream_t stream, const Params& params, const Block& b, double al
                    C + b.coff, int(b.ldc));
 }
 
+// The degenerate shapes' kernels (gemv.h) for elements of T.
+template <typename T>
+cuda::Defines gemv_defines() {
+  return {{"real", std::is_same_v<T, float> ? "float" : "double"}, {"GEMM_KERNEL", "5"}};
+}
+
+// A degenerate block (m, n or k equal to 1) on gemv.h's kernels as plan_gemv lays it out; the
+// partial sums of a split reduction in stream-ordered memory from the device's pool, which keeps
+// what it was given (no allocation from the driver on each call).
+template <typename T>
+void gemv(cudaStream_t stream, const Params& params, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
+  int device = 0, sms = 0, threads = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  cuda::check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+  const GemvPlan p = plan_gemv(b, params, sms, threads);
+  const cuda::Defines defines = gemv_defines<T>();
+  const cudaKernel_t k = cuda::rtc_kernel("gemm/nvrtc.cu", p.kernel(), defines, p.kernel());
+  const dim3 grid(static_cast<unsigned>(p.groups_x), static_cast<unsigned>(p.groups_y)), block(static_cast<unsigned>(p.group));
+  const auto i = [](std::int64_t x) { return static_cast<int>(x); };
+  if (p.kind == GemvPlan::Kind::outer) {
+    cuda::rtc_launch(k, p.kernel(), grid, block, 0, stream, i(p.rows), i(p.cols), alpha, A, i(p.aoff), i(p.inca), B,
+                     i(p.boff), beta, C, i(p.coff), i(p.ldc));
+    return;
+  }
+  T* partials = nullptr;
+  if (p.partials() > 0) {
+    static std::once_flag kept[64];
+    std::call_once(kept[device % 64], [device] {
+      cudaMemPool_t pool = nullptr;
+      cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+      std::uint64_t keep = UINT64_MAX;
+      cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+    });
+    cuda::check(cudaMallocAsync(reinterpret_cast<void**>(&partials), static_cast<std::size_t>(p.partials()) * sizeof(T), stream),
+                "cudaMallocAsync", "(GEMM's partial sums)");
+  }
+  const T* M = p.matrix_is_a ? A : B;
+  const T* X = p.matrix_is_a ? B : A;
+  const std::int64_t first = p.kind == GemvPlan::Kind::rowdot ? p.outs : p.len, second = p.kind == GemvPlan::Kind::rowdot ? p.len : p.outs;
+  cuda::rtc_launch(k, p.kernel(), grid, block, 0, stream, i(first), i(second), p.chunk, M, i(p.moff), i(p.ldm), X,
+                   i(p.xoff), i(p.incx), partials, alpha, beta, C, i(p.coff), i(p.incc));
+  if (partials) {
+    const cudaKernel_t finish = cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_finish", defines, "gemm_finish");
+    cuda::rtc_launch(finish, "gemm_finish", dim3(blocks(p.outs, 256)), dim3(256), 0, stream, i(p.outs), p.splits,
+                     static_cast<const T*>(partials), alpha, beta, C, i(p.coff), i(p.incc));
+    cuda::check(cudaFreeAsync(partials, stream), "cudaFreeAsync", "(GEMM's partial sums)");
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -176,8 +229,10 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
     case Variant::naive:
     case Variant::tiled:
     case Variant::tuned:
+      if (is_gemv(params)) return gemv<T>(stream, params, b, alpha, A, B, beta, C);
       return launch<T>(stream, v, params, b, alpha, A, B, beta, C);
     case Variant::tensor:
+      if (is_gemv(params)) return gemv<T>(stream, params, b, alpha, A, B, beta, C);
       if constexpr (std::is_same_v<T, double>) return tensor(stream, params, b, alpha, A, B, beta, C);
       throw DeviceError("tensor runs f64 only (FP64 tensor cores; f32 would be TF32)");
     case Variant::serial:
@@ -190,6 +245,11 @@ void cuda_gemm(cudaStream_t stream, Variant v, const Params& params, const Block
 }
 template <typename T>
 void cuda_gemm_build(Variant v, const Params& params) {
+  if (is_gemv(params)) {
+    for (const char* name : {"gemm_outer", "gemm_rowdot", "gemm_colsum", "gemm_finish"})
+      cuda::rtc_kernel("gemm/nvrtc.cu", name, gemv_defines<T>(), name);
+    return;
+  }
   if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned) compiled<T>(v, params, Block{});
   if (v == Variant::tensor && std::is_same_v<T, double>) tensor_kernels(params);
 }
@@ -247,12 +307,17 @@ class CudaOperations final : public Operations {
 
   void build(Variant v, const std::vector<Params>& configs) override {
     std::vector<cuda::Defines> each;
+    if (std::any_of(configs.begin(), configs.end(), [](const Params& p) { return is_gemv(p); }))
+      each.push_back(gemv_defines<T>());
     if (v == Variant::tensor && std::is_same_v<T, double>)
-      for (const Params& p : configs) each.push_back(tensor_defines(p));
+      for (const Params& p : configs) {
+        if (!is_gemv(p)) each.push_back(tensor_defines(p));
+      }
     else if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned)
-      for (const Params& p : configs) each.push_back(defines_of<T>(v, p));
-    else
-      return;
+      for (const Params& p : configs) {
+        if (!is_gemv(p)) each.push_back(defines_of<T>(v, p));
+      }
+    if (each.empty()) return;
     cuda::rtc_build_all("gemm/nvrtc.cu", each, "GEMM " + to_string(v) + (std::is_same_v<T, float> ? " f32" : " f64"));
   }
 
@@ -260,7 +325,7 @@ class CudaOperations final : public Operations {
   // capability 8.0 and later (its 179% of the FMA roof on the H100 says so); SGEMM in the default
   // math mode runs on the FMA pipes.
   std::string compute_unit(Variant v) const override {
-    if (!std::is_same_v<T, double>) return {};
+    if (!std::is_same_v<T, double> || degenerate(shape_)) return {};  // degenerate: gemv.h's kernels, cuBLAS's GEMV
     if (v == Variant::tensor) return "f64 tensor";
     int major = 0;
     if (v == Variant::vendor && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, info_.index) == cudaSuccess &&
@@ -336,4 +401,5 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
           if (v == gpubench::gemm::Variant::tensor && p == gpubench::Precision::f32)
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
           return {};
-        }});
+        },
+        "no BLAS library was found when configured", /*degenerate_kernels=*/true});

@@ -1,7 +1,7 @@
 // GEMM's own CUDA kernels as NVRTC compiles them at run time (backends/cuda/rtc.hpp): the bodies
 // written once for CUDA and OpenCL (device.h), one kernel per build, chosen and configured by
 // -D defines: `real` (float or double) and GEMM_KERNEL, 1 naive, 2 tiled (TILE), 3 tuned (BM, BN,
-// BK, TM, TN, VW), 4 the FP64 tensor-core kernels (tensor.h). The build embeds this file with its
+// BK, TM, TN, VW), 4 the FP64 tensor-core kernels (tensor.h), 5 the degenerate shapes' (gemv.h). The build embeds this file with its
 // #includes inlined (cmake/embed_kernels.cmake).
 #include "kernels/gemm/device.h"
 
@@ -23,6 +23,8 @@ gemm_tuned(int M, int N, int K, int ta, real alpha, const real* __restrict__ A, 
 #elif GEMM_KERNEL == 4
 #include "kernels/gemm/tensor_shape.h"
 #include "kernels/gemm/tensor.h"
+#elif GEMM_KERNEL == 5
+#include "kernels/gemm/gemv.h"
 #else
-#error "GEMM_KERNEL must be 1 (naive), 2 (tiled), 3 (tuned) or 4 (tensor: gemm_tensor_nn, gemm_tensor_tn; f64)"
+#error "GEMM_KERNEL must be 1 (naive), 2 (tiled), 3 (tuned), 4 (tensor: gemm_tensor_nn, gemm_tensor_tn; f64) or 5 (gemv.h's degenerate shapes)"
 #endif

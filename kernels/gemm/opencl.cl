@@ -29,3 +29,9 @@ void gemm_tuned(int M, int N, int K, int ta, real alpha, __global const real* re
                 int ldc)
 #include "kernels/gemm/tuned_body.h"
 #endif
+
+// The degenerate shapes' kernels (m, n or k equal to 1): gemm_outer, gemm_rowdot, gemm_colsum,
+// gemm_finish, in a program of their own (-DGEMM_GEMV).
+#ifdef GEMM_GEMV
+#include "kernels/gemm/gemv.h"
+#endif

@@ -16,6 +16,7 @@
 #include "bench/tunable.hpp"
 #include "bench/suite.hpp"
 #include "common/errors.hpp"
+#include "kernels/gemm/gemv.hpp"
 #include "kernels/gemm/opencl_kernels.hpp"
 #include "kernels/gemm/operations.hpp"
 
@@ -72,7 +73,9 @@ class OpenclOperations final : public Operations {
   std::string mode(Variant v) const override { return v == Variant::tensor ? kernels_.tensor_mode() : std::string(); }
   // The tensor variant's inline PTX mma.sync runs on the FP64 tensor cores (NVIDIA's OpenCL only).
   std::string compute_unit(Variant v) const override {
-    return v == Variant::tensor && std::is_same_v<T, double> && !kernels_.tensor_mode().empty() ? "f64 tensor" : std::string();
+    return v == Variant::tensor && std::is_same_v<T, double> && !degenerate(shape_) && !kernels_.tensor_mode().empty()
+               ? "f64 tensor"
+               : std::string();
   }
   nlohmann::json gap_causes(Variant v) const override {
     nlohmann::json causes = nlohmann::json::array();
@@ -207,8 +210,50 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   return done;
 }
 
+// A degenerate block (m, n or k equal to 1) on gemv.h's kernels as plan_gemv lays it out.
+Enqueued OpenclKernels::gemv(const Params& params, const Block& b, double alpha, const Buffer& a, const Buffer& bm,
+                             double beta, const Buffer& c, cl_command_queue queue) {
+  const GemvPlan p = plan_gemv(b, params, static_cast<int>(context_->info().compute_units));
+  const auto i = [](std::int64_t x) { return static_cast<cl_int>(x); };
+  const auto launch = [&](const Kernel& kernel, const Geometry& g) {
+    return queue ? context_->launch_on(queue, kernel, g) : context_->launch(kernel, g);
+  };
+  const auto group = static_cast<std::size_t>(p.group);
+  const Kernel& k = kernel("gemm/opencl.cl", " -DGEMM_GEMV", p.kernel());
+  if (const std::size_t largest = k.max_work_group_size(context_->device()); group > largest)
+    throw DeviceError(std::string(p.kernel()) + " " + format_params(params) + ": " + std::to_string(group) +
+                      " work-items per group, but the device runs this kernel with at most " + std::to_string(largest));
+  const Geometry g{2, {static_cast<std::size_t>(p.groups_x) * group, static_cast<std::size_t>(p.groups_y), 1}, {group, 1, 1}};
+  // Each scalar as the precision's type.
+  const auto run = [&](auto real) {
+    using R = decltype(real);
+    const R al = static_cast<R>(alpha), be = static_cast<R>(beta);
+    if (p.kind == GemvPlan::Kind::outer) {
+      k.set_args(i(p.rows), i(p.cols), al, a, i(p.aoff), i(p.inca), bm, i(p.boff), be, c, i(p.coff), i(p.ldc));
+      const Event e = launch(k, g);
+      return Enqueued{e, e};
+    }
+    const std::size_t bytes = static_cast<std::size_t>(p.partials()) * sizeof(R);
+    if (bytes > partials_.bytes()) partials_ = context_->create_buffer(bytes);
+    const bool rowdot = p.kind == GemvPlan::Kind::rowdot;
+    k.set_args(i(rowdot ? p.outs : p.len), i(rowdot ? p.len : p.outs), p.chunk, p.matrix_is_a ? a : bm, i(p.moff),
+               i(p.ldm), p.matrix_is_a ? bm : a, i(p.xoff), i(p.incx), bytes ? partials_ : c, al, be, c, i(p.coff),
+               i(p.incc));
+    Enqueued done{launch(k, g), {}};
+    done.last = done.first;
+    if (bytes) {
+      const Kernel& finish = kernel("gemm/opencl.cl", " -DGEMM_GEMV", "gemm_finish");
+      finish.set_args(i(p.outs), p.splits, partials_, al, be, c, i(p.coff), i(p.incc));
+      done.last = launch(finish, Geometry{1, {round_up(p.outs, 256), 1, 1}, {256, 1, 1}});
+    }
+    return done;
+  };
+  return precision_ == Precision::f32 ? run(0.0f) : run(0.0);
+}
+
 Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b, double alpha, const Buffer& a,
                                 const Buffer& bm, double beta, const Buffer& c, cl_command_queue queue) {
+  if ((v == Variant::tuned || v == Variant::tensor) && is_gemv(params)) return gemv(params, b, alpha, a, bm, beta, c, queue);
   if (v == Variant::tensor) return tensor(params, b, alpha, a, bm, beta, c, queue);
   const Kernel* k = nullptr;
   Geometry g;
@@ -268,4 +313,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
           return gpubench::gemm::opencl_tensor_unavailable(d);
         },
-        "no BLAS library was found when configured (Debian libclblast-dev)"});
+        "no BLAS library was found when configured (Debian libclblast-dev)", /*degenerate_kernels=*/true});

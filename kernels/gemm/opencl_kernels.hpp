@@ -42,12 +42,15 @@ class OpenclKernels {
 
  private:
   const opencl::Kernel& kernel(const std::string& path, const std::string& options, const std::string& name);
+  Enqueued gemv(const Params& params, const Block& b, double alpha, const opencl::Buffer& a, const opencl::Buffer& bm,
+                double beta, const opencl::Buffer& c, cl_command_queue queue);
   Enqueued tensor(const Params& params, const Block& b, double alpha, const opencl::Buffer& a, const opencl::Buffer& bm,
                   double beta, const opencl::Buffer& c, cl_command_queue queue);
 
   opencl::Context* context_;
   Precision precision_;
   std::map<std::string, opencl::Kernel> kernels_;
+  opencl::Buffer partials_;  // gemv's partial sums, grown to the largest call's
 };
 
 }  // namespace gpubench::gemm

@@ -72,6 +72,9 @@ struct BackendTraits {
   std::function<std::string(const DeviceInfo&, Variant, Precision)> refuses = nullptr;
   // Why the vendor variant is not in this build, where `vendor` is empty.
   std::string no_vendor = "no BLAS library was found when configured";
+  // Whether tuned and tensor run a degenerate shape (m, n or k equal to 1) on kernels/gemm/gemv.h's
+  // memory-bound kernels (gemv.hpp's space in place of the tiles'); false: on their tiles.
+  bool degenerate_kernels = false;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();

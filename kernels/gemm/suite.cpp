@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "common/host_memory.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "kernels/gemm/gemv.hpp"
 #include "kernels/gemm/operations.hpp"
 #include "kernels/launch_grid.hpp"
 #include "common/test_hooks.hpp"
@@ -198,6 +199,11 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
     heuristic["work_group_size"] = grid::default_group_size;
     return {std::move(space), std::move(heuristic)};
   }
+  // A degenerate shape (matrix-vector, outer product): memory-bound kernels of its own where the
+  // backend has them (issue 59 item 3), their space in the tuning database under its shape class.
+  if ((v == Variant::tuned || v == Variant::tensor) && degenerate(s) && backend_traits(device.backend) &&
+      backend_traits(device.backend)->degenerate_kernels)
+    return {gemv_space(), gemv_heuristic()};
   if (v == Variant::tuned && device.backend.starts_with("omp_target")) return {omp_tuned_space(device), omp_tuned_heuristic()};
   if (v == Variant::tensor && device.backend.starts_with("omp_target")) return {omp_tensor_space(), omp_tensor_heuristic()};
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
@@ -431,9 +437,14 @@ class GemmSuite final : public Suite {
       largest.max_work_group_size = 1024;
       for (const Tunable& t : omp_tuned_space(largest).params)
         if (t.name != "tm" && t.name != "tn") space.params.push_back(t);
+      for (const Tunable& t : gemv_space().params) space.params.push_back(t);  // a degenerate shape's entry
       return space;
     }
-    if (kernel == "tensor") return tensor_space();
+    if (kernel == "tensor") {
+      TunableSpace space = tensor_space();
+      for (const Tunable& t : gemv_space().params) space.params.push_back(t);
+      return space;
+    }
     return std::nullopt;
   }
 

@@ -34,7 +34,8 @@ nlohmann::json records(const std::string& args, const std::string& env, int expe
 }
 
 TEST(GemmSuite, EveryVariantVerifiesInBothPrecisionsAndLayouts) {
-  for (const char* problem : {"33", "40x70x20", "67x45x91:TN"}) {
+  // Square, odd, thin (k small) and degenerate (m, n or k equal to 1) shapes (issue 59 item 3).
+  for (const char* problem : {"33", "40x70x20", "67x45x91:TN", "70x60x3", "1x70x40", "70x1x40:TN", "70x60x1"}) {
     const nlohmann::json j = records(std::string("--precision all --problem ") + problem, "", 0);
     std::set<std::string> points;
     for (const auto& b : j["benchmarks"]) {
@@ -97,6 +98,30 @@ TEST(GemmSuite, ASweepOfTheTileStoresAnEntryTheNextRunUses) {
 
 // On OpenCL (PoCL without a GPU): naive, tiled, tuned and CLBlast verify in both precisions, A
 // transposed, on a shape no tile divides; a wrong result planted in the tuned kernel's C fails.
+// A degenerate shape on OpenCL runs tuned on the memory-bound kernels of its own (gemv.h), with
+// their parameters, which the records and the tuning choice name; a thin one on the tiles.
+TEST(GemmSuite, DegenerateShapesRunTheirOwnKernelsOnOpenclAndVerify) {
+  for (const char* problem : {"1x300x200", "300x1x200:TN", "300x250x1", "2x1x3000", "150x170x2"}) {
+    const nlohmann::json j = records(std::string("--precision all --variant tuned,naive --problem ") + problem, "", 0, "opencl");
+    int tuned = 0;
+    for (const auto& b : j["benchmarks"]) {
+      if (b["run_type"] != "iteration") continue;
+      EXPECT_TRUE(b["verified"].get<bool>()) << b.dump();
+      if (b["variant"] != "tuned") continue;
+      ++tuned;
+      const nlohmann::json& params = b["params"]["launch"]["gemm_tuned"];
+      EXPECT_EQ(params["from"], "heuristic") << params.dump();
+      if (std::string(problem) == "150x170x2") {
+        EXPECT_TRUE(params.contains("bm") && !params.contains("waves")) << params.dump();
+      } else {
+        EXPECT_EQ(params.value("group", 0), 256) << problem << " " << params.dump();
+        EXPECT_EQ(params.value("waves", 0), 4) << problem << " " << params.dump();
+      }
+    }
+    EXPECT_EQ(tuned, 2 * 2) << problem;  // f32 and f64, two repetitions each
+  }
+}
+
 TEST(GemmSuite, OpenclVariantsVerifyAndAPlantedWrongResultFails) {
   const nlohmann::json j = records("--precision all --problem 40x70x20:TN", "GPUBENCH_WRONG_RESULT=tuned/f32", 1, "opencl");
   std::set<std::string> points;
