@@ -172,48 +172,46 @@ void micro_plain(std::int64_t kc, const T* ap, const T* bp, T alpha, T* c, std::
 // x86-64's baseline), chosen when first called. Two vectors of B per step; MR rows of A broadcast
 // against them: 8 x 2 accumulators with AVX-512 (32 registers), 6 x 2 with AVX2 (16). The FMAs are
 // written as such (ISO C++ mode contracts no a * b + c).
-#define GPUBENCH_MICRO_KERNEL(NAME, MR, V, T, LANES, ZERO, LOAD, STORE, SET1, FMA)                               \
+#define GPUBENCH_MICRO_KERNEL(NAME, MR, NV, V, T, LANES, ZERO, LOAD, STORE, SET1, FMA)                          \
   void NAME(std::int64_t kc, const T* __restrict ap, const T* __restrict bp, T alpha, T* c, std::int64_t ldc,     \
             int rows, int cols) {                                                                                  \
-    constexpr int NR = 2 * (LANES);                                                                               \
-    V acc[MR][2];                                                                                                 \
-    _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = ZERO();                        \
+    constexpr int NR = (NV) * (LANES);                                                                            \
+    V acc[MR][NV];                                                                                                \
+    _Pragma("GCC unroll 16") for (int r = 0; r < MR; ++r)                                                        \
+      _Pragma("GCC unroll 4") for (int v = 0; v < (NV); ++v) acc[r][v] = ZERO();                                \
     for (std::int64_t l = 0; l < kc; ++l) {                                                                       \
-      const V b0 = LOAD(bp + l * NR), b1 = LOAD(bp + l * NR + (LANES));                                          \
-      _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) {                                                     \
+      V b[NV];                                                                                                    \
+      _Pragma("GCC unroll 4") for (int v = 0; v < (NV); ++v) b[v] = LOAD(bp + l * NR + v * (LANES));           \
+      _Pragma("GCC unroll 16") for (int r = 0; r < MR; ++r) {                                                    \
         const V ar = SET1(ap[l * MR + r]);                                                                        \
-        acc[r][0] = FMA(ar, b0, acc[r][0]);                                                                       \
-        acc[r][1] = FMA(ar, b1, acc[r][1]);                                                                       \
+        _Pragma("GCC unroll 4") for (int v = 0; v < (NV); ++v) acc[r][v] = FMA(ar, b[v], acc[r][v]);            \
       }                                                                                                           \
     }                                                                                                             \
     const V va = SET1(alpha);                                                                                     \
     if (rows == MR && cols == NR) {                                                                               \
-      _Pragma("GCC unroll 8") for (int r = 0; r < MR; ++r) {                                                     \
-        STORE(c + r * ldc, FMA(va, acc[r][0], LOAD(c + r * ldc)));                                                \
-        STORE(c + r * ldc + (LANES), FMA(va, acc[r][1], LOAD(c + r * ldc + (LANES))));                            \
-      }                                                                                                           \
+      _Pragma("GCC unroll 16") for (int r = 0; r < MR; ++r)                                                      \
+        _Pragma("GCC unroll 4") for (int v = 0; v < (NV); ++v)                                                  \
+          STORE(c + r * ldc + v * (LANES), FMA(va, acc[r][v], LOAD(c + r * ldc + v * (LANES))));                  \
       return;                                                                                                     \
     }                                                                                                             \
     alignas(64) T sums[MR * NR];                                                                                  \
-    for (int r = 0; r < MR; ++r) {                                                                                \
-      STORE(sums + r * NR, acc[r][0]);                                                                            \
-      STORE(sums + r * NR + (LANES), acc[r][1]);                                                                  \
-    }                                                                                                             \
+    for (int r = 0; r < MR; ++r)                                                                                  \
+      for (int v = 0; v < (NV); ++v) STORE(sums + r * NR + v * (LANES), acc[r][v]);                               \
     add_edge(sums, NR, alpha, c, ldc, rows, cols);                                                                \
   }
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,fma")
-GPUBENCH_MICRO_KERNEL(micro_avx512_f64, 8, __m512d, double, 8, _mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd,
+GPUBENCH_MICRO_KERNEL(micro_avx512_f64, 8, 3, __m512d, double, 8, _mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd,
                       _mm512_set1_pd, _mm512_fmadd_pd)
-GPUBENCH_MICRO_KERNEL(micro_avx512_f32, 8, __m512, float, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+GPUBENCH_MICRO_KERNEL(micro_avx512_f32, 8, 3, __m512, float, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
                       _mm512_set1_ps, _mm512_fmadd_ps)
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-GPUBENCH_MICRO_KERNEL(micro_avx2_f64, 6, __m256d, double, 4, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+GPUBENCH_MICRO_KERNEL(micro_avx2_f64, 6, 2, __m256d, double, 4, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
                       _mm256_set1_pd, _mm256_fmadd_pd)
-GPUBENCH_MICRO_KERNEL(micro_avx2_f32, 6, __m256, float, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+GPUBENCH_MICRO_KERNEL(micro_avx2_f32, 6, 2, __m256, float, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
                       _mm256_set1_ps, _mm256_fmadd_ps)
 #pragma GCC pop_options
 #undef GPUBENCH_MICRO_KERNEL
@@ -224,8 +222,8 @@ MicroKernel<T> micro_kernel() {
 #ifdef GPUBENCH_GEMM_X86
   const HostIsa isa = host_isa();
   if (isa >= HostIsa::avx512) {
-    if constexpr (std::is_same_v<T, double>) return {8, 16, micro_avx512_f64};
-    else return {8, 32, micro_avx512_f32};
+    if constexpr (std::is_same_v<T, double>) return {8, 24, micro_avx512_f64};
+    else return {8, 48, micro_avx512_f32};
   }
   if (isa >= HostIsa::avx2) {
     if constexpr (std::is_same_v<T, double>) return {6, 8, micro_avx2_f64};
@@ -251,7 +249,7 @@ void packed(const Block& s, int threads, T alpha, const T* a, const T* b, T beta
       for (std::int64_t j = 0; j < s.n; ++j) c[i * s.ldc + j] = beta == T(0) ? T(0) : beta * c[i * s.ldc + j];
   }
   if (s.k == 0 || alpha == T(0) || s.m == 0 || s.n == 0) return;
-  const std::int64_t kc = std::min<std::int64_t>(pk.kc > 0 ? pk.kc : 512, s.k);
+  const std::int64_t kc = std::min<std::int64_t>(pk.kc > 0 ? pk.kc : 256, s.k);
   const std::int64_t nc = round_up(pk.nc > 0 ? pk.nc : 4096, nr);
   // A's blocks shared evenly by the threads: at most 384 rows each, as many per thread.
   const std::int64_t blocks = pk.mc > 0 ? (s.m + pk.mc - 1) / pk.mc
