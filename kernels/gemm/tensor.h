@@ -47,12 +47,24 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
-// A whole slice of `Pairs` 16-byte pairs, `PerRow` to each stored row, from the matrix `m`
-// (leading dimension ld) at stored row `row` and column `col` to `dst` (leading dimension ld_s),
-// every address aligned and inside the matrix.
+// A pair inside the matrix: one 16-byte copy where the addresses are aligned (Aligned), else two
+// 8-byte ones (an odd leading dimension: every other row's pairs straddle 16 bytes).
+template <bool Aligned>
+__device__ __forceinline__ void cp_async_pair(double* shared, const double* global) {
+  if constexpr (Aligned) {
+    cp_async16(shared, global);
+  } else {
+    cp_async8(shared, global, true);
+    cp_async8(shared + 1, global + 1, true);
+  }
+}
+
+// A whole slice of `Pairs` pairs, `PerRow` to each stored row, from the matrix `m` (leading
+// dimension ld) at stored row `row` and column `col` to `dst` (leading dimension ld_s), every
+// address inside the matrix (and, Aligned, 16-byte aligned).
 // Where the threads cover whole rows per pass, a thread's copies lie one stride apart: one
 // pointer and a constant step (fewer registers than an address per copy).
-template <int Pairs, int PerRow>
+template <int Pairs, int PerRow, bool Aligned = true>
 __device__ __forceinline__ void copy_whole(double* dst, int ld_s, const double* m, int ld, int row, int col, int tid) {
   constexpr int threads = tc.threads();
   if constexpr (threads % PerRow == 0) {
@@ -61,12 +73,12 @@ __device__ __forceinline__ void copy_whole(double* dst, int ld_s, const double* 
     const double* src = m + static_cast<long>(row + r) * ld + col + c;
 #pragma unroll
     for (int i = 0; i < Pairs / threads; ++i, src += static_cast<long>(step) * ld)
-      cp_async16(dst + (r + i * step) * ld_s + c, src);
+      cp_async_pair<Aligned>(dst + (r + i * step) * ld_s + c, src);
   } else {
 #pragma unroll
     for (int i = 0; i < Pairs / threads; ++i) {
       const int idx = tid + i * threads, r = idx / PerRow, c = 2 * (idx % PerRow);
-      cp_async16(dst + r * ld_s + c, m + static_cast<long>(row + r) * ld + col + c);
+      cp_async_pair<Aligned>(dst + r * ld_s + c, m + static_cast<long>(row + r) * ld + col + c);
     }
   }
 }
@@ -134,20 +146,30 @@ __device__ __forceinline__ void gemm_tensor(int M, int N, int K, double alpha, c
     }
   };
 
-  // Blocks wholly inside C, with A's and B's rows 16-byte aligned, copy every slice but a last
-  // partial one as 16-byte pairs without bounds or alignment tests: the copies' addresses are
-  // the loop's invariants plus the slice's offset, and most of the integer work per slice goes.
-  const bool whole = row0 + BM <= M && col0 + BN <= N && lda % 2 == 0 && ldb % 2 == 0 &&
-                     (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
-                     (reinterpret_cast<unsigned long long>(B) & 15) == 0 && (__cvta_generic_to_shared(shared) & 15) == 0;
+  // Blocks wholly inside C copy every slice but a last partial one without bounds or alignment
+  // tests: the copies' addresses are the loop's invariants plus the slice's offset, and most of
+  // the integer work per slice goes. With A's and B's rows 16-byte aligned as 16-byte pairs; with
+  // an odd leading dimension (an odd size) as 8-byte halves, so that only the edge blocks take the
+  // tested copies (issue 59: at 8191 every block did, 30.6 TFLOP/s against 52.6 at 8192).
+  const bool whole = row0 + BM <= M && col0 + BN <= N;
+  const bool aligned = lda % 2 == 0 && ldb % 2 == 0 && (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
+                       (reinterpret_cast<unsigned long long>(B) & 15) == 0 && (__cvta_generic_to_shared(shared) & 15) == 0;
   auto load_whole = [&](int stage, int k0) {
     double* as = as_base + stage * tc.a_stage();
     double* bs = bs_base + stage * tc.b_stage();
-    if constexpr (TA)  // stored K x M
-      copy_whole<BM * BK / 2, BM / 2>(as, ld_km, A, lda, k0, row0, tid);
-    else
-      copy_whole<BM * BK / 2, BK / 2>(as, ld_mk, A, lda, row0, k0, tid);
-    copy_whole<BK * BN / 2, BN / 2>(bs, ld_kn, B, ldb, k0, col0, tid);
+    if (aligned) {
+      if constexpr (TA)  // stored K x M
+        copy_whole<BM * BK / 2, BM / 2>(as, ld_km, A, lda, k0, row0, tid);
+      else
+        copy_whole<BM * BK / 2, BK / 2>(as, ld_mk, A, lda, row0, k0, tid);
+      copy_whole<BK * BN / 2, BN / 2>(bs, ld_kn, B, ldb, k0, col0, tid);
+    } else {
+      if constexpr (TA)
+        copy_whole<BM * BK / 2, BM / 2, false>(as, ld_km, A, lda, k0, row0, tid);
+      else
+        copy_whole<BM * BK / 2, BK / 2, false>(as, ld_mk, A, lda, row0, k0, tid);
+      copy_whole<BK * BN / 2, BN / 2, false>(bs, ld_kn, B, ldb, k0, col0, tid);
+    }
   };
   auto load_slice = [&](int stage, int k0) {
     if (whole && k0 + BK <= k_end)

@@ -28,10 +28,14 @@ DeviceInfo hopper() {
   return d;
 }
 
-TEST(GemmNvrtc, NaiveTiledAndTunedCompileForHopperWithoutADevice) {
+TEST(GemmNvrtc, NaiveTiledTunedAndDegenerateCompileForHopperWithoutADevice) {
   const std::string source = cuda::rtc_source("gemm/nvrtc.cu");
   for (const char* real : {"float", "double"}) {
     EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "1"}}, 90, "naive").empty());
+    // The degenerate shapes' kernels (gemv.h), as CUDA builds them: gemm_outer, gemm_rowdot, gemm_colsum, gemm_finish.
+    const std::string gemv = cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "5"}}, 90, "gemv");
+    for (const char* name : {"gemm_outer", "gemm_rowdot", "gemm_colsum", "gemm_finish"})
+      EXPECT_NE(gemv.find(name), std::string::npos) << name;
     for (const char* tile : {"8", "16", "32"})
       EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "2"}, {"TILE", tile}}, 90, "tiled").empty());
   }
