@@ -47,6 +47,12 @@ void catch_signals(bool say, bool exit_on_second) {
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
   ::sigaction(SIGHUP, &action, nullptr);
+  // A reader of the output that went away (gpubench ... | head) does not end the run unwritten:
+  // writes to the closed pipe fail (EPIPE, the streams' failbit) and the records still go to --out.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 int requested() { return received; }

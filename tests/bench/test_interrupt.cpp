@@ -65,6 +65,7 @@ class Running {
   }
   // Reads until `text` appears in the output (true) or the process ends or `seconds` pass (false).
   bool wait_for(const std::string& text, double seconds) {
+    if (fd_ < 0) return output_.find(text) != std::string::npos;  // the reader closed (close_reader)
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (output_.find(text) == std::string::npos) {
       const auto left = std::chrono::duration<double, std::milli>(end - std::chrono::steady_clock::now()).count();
@@ -95,6 +96,11 @@ class Running {
     return code_;
   }
   const std::string& output() const { return output_; }
+  // The reader goes away (gpubench ... | head): the pipe's read end closes.
+  void close_reader() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
 
  private:
   pid_t pid_ = -1;
@@ -243,6 +249,21 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<Stop>& i) { return i.param.name; });
 
 // ---------------------------------------------------------------------------------- test hooks
+
+// `gpubench ... | head`: the reader of its output goes away mid-run; the run is not killed by
+// SIGPIPE with its records unwritten (issue 59's H100 call lost a run so): it finishes and writes them.
+TEST(ClosedOutput, AReaderThatGoesAwayLosesNothing) {
+  const std::string out = temp_path("piped.json");
+  Running run({"--suite", "ep", "--backend", "openmp", "--problem", "S", "--repetitions", "10", "--format", "json",
+               "--out", out});
+  ASSERT_TRUE(run.wait_for("\n", 60)) << run.output();
+  run.close_reader();
+  EXPECT_EQ(run.finish(120), 0);
+  const nlohmann::json j = read_json(out);
+  ASSERT_FALSE(j.at("benchmarks").empty());
+  for (const auto& b : j.at("benchmarks")) EXPECT_TRUE(b.at("verified").get<bool>()) << b.dump();
+  std::filesystem::remove(out);
+}
 
 TEST(TestHooks, ARunWithOneSetSaysSoInItsTableRecordsAndStderr) {
   const std::string out = temp_path("hooked.json");
