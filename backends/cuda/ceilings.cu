@@ -314,61 +314,48 @@ class Probe {
     check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, info_.index), "cudaDeviceGetAttribute",
           "(the compute capability, for the tensor-core probe)");
     if (major < 8) return;
+    // Each unit's chain kernel, named, with its operand: 2^-4 in each operand type (double; the
+    // 32-bit registers of tf32 (a float's bits), of two f16 (0x2C00) and of two bf16 (0x3D80)).
+    using Chains = void (*)(unsigned, double, double, unsigned, unsigned, double*);
     struct Unit {
-      kernels::TensorOp op;
+      Chains chains;
       const char* unit;         // Ceilings::unit_gflops' name
       const char* instruction;  // for the log and the errors
       int k;                    // the instruction's k: each accumulator element gains k a b
       bool needs_sm90;
+      unsigned bits;            // the 32-bit operand (0: the f64 ones take a64)
+      double flops;             // a warp's instruction: 2 m n k
     };
+    using kernels::mma_chains;
+    using kernels::TensorOp;
     const Unit units[] = {
-        {kernels::TensorOp::f64_m16n8k16, "f64 tensor", "mma.sync m16n8k16 f64", 16, true},
-        {kernels::TensorOp::f64_m8n8k4, "f64 tensor", "mma.sync m8n8k4 f64", 4, false},
-        {kernels::TensorOp::tf32_m16n8k8, "tf32 tensor", "mma.sync m16n8k8 tf32 (f32 accumulation)", 8, false},
-        {kernels::TensorOp::f16_m16n8k16, "f16 tensor", "mma.sync m16n8k16 f16 (f32 accumulation)", 16, false},
-        {kernels::TensorOp::bf16_m16n8k16, "bf16 tensor", "mma.sync m16n8k16 bf16 (f32 accumulation)", 16, false},
+        {mma_chains<TensorOp::f64_m16n8k16>, "f64 tensor", "mma.sync m16n8k16 f64", 16, true, 0, 2.0 * 16 * 8 * 16},
+        {mma_chains<TensorOp::f64_m8n8k4>, "f64 tensor", "mma.sync m8n8k4 f64", 4, false, 0, 2.0 * 8 * 8 * 4},
+        {mma_chains<TensorOp::tf32_m16n8k8>, "tf32 tensor", "mma.sync m16n8k8 tf32 (f32 accumulation)", 8, false,
+         0x3D800000u, 2.0 * 16 * 8 * 8},
+        {mma_chains<TensorOp::f16_m16n8k16>, "f16 tensor", "mma.sync m16n8k16 f16 (f32 accumulation)", 16, false,
+         0x2C002C00u, 2.0 * 16 * 8 * 16},
+        {mma_chains<TensorOp::bf16_m16n8k16>, "bf16 tensor", "mma.sync m16n8k16 bf16 (f32 accumulation)", 16, false,
+         0x3D803D80u, 2.0 * 16 * 8 * 16},
     };
-    // 2^-4 in each operand type: double, the 32-bit registers of tf32 (a float's bits), of two
-    // f16 (0x2C00) and of two bf16 (0x3D80).
     constexpr double a64 = 0.0625;
-    const unsigned operand_bits[] = {0, 0, 0x3D800000u, 0x2C002C00u, 0x3D803D80u};
     const unsigned grid = static_cast<unsigned>(std::max(info_.compute_units, 1)) * 4;
     DeviceBuffer<double> out(static_cast<std::size_t>(grid) * block_size);
     const double warps = static_cast<double>(out.size()) / 32;
-    for (std::size_t u = 0; u < std::size(units); ++u) {
-      const Unit& unit = units[u];
+    for (const Unit& unit : units) {
       if (unit.needs_sm90 && major < 9) continue;
-      const unsigned bits = operand_bits[u];
       auto launch = [&](std::uint32_t iterations) {
         return timed([&] {
-          switch (unit.op) {
-            case kernels::TensorOp::f64_m16n8k16:
-              kernels::mma_chains<kernels::TensorOp::f64_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
-              break;
-            case kernels::TensorOp::f64_m8n8k4:
-              kernels::mma_chains<kernels::TensorOp::f64_m8n8k4><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
-              break;
-            case kernels::TensorOp::tf32_m16n8k8:
-              kernels::mma_chains<kernels::TensorOp::tf32_m16n8k8><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
-              break;
-            case kernels::TensorOp::f16_m16n8k16:
-              kernels::mma_chains<kernels::TensorOp::f16_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
-              break;
-            case kernels::TensorOp::bf16_m16n8k16:
-              kernels::mma_chains<kernels::TensorOp::bf16_m16n8k16><<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, bits, bits, out.data());
-              break;
-          }
+          unit.chains<<<grid, block_size, 0, stream_.get()>>>(iterations, a64, a64, unit.bits, unit.bits, out.data());
           check_launch(unit.instruction, grid, block_size);
         });
       };
       const std::uint32_t iterations = ceilings::calibrate_iterations(launch);
-      // A warp's instruction does m x n x k multiply-adds: m16n8k16 4096 FLOPs, m8n8k4 512, m16n8k8 2048.
-      const double flops_per_instruction = unit.op == kernels::TensorOp::f64_m8n8k4 ? 2.0 * 8 * 8 * 4 : 2.0 * 16 * 8 * unit.k;
       double gflops = 0;
       for (int r = 0; r < 5; ++r) {
         const double seconds = launch(iterations);
         if (seconds > 0)
-          gflops = std::max(gflops, warps * kernels::tensor_chains * iterations * flops_per_instruction / seconds * 1e-9);
+          gflops = std::max(gflops, warps * kernels::tensor_chains * iterations * unit.flops / seconds * 1e-9);
       }
       std::vector<double> host(out.size());
       check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream_.get()),

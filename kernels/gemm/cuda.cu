@@ -182,11 +182,25 @@ cuda::Defines gemv_defines() {
 // what it was given (no allocation from the driver on each call).
 template <typename T>
 void gemv(cudaStream_t stream, const Params& params, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
-  int device = 0, sms = 0, threads = 0;
+  // The device's SMs and resident threads, asked once per device (this is the launch path, inside
+  // the caller's timed region), and its memory pool set then to keep what it is given.
+  struct Known {
+    std::once_flag once;
+    int sms = 0, threads = 0;
+  };
+  static Known known[64];
+  int device = 0;
   cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  cuda::check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
-  const GemvPlan p = plan_gemv(b, params, sms, threads);
+  Known& d = known[device % 64];
+  std::call_once(d.once, [&d, device] {
+    cuda::check(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda::check(cudaDeviceGetAttribute(&d.threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+    cudaMemPool_t pool = nullptr;
+    cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t keep = UINT64_MAX;
+    cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  });
+  const GemvPlan p = plan_gemv(b, params, d.sms, d.threads);
   const cuda::Defines defines = gemv_defines<T>();
   const cudaKernel_t k = cuda::rtc_kernel("gemm/nvrtc.cu", p.kernel(), defines, p.kernel());
   const dim3 grid(static_cast<unsigned>(p.groups_x), static_cast<unsigned>(p.groups_y)), block(static_cast<unsigned>(p.group));
@@ -197,17 +211,9 @@ void gemv(cudaStream_t stream, const Params& params, const Block& b, T alpha, co
     return;
   }
   T* partials = nullptr;
-  if (p.partials() > 0) {
-    static std::once_flag kept[64];
-    std::call_once(kept[device % 64], [device] {
-      cudaMemPool_t pool = nullptr;
-      cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
-      std::uint64_t keep = UINT64_MAX;
-      cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
-    });
+  if (p.partials() > 0)
     cuda::check(cudaMallocAsync(reinterpret_cast<void**>(&partials), static_cast<std::size_t>(p.partials()) * sizeof(T), stream),
                 "cudaMallocAsync", "(GEMM's partial sums)");
-  }
   const T* M = p.matrix_is_a ? A : B;
   const T* X = p.matrix_is_a ? B : A;
   const std::int64_t first = p.kind == GemvPlan::Kind::rowdot ? p.outs : p.len, second = p.kind == GemvPlan::Kind::rowdot ? p.len : p.outs;
