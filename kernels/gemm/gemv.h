@@ -33,7 +33,22 @@ GEMV_KERNEL gemm_outer(int M, int N, real alpha, GEMM_GLOBAL const real* GEMV_RE
   const int col = GEMM_GID_X * GEMM_LOCAL_X + GEMM_LID_X;
   if (col >= N) return;
   const real b = alpha * B[boff + col];
-  for (int row = GEMM_GID_Y; row < M; row += GEMV_NGROUPS_Y) {
+  const int step = GEMV_NGROUPS_Y;
+  int row = GEMM_GID_Y;
+  // Four rows a step, their loads of C issued before the stores: an item's 4-byte loads in flight
+  // one at a time cannot keep the memory busy in f32 (Little's law: bytes in flight per SM).
+  for (; row + 3 * step < M; row += 4 * step) {
+    const long at0 = coff + (long)row * ldc + col, at1 = at0 + (long)step * ldc, at2 = at1 + (long)step * ldc,
+               at3 = at2 + (long)step * ldc;
+    const real c0 = C[at0], c1 = C[at1], c2 = C[at2], c3 = C[at3];
+    const real a0 = A[aoff + (long)row * inca], a1 = A[aoff + (long)(row + step) * inca],
+               a2 = A[aoff + (long)(row + 2 * step) * inca], a3 = A[aoff + (long)(row + 3 * step) * inca];
+    C[at0] = GEMM_FMA(a0, b, beta * c0);
+    C[at1] = GEMM_FMA(a1, b, beta * c1);
+    C[at2] = GEMM_FMA(a2, b, beta * c2);
+    C[at3] = GEMM_FMA(a3, b, beta * c3);
+  }
+  for (; row < M; row += step) {
     const long at = coff + (long)row * ldc + col;
     C[at] = GEMM_FMA(A[aoff + (long)row * inca], b, beta * C[at]);
   }
@@ -78,14 +93,16 @@ GEMV_KERNEL gemm_rowdot(int outs, int L, int chunk, GEMM_GLOBAL const real* GEMV
   const int l0 = GEMM_GID_Y * chunk;
   const int l1 = L - l0 < chunk ? L : l0 + chunk;
   GEMM_GLOBAL const real* row = Mat + moff + (long)o * ldm;
-  real s0 = 0, s1 = 0;  // two elements in flight an item
+  real s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // four elements in flight an item
   int l = l0 + lid;
-  for (; l + g < l1; l += 2 * g) {
+  for (; l + 3 * g < l1; l += 4 * g) {
     s0 = GEMM_FMA(row[l], X[xoff + (long)l * incx], s0);
     s1 = GEMM_FMA(row[l + g], X[xoff + (long)(l + g) * incx], s1);
+    s2 = GEMM_FMA(row[l + 2 * g], X[xoff + (long)(l + 2 * g) * incx], s2);
+    s3 = GEMM_FMA(row[l + 3 * g], X[xoff + (long)(l + 3 * g) * incx], s3);
   }
-  if (l < l1) s0 = GEMM_FMA(row[l], X[xoff + (long)l * incx], s0);
-  part[lid] = s0 + s1;
+  for (; l < l1; l += g) s0 = GEMM_FMA(row[l], X[xoff + (long)l * incx], s0);
+  part[lid] = (s0 + s1) + (s2 + s3);
   GEMM_SYNC();
   for (int w = g / 2; w > 0; w /= 2) {  // g is a power of two
     if (lid < w) part[lid] += part[lid + w];
