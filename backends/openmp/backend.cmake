@@ -34,5 +34,6 @@ endif()
 if(NOT OpenMP_CXX_FOUND)
   message(FATAL_ERROR "GPUBENCH_OPENMP is ON but no OpenMP was found (install g++, or -DGPUBENCH_OPENMP=OFF)")
 endif()
-target_sources(gpubench_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/openmp.cpp ${CMAKE_CURRENT_LIST_DIR}/ceilings.cpp)
+target_sources(gpubench_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/openmp.cpp ${CMAKE_CURRENT_LIST_DIR}/ceilings.cpp
+                                       ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cpp)
 gpubench_backend(NAME openmp MPI_TEST_RANKS 1 2 3 4)

@@ -13,7 +13,6 @@
 #endif
 
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -28,6 +28,7 @@
 
 #include "backends/ceilings.hpp"
 #include "backends/ceilings_common.hpp"
+#include "backends/openmp/huge_pages.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GPUBENCH_CEILINGS_X86 1
@@ -59,14 +60,11 @@ using HostArray = std::unique_ptr<double[], FreeMemory>;
 // `bytes` of doubles, uninitialised, in transparent huge pages where the kernel gives them: the
 // first touch of gigabytes in 4 KiB pages costs seconds (tens, measured, in a virtual machine).
 HostArray allocate_array(std::size_t bytes) {
-  constexpr std::size_t huge_page = std::size_t{2} << 20;
-  const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
-  void* p = std::aligned_alloc(huge_page, rounded);
-  if (!p) throw DeviceError("the bandwidth probe found no " + std::to_string(rounded) + " bytes of host memory");
-#ifdef MADV_HUGEPAGE
-  static_cast<void>(madvise(p, rounded, MADV_HUGEPAGE));  // advice: 4 KiB pages work too, slower
-#endif
-  return HostArray(static_cast<double*>(p));
+  try {
+    return HostArray(static_cast<double*>(host_memory::allocate(bytes)));
+  } catch (const std::bad_alloc&) {
+    throw DeviceError("the bandwidth probe found no " + std::to_string(bytes) + " bytes of host memory");
+  }
 }
 
 // The first i < n where values[i] != expected(i), or n.

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "backends/openmp/host_blas.hpp"
+#include "backends/openmp/huge_pages.hpp"
 #include "common/errors.hpp"
 
 namespace gpubench::gemm {
@@ -86,7 +87,7 @@ class OpenmpOperations final : public Operations {
   }
 
   Shape shape_;
-  std::vector<T> a_, b_, c0_, c_;
+  host_memory::Vector<T> a_, b_, c0_, c_;  // in huge pages, for every host variant alike
 };
 
 }  // namespace

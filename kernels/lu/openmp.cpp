@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -15,6 +16,7 @@
 
 
 #include "backends/openmp/host_blas.hpp"
+#include "backends/openmp/huge_pages.hpp"
 #include "common/errors.hpp"
 #include "kernels/gemm/openmp_kernels.hpp"
 #include "kernels/lu/blocks.hpp"
@@ -25,6 +27,68 @@ namespace gpubench::lu {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+// L (the w x w unit lower triangle, column-major, ldl apart) packed for lower_solve: for each
+// block of 8 rows from r0, the rows' 8 elements of each column k < r0 + 8 one after another, those
+// of the block's own columns (k >= r0) zero on and above the diagonal; the blocks one after
+// another (lower_offset). A solve then streams L instead of striding by ldl (at a power of two,
+// a column's elements fall into one cache set). Rows past w are zero.
+inline std::int64_t lower_offset(std::int64_t r0) { return 32 * (r0 / 8) * (r0 / 8 + 1); }
+template <typename T>
+void pack_lower(std::int64_t w, const T* l, std::int64_t ldl, std::vector<T>& out) {
+  const std::int64_t blocks = (w + 7) / 8;
+  out.assign(static_cast<std::size_t>(lower_offset(8 * blocks)), T(0));
+  for (std::int64_t r0 = 0; r0 < w; r0 += 8) {
+    T* block = out.data() + lower_offset(r0);
+    const std::int64_t rows = std::min<std::int64_t>(8, w - r0);
+    for (std::int64_t k = 0; k < r0 + rows; ++k)
+      for (std::int64_t i = std::max<std::int64_t>(0, k - r0 + 1); i < rows; ++i) block[k * 8 + i] = l[r0 + i + k * ldl];
+  }
+}
+
+// X = L^-1 X for 8 columns of X (w rows each, contiguous, ldx apart, rows padded to a multiple of
+// 8 plus 8, the padding zero), L packed by pack_lower: left-looking in blocks of 8 rows, each
+// block's 8 columns in vector registers while the rows above it are subtracted (a load of L's 8
+// elements and a broadcast of each column's solved element a step), then the block's own
+// triangle in the registers (each solved element broadcast from its lane).
+template <typename T>
+[[gnu::always_inline]] inline void lower_solve_body(std::int64_t w, const T* packed, T* x, std::int64_t ldx) {
+  typedef T Vec __attribute__((vector_size(8 * sizeof(T))));
+  typedef std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t> Lane;
+  typedef Lane Index __attribute__((vector_size(8 * sizeof(T))));
+  for (std::int64_t r0 = 0; r0 < w; r0 += 8) {
+    const std::int64_t rows = std::min<std::int64_t>(8, w - r0);
+    const T* block = packed + lower_offset(r0);
+    Vec acc[8];
+    for (int c = 0; c < 8; ++c) std::memcpy(&acc[c], x + r0 + c * ldx, sizeof(Vec));
+    for (std::int64_t k = 0; k < r0; ++k) {
+      Vec lk;
+      std::memcpy(&lk, block + k * 8, sizeof(Vec));
+      for (int c = 0; c < 8; ++c) acc[c] -= lk * x[k + c * ldx];
+    }
+    for (int kk = 0; kk < rows; ++kk) {
+      Vec lk;
+      std::memcpy(&lk, block + (r0 + kk) * 8, sizeof(Vec));
+      const Index lane = Index{} + kk;
+      for (int c = 0; c < 8; ++c) acc[c] -= lk * __builtin_shuffle(acc[c], lane);
+    }
+    for (int c = 0; c < 8; ++c) std::memcpy(x + r0 + c * ldx, &acc[c], static_cast<std::size_t>(rows) * sizeof(T));
+  }
+}
+[[gnu::target_clones("avx512f", "avx2,fma", "default"), gnu::optimize("fp-contract=fast")]] void lower_solve_f64(
+    std::int64_t w, const double* packed, double* x, std::int64_t ldx) {
+  lower_solve_body(w, packed, x, ldx);
+}
+[[gnu::target_clones("avx512f", "avx2,fma", "default"), gnu::optimize("fp-contract=fast")]] void lower_solve_f32(
+    std::int64_t w, const float* packed, float* x, std::int64_t ldx) {
+  lower_solve_body(w, packed, x, ldx);
+}
+inline void lower_solve(std::int64_t w, const double* packed, double* x, std::int64_t ldx) {
+  lower_solve_f64(w, packed, x, ldx);
+}
+inline void lower_solve(std::int64_t w, const float* packed, float* x, std::int64_t ldx) {
+  lower_solve_f32(w, packed, x, ldx);
+}
 
 template <typename T>
 class HostOperations final : public Operations {
@@ -60,55 +124,59 @@ class HostOperations final : public Operations {
 
   void configure(const BlockedConfig& c) override { config_ = c; }
 
+  // Columns [j, j + w) over rows [j, n), a column at a time: each thread keeps one range of the
+  // rows for the whole panel (in its cache), finds its largest element of the column there, and
+  // after one barrier every thread picks the same pivot from the ranges' (the first row of the
+  // largest, as LAPACK's idamax); thread 0 swaps the two rows, and after a second barrier each
+  // thread scales and updates its own rows. Two barriers a column (there were four and a lock).
   void getf2(std::int64_t j, std::int64_t w) override {
     const std::int64_t n = n_;
     T* a = a_.data();
     const auto at = [n](std::int64_t i, std::int64_t k) { return static_cast<std::size_t>(i + k * n); };
-    // Rows in chunks per thread; one parallel region for the whole panel.
-    T best_value = 0;
-    std::int64_t best_row = 0;
+    struct alignas(64) Slot {
+      T value;
+      std::int64_t row;
+    };
+    std::vector<Slot> slots(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel
     {
+      const std::int64_t t = omp_get_thread_num(), team = omp_get_num_threads(), rows = n - j;
+      const std::int64_t lo = j + rows * t / team, hi = j + rows * (t + 1) / team;
       for (std::int64_t c = j; c < j + w; ++c) {
-#pragma omp single
-        {
-          best_value = -1;
-          best_row = n;
-        }
         T mine = -1;
         std::int64_t mine_row = n;
-#pragma omp for schedule(static) nowait
-        for (std::int64_t r = c; r < n; ++r) {
+        for (std::int64_t r = std::max(lo, c); r < hi; ++r) {
           const T v = std::abs(a[at(r, c)]);
           if (v > mine) {
             mine = v;
             mine_row = r;
           }
         }
-#pragma omp critical
-        if (mine > best_value || (mine == best_value && mine_row < best_row)) {
-          best_value = mine;
-          best_row = mine_row;
-        }
+        slots[static_cast<std::size_t>(t)] = {mine, mine_row};
 #pragma omp barrier
-#pragma omp single
-        {
-          const bool swap = best_value > 0 && best_row != c;
+        T best = -1;
+        std::int64_t best_row = n;
+        for (std::int64_t s = 0; s < team; ++s) {
+          const Slot& o = slots[static_cast<std::size_t>(s)];
+          if (o.value > best || (o.value == best && o.row < best_row)) {
+            best = o.value;
+            best_row = o.row;
+          }
+        }
+        if (t == 0) {
+          const bool swap = best > 0 && best_row != c;
           ipiv_[static_cast<std::size_t>(c)] = static_cast<int>(swap ? best_row : c);
           if (swap)
             for (std::int64_t k = j; k < j + w; ++k) std::swap(a[at(c, k)], a[at(best_row, k)]);
         }
+#pragma omp barrier
         const T pivot = a[at(c, c)];
-        if (pivot != T(0)) {
-#pragma omp for schedule(static)
-          for (std::int64_t r0 = c + 1; r0 < n; r0 += 256) {
-            const std::int64_t r1 = std::min(n, r0 + 256);
-            for (std::int64_t r = r0; r < r1; ++r) a[at(r, c)] /= pivot;
-            for (std::int64_t k = c + 1; k < j + w; ++k) {
-              const T u = a[at(c, k)];
-              for (std::int64_t r = r0; r < r1; ++r) a[at(r, k)] -= a[at(r, c)] * u;
-            }
-          }
+        const std::int64_t r0 = std::max(lo, c + 1);
+        if (pivot == T(0) || r0 >= hi) continue;
+        for (std::int64_t r = r0; r < hi; ++r) a[at(r, c)] /= pivot;
+        for (std::int64_t k = c + 1; k < j + w; ++k) {
+          const T u = a[at(c, k)];
+          for (std::int64_t r = r0; r < hi; ++r) a[at(r, k)] -= a[at(r, c)] * u;
         }
       }
     }
@@ -117,37 +185,44 @@ class HostOperations final : public Operations {
   void laswp(std::int64_t k0, std::int64_t k1, std::int64_t c0, std::int64_t c1) override {
     T* a = a_.data();
     const std::int64_t n = n_;
+    // Eight columns at a time, each swap done on all eight before the next: the swaps of a column
+    // are in order (a later one may move a row an earlier one moved), but the eight columns'
+    // loads of a far row (each its own cache line, n elements apart) are independent and in
+    // flight together (LU 4096 on two cores: 41 ms a column at a time).
+    const std::int64_t groups = (c1 - c0 + 7) / 8;
+    const int* ipiv = ipiv_.data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t c = c0; c < c1; ++c)
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t from = c0 + 8 * g, to = std::min(c1, from + 8);
       for (std::int64_t k = k0; k < k1; ++k) {
-        const std::int64_t p = ipiv_[static_cast<std::size_t>(k)];
-        if (p != k) std::swap(a[k + c * n], a[p + c * n]);
+        const std::int64_t p = ipiv[k];
+        if (p == k) continue;
+        for (std::int64_t c = from; c < to; ++c) std::swap(a[k + c * n], a[p + c * n]);
       }
+    }
   }
 
   // L X = B, L the unit lower triangle of the w x w block at (j, j), B rows j .. j + w of columns
-  // c0 .. c1, solved in place: in halves down to 32 rows, the lower half's rows updated from the
-  // upper half's solution through GEMM's host kernel (most of the FLOPs, as in the trailing update).
+  // c0 .. c1, solved in place: L packed once (pack_lower), then the threads share the columns in
+  // groups of eight, each group copied out to contiguous columns (X's own are n apart), solved
+  // left-looking in registers (lower_solve) and copied back (LU 4096 on two cores: 45 ms). LAPACK's recursion through GEMM ran the solves of
+  // LU 4096 at 33 GFLOP/s on two cores, its 32-row leaves a column at a time.
   void trsm(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) override {
     if (c0 >= c1 || w <= 0) return;
-    if (w <= 32) return solve(j, w, c0, c1);
-    const std::int64_t upper = w / 2;
-    trsm(j, upper, c0, c1);
-    gemm(j + upper, j + w, c0, c1, j, j + upper);
-    trsm(j + upper, w - upper, c0, c1);
-  }
-
-  // The same by substitution, column by column.
-  void solve(std::int64_t j, std::int64_t w, std::int64_t c0, std::int64_t c1) {
     T* a = a_.data();
-    const std::int64_t n = n_;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t c = c0; c < c1; ++c) {
-      T* x = a + j + c * n;
-      for (std::int64_t k = 0; k < w; ++k) {
-        const T xk = x[k];
-        const T* l = a + j + (j + k) * n;
-        for (std::int64_t r = k + 1; r < w; ++r) x[r] -= l[r] * xk;
+    const std::int64_t n = n_, groups = (c1 - c0 + 7) / 8, ldx = (w + 7) / 8 * 8 + 8;  // off the power of two
+    pack_lower(w, a + j + j * n, n, lower_);
+#pragma omp parallel
+    {
+      std::vector<T> x(static_cast<std::size_t>(8 * ldx));
+#pragma omp for schedule(static)
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t c = c0 + 8 * g;
+        const int cols = static_cast<int>(std::min<std::int64_t>(8, c1 - c));
+        for (int k = 0; k < cols; ++k) std::memcpy(&x[k * ldx], a + j + (c + k) * n, static_cast<std::size_t>(w) * sizeof(T));
+        if (cols < 8) std::fill(x.begin() + cols * ldx, x.end(), T(0));  // the last group's spare columns
+        lower_solve(w, lower_.data(), x.data(), ldx);
+        for (int k = 0; k < cols; ++k) std::memcpy(a + j + (c + k) * n, &x[k * ldx], static_cast<std::size_t>(w) * sizeof(T));
       }
     }
   }
@@ -179,7 +254,8 @@ class HostOperations final : public Operations {
 
  private:
   std::int64_t n_ = 0;
-  std::vector<T> original_, a_;
+  host_memory::Vector<T> original_, a_;  // in huge pages: the row swaps touch every column
+  std::vector<T> lower_;  // trsm's L, packed
   std::vector<int> ipiv_;
   bool one_based_ = false;
   BlockedConfig config_;
