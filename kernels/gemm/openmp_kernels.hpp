@@ -13,8 +13,8 @@ enum class HostLoop { naive, tiled, packed };
 
 // The packed loop's blocking (GotoBLAS's, as OpenBLAS and BLIS run it): B in kc x nc panels
 // packed in NR-column strips, A in mc x kc blocks packed in MR-row strips, an MR x NR register
-// tile of C per micro-kernel call (MR and NR from the CPU's vector width: 8 x 16 doubles with
-// AVX-512). 0: the defaults (kc 512, nc 4096, mc from the threads so that they share m evenly).
+// tile of C per micro-kernel call (MR and NR from the CPU's vector width: 8 x 24 doubles with
+// AVX-512). 0: the defaults (kc 256, nc 4096, mc from the threads so that they share m evenly).
 struct Packing {
   int kc = 0, mc = 0, nc = 0;
 };
