@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -294,13 +293,6 @@ class CudaOperations final : public Operations {
                 "cudaMemcpyAsync", "(C from C0)");
     double seconds = 0;
     timeline_.clear();
-    // The region's first event waits, behind the gate, until every launch of the call is queued
-    // (cuda.hpp's LaunchGate): the host's time to queue them is not the kernels'.
-    gate_.close(stream_);
-    const struct Opens {
-      cuda::LaunchGate& gate;
-      ~Opens() { gate.open(); }  // a launch that throws leaves no stream held
-    } opens{gate_};
     timeline_.mark(stream_, nullptr);
     if (v == Variant::vendor)
       vendor(int(shape_.m), int(shape_.n), int(shape_.k), static_cast<T>(alpha), static_cast<T>(beta));
@@ -310,15 +302,7 @@ class CudaOperations final : public Operations {
       cuda_gemm<T>(stream_.get(), v, params, whole(shape_), static_cast<T>(alpha), a_.data(), b_.data(),
                    static_cast<T>(beta), c_.data());
     timeline_.mark(stream_, &seconds);
-    gate_.open();
     timeline_.collect();
-    if (gate_.held_too_long() && !warned_gate_) {
-      warned_gate_ = true;
-      std::cerr << "gpubench: warning: GEMM " << to_string(v) << " on " << info_.label()
-                << " synchronised with the host while its launches were being queued: the launch gate gave up after 2 s "
-                   "(the time is the kernels' all the same; the run took longer)"
-                << std::endl;
-    }
     return seconds;
   }
 
@@ -411,8 +395,6 @@ class CudaOperations final : public Operations {
   Shape shape_;
   cuda::Stream stream_;
   cuda::Timeline timeline_;  // the call's device time
-  cuda::LaunchGate gate_;     // holds the call's first event until its launches are queued
-  bool warned_gate_ = false;
   cuda::DeviceBuffer<T> a_, b_, c0_, c_;
   std::unique_ptr<cuda::BlasHandle> blas_;
 };
