@@ -180,8 +180,12 @@ class Check(unittest.TestCase):
         # benchmark is one for changes above its own noise.
         for benchmark in sorted(self.noise):
             with self.subTest(benchmark=benchmark):
+                effect = round(self.margin_of(benchmark) * 100)
+                if effect >= 100:  # check takes effects below 100%: nothing to tell apart from such noise
+                    self.skipTest(f"this machine's nights of one commit spread a benchmark by {effect}% or more "
+                                  f"({self.noise}): no change of {benchmark} is apart from that noise here")
                 r = gpubench(["track", "check", "--history", self.history, "--match", benchmark,
-                              "--min-effect", str(round(self.margin_of(benchmark) * 100))], self.env)
+                              "--min-effect", str(effect)], self.env)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertIn("0 failing, 0 regressed, 0 acknowledged, 0 improved, 0 suspected", r.stdout)
 
