@@ -153,6 +153,36 @@ const TensorKernels& tensor_kernels(const Params& params) {
   return ready[key] = k;
 }
 
+// The degenerate shapes' kernels (gemv.h) for elements of T.
+template <typename T>
+cuda::Defines gemv_defines() {
+  return {{"real", std::is_same_v<T, float> ? "float" : "double"}, {"GEMM_KERNEL", "5"}};
+}
+
+// The current device's SMs and resident threads, asked once per device (the launch paths ask
+// inside the caller's timed region), and its memory pool set then to keep what it is given, so
+// that the stream-ordered scratch of gemv's partial sums and tensor's aligned copies comes from
+// the pool after the first call, not from the driver.
+struct DeviceFacts {
+  std::once_flag once;
+  int sms = 0, threads = 0;
+};
+const DeviceFacts& device_facts() {
+  static DeviceFacts known[64];
+  int device = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  DeviceFacts& d = known[device % 64];
+  std::call_once(d.once, [&d, device] {
+    cuda::check(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda::check(cudaDeviceGetAttribute(&d.threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+    cudaMemPool_t pool = nullptr;
+    cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t keep = UINT64_MAX;
+    cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  });
+  return d;
+}
+
 void tensor(cudaStream_t stream, const Params& params, const Block& b, double alpha, const double* A, const double* B,
             double beta, double* C) {
   const TensorKernels& k = tensor_kernels(params);
@@ -163,18 +193,52 @@ void tensor(cudaStream_t stream, const Params& params, const Block& b, double al
     cuda::rtc_launch(k.scale, "gemm_tensor_scale", grid, block, 0, stream, int(b.m), int(b.n), beta, C + b.coff,
                      int(b.ldc));
   }
+  // An operand whose rows are not 16-byte aligned (an odd leading dimension or offset: an odd
+  // size) would keep every block on 8-byte copies (issue 59: 35 TFLOP/s at 8191 against 55 at
+  // 8192); it is copied first, inside the call, into stream-ordered scratch whose rows are (a
+  // read and a write of the operand, O(n^2) against the product's O(n^3)). Where the scratch
+  // cannot be had (the device's memory), the kernel takes the 8-byte path instead.
+  const std::int64_t a_rows = b.transpose_a ? b.k : b.m, a_cols = b.transpose_a ? b.m : b.k;
+  const auto pitch = [](std::int64_t cols) { return (cols + 15) / 16 * 16; };
+  const bool pad_a = b.lda % 2 != 0 || b.aoff % 2 != 0, pad_b = b.ldb % 2 != 0 || b.boff % 2 != 0;
+  const std::int64_t a_elems = pad_a ? a_rows * pitch(a_cols) : 0, b_elems = pad_b ? b.k * pitch(b.n) : 0;
+  Block run = b;
+  const double *a = A, *bm = B;
+  double* scratch = nullptr;
+  if (a_elems + b_elems > 0) {
+    device_facts();  // the pool keeps what it is given
+    if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<std::size_t>(a_elems + b_elems) * sizeof(double),
+                        stream) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: the 8-byte path instead
+      scratch = nullptr;
+    } else {
+      const cudaKernel_t pad = cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_pad", gemv_defines<double>(), "gemm_pad");
+      const auto copy = [&](const double* src, long off, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* dst) {
+        const dim3 grid(blocks(cols, 256), static_cast<unsigned>(std::min<std::int64_t>(rows, 8192)));
+        cuda::rtc_launch(pad, "gemm_pad", grid, dim3(256), 0, stream, int(rows), int(cols), src, off, int(ld), dst,
+                         int(pitch(cols)));
+      };
+      if (pad_a) {
+        copy(A, long(b.aoff), b.lda, a_rows, a_cols, scratch);
+        a = scratch;
+        run.aoff = 0;
+        run.lda = pitch(a_cols);
+      }
+      if (pad_b) {
+        copy(B, long(b.boff), b.ldb, b.k, b.n, scratch + a_elems);
+        bm = scratch + a_elems;
+        run.boff = 0;
+        run.ldb = pitch(b.n);
+      }
+    }
+  }
   const char* name = b.transpose_a ? "gemm_tensor_tn" : "gemm_tensor_nn";
   const dim3 grid(blocks(b.n, shape.bn), blocks(b.m, shape.bm), static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(shape.threads()));
   cuda::rtc_launch(b.transpose_a ? k.tn : k.nn, name, grid, block, static_cast<std::size_t>(shape.shared_bytes()),
-                   stream, int(b.m), int(b.n), int(b.k), alpha, A + b.aoff, int(b.lda), B + b.boff, int(b.ldb), beta,
-                   C + b.coff, int(b.ldc));
-}
-
-// The degenerate shapes' kernels (gemv.h) for elements of T.
-template <typename T>
-cuda::Defines gemv_defines() {
-  return {{"real", std::is_same_v<T, float> ? "float" : "double"}, {"GEMM_KERNEL", "5"}};
+                   stream, int(b.m), int(b.n), int(b.k), alpha, a + run.aoff, int(run.lda), bm + run.boff, int(run.ldb),
+                   beta, C + b.coff, int(b.ldc));
+  if (scratch) cuda::check(cudaFreeAsync(scratch, stream), "cudaFreeAsync", "(the tensor kernel's aligned copies)");
 }
 
 // A degenerate block (m, n or k equal to 1) on gemv.h's kernels as plan_gemv lays it out; the
@@ -182,24 +246,7 @@ cuda::Defines gemv_defines() {
 // what it was given (no allocation from the driver on each call).
 template <typename T>
 void gemv(cudaStream_t stream, const Params& params, const Block& b, T alpha, const T* A, const T* B, T beta, T* C) {
-  // The device's SMs and resident threads, asked once per device (this is the launch path, inside
-  // the caller's timed region), and its memory pool set then to keep what it is given.
-  struct Known {
-    std::once_flag once;
-    int sms = 0, threads = 0;
-  };
-  static Known known[64];
-  int device = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  Known& d = known[device % 64];
-  std::call_once(d.once, [&d, device] {
-    cuda::check(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    cuda::check(cudaDeviceGetAttribute(&d.threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
-    cudaMemPool_t pool = nullptr;
-    cuda::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
-    std::uint64_t keep = UINT64_MAX;
-    cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
-  });
+  const DeviceFacts& d = device_facts();
   const GemvPlan p = plan_gemv(b, params, d.sms, d.threads);
   const cuda::Defines defines = gemv_defines<T>();
   const cudaKernel_t k = cuda::rtc_kernel("gemm/nvrtc.cu", p.kernel(), defines, p.kernel());
@@ -258,7 +305,10 @@ void cuda_gemm_build(Variant v, const Params& params) {
     return;
   }
   if (v == Variant::naive || v == Variant::tiled || v == Variant::tuned) compiled<T>(v, params, Block{});
-  if (v == Variant::tensor && std::is_same_v<T, double>) tensor_kernels(params);
+  if (v == Variant::tensor && std::is_same_v<T, double>) {
+    tensor_kernels(params);
+    cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_pad", gemv_defines<double>(), "gemm_pad");  // odd sizes' copies
+  }
 }
 template void cuda_gemm_build<float>(Variant, const Params&);
 template void cuda_gemm_build<double>(Variant, const Params&);
@@ -314,8 +364,8 @@ class CudaOperations final : public Operations {
 
   void build(Variant v, const std::vector<Params>& configs) override {
     std::vector<cuda::Defines> each;
-    if (std::any_of(configs.begin(), configs.end(), [](const Params& p) { return is_gemv(p); }))
-      each.push_back(gemv_defines<T>());
+    if (v == Variant::tensor || std::any_of(configs.begin(), configs.end(), [](const Params& p) { return is_gemv(p); }))
+      each.push_back(gemv_defines<T>());  // tensor: gemm_pad's copies at odd sizes
     if (v == Variant::tensor && std::is_same_v<T, double>)
       for (const Params& p : configs) {
         if (!is_gemv(p)) each.push_back(tensor_defines(p));

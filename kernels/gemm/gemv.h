@@ -12,6 +12,9 @@
 // Each of the two sums covers one `chunk` of the reduction per group row (the grid's y): with one
 // chunk it writes C = alpha y + beta C itself; with more, its partial sums go to P (splits x outs)
 // and gemm_finish adds them up into C.
+// Beside them, gemm_pad: the copy of an operand whose rows are not 16-byte aligned (an odd leading
+// dimension) into rows that are, which the tensor kernel's 16-byte cp.async path needs (its calls
+// in kernels/gemm/cuda.cu and opencl.cpp say when).
 #ifndef GPUBENCH_KERNELS_GEMM_GEMV_H
 #define GPUBENCH_KERNELS_GEMM_GEMV_H
 
@@ -119,6 +122,25 @@ GEMV_KERNEL gemm_finish(int outs, int splits, GEMM_GLOBAL const real* GEMV_RESTR
   for (int s = 0; s < splits; ++s) sum += P[(long)s * outs + o];
   const long at = coff + (long)o * incc;
   C[at] = alpha * sum + beta * C[at];
+}
+
+// Rows x cols of S (from soff, its rows lds apart) into D (from 0, rows ldd apart): one item per
+// column, rows strided over the grid's y, four rows a step in flight.
+GEMV_KERNEL gemm_pad(int rows, int cols, GEMM_GLOBAL const real* GEMV_RESTRICT S, long soff, int lds,
+                     GEMM_GLOBAL real* GEMV_RESTRICT D, int ldd) {
+  const int col = GEMM_GID_X * GEMM_LOCAL_X + GEMM_LID_X;
+  if (col >= cols) return;
+  const int step = GEMV_NGROUPS_Y;
+  int row = GEMM_GID_Y;
+  for (; row + 3 * step < rows; row += 4 * step) {
+    const real v0 = S[soff + (long)row * lds + col], v1 = S[soff + (long)(row + step) * lds + col];
+    const real v2 = S[soff + (long)(row + 2 * step) * lds + col], v3 = S[soff + (long)(row + 3 * step) * lds + col];
+    D[(long)row * ldd + col] = v0;
+    D[(long)(row + step) * ldd + col] = v1;
+    D[(long)(row + 2 * step) * ldd + col] = v2;
+    D[(long)(row + 3 * step) * ldd + col] = v3;
+  }
+  for (; row < rows; row += step) D[(long)row * ldd + col] = S[soff + (long)row * lds + col];
 }
 
 #endif

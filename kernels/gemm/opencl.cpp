@@ -195,14 +195,47 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   const auto launch = [&](const Kernel& kernel, const Geometry& g) {
     return queue ? context_->launch_on(queue, kernel, g) : context_->launch(kernel, g);
   };
+  // An operand whose rows are not 16-byte aligned (an odd leading dimension or offset: an odd
+  // size) would keep every work-group on 8-byte copies; it is copied first, inside the call, into
+  // scratch whose rows are (as CUDA's tensor call does, kernels/gemm/cuda.cu). The scratch is kept
+  // and grown, one pair of buffers per queue: calls on one in-order queue follow each other, calls
+  // on two (LU's look-ahead) may overlap. Where it cannot be had, the kernel takes the 8-byte path.
+  const auto pitch = [](std::int64_t cols) { return (cols + 15) / 16 * 16; };
+  Block run = b;
+  const Buffer* operand[2] = {&a, &bm};
+  std::array<Buffer, 2>& scratch = padded_[queue ? queue : context_->queue()];
   Enqueued done;
+  const auto note = [&done](const opencl::Event& e) {
+    if (!done.first) done.first = e;
+  };
+  for (int which = 0; which < 2; ++which) {
+    std::int64_t& off = which == 0 ? run.aoff : run.boff;
+    std::int64_t& ld = which == 0 ? run.lda : run.ldb;
+    if (ld % 2 == 0 && off % 2 == 0) continue;
+    const std::int64_t rows = which == 0 ? (b.transpose_a ? b.k : b.m) : b.k;
+    const std::int64_t cols = which == 0 ? (b.transpose_a ? b.m : b.k) : b.n;
+    const auto bytes = static_cast<std::size_t>(rows * pitch(cols)) * sizeof(double);
+    if (scratch[which].bytes() < bytes) try {
+        scratch[which] = context_->create_buffer(bytes);
+      } catch (const DeviceError&) {
+        scratch[which] = Buffer();
+        continue;  // the 8-byte path
+      }
+    const Kernel& pad = kernel("gemm/opencl.cl", " -DGEMM_GEMV", "gemm_pad");
+    pad.set_args(i(rows), i(cols), *operand[which], static_cast<cl_long>(off), i(ld), scratch[which], i(pitch(cols)));
+    note(launch(pad, Geometry{2, {round_up(cols, 256), static_cast<std::size_t>(std::min<std::int64_t>(rows, 8192)), 1},
+                              {256, 1, 1}}));
+    operand[which] = &scratch[which];
+    off = 0;
+    ld = pitch(cols);
+  }
   if (splits > 1) {  // C = beta C first: each share of K adds alpha times its product into it
     const Kernel& scale = kernel("gemm/tensor.cl", options, "gemm_tensor_scale");
     scale.set_args(i(b.m), i(b.n), beta, c, i(b.coff), i(b.ldc));
-    done.first = launch(scale, Geometry{2, {round_up(b.n, 16), round_up(b.m, 16), 1}, {16, 16, 1}});
+    note(launch(scale, Geometry{2, {round_up(b.n, 16), round_up(b.m, 16), 1}, {16, 16, 1}}));
   }
-  k.set_args(i(b.m), i(b.n), i(b.k), alpha, a, i(b.aoff), i(b.lda), bm, i(b.boff), i(b.ldb), beta, c, i(b.coff),
-             i(b.ldc));
+  k.set_args(i(b.m), i(b.n), i(b.k), alpha, *operand[0], i(run.aoff), i(run.lda), *operand[1], i(run.boff), i(run.ldb),
+             beta, c, i(b.coff), i(b.ldc));
   const std::size_t groups_x = round_up(b.n, static_cast<std::size_t>(t.bn)) / static_cast<std::size_t>(t.bn),
                     groups_y = round_up(b.m, static_cast<std::size_t>(t.bm)) / static_cast<std::size_t>(t.bm);
   done.last = launch(k, Geometry{3, {groups_x * threads, groups_y, static_cast<std::size_t>(splits)}, {threads, 1, 1}});

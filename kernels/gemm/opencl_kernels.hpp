@@ -4,6 +4,7 @@
 // first use.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -51,6 +52,8 @@ class OpenclKernels {
   Precision precision_;
   std::map<std::string, opencl::Kernel> kernels_;
   opencl::Buffer partials_;  // gemv's partial sums, grown to the largest call's
+  // The tensor kernel's aligned copies of A and B at odd sizes, per queue, grown to the largest.
+  std::map<cl_command_queue, std::array<opencl::Buffer, 2>> padded_;
 };
 
 }  // namespace gpubench::gemm
