@@ -1,9 +1,12 @@
 #include "backends/cuda/cuda.hpp"
 
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "backends/registry.hpp"
 #include "common/errors.hpp"
@@ -283,6 +286,47 @@ double Event::seconds_between(const Event& start, const Event& end) {
   check(cudaEventElapsedTime(&milliseconds, start.get(), end.get()), "cudaEventElapsedTime");
   return milliseconds > 0 ? static_cast<double>(milliseconds) * 1e-3 : 0.0;
 }
+
+struct LaunchGate::State {
+  double patience = 2.0;
+  std::atomic<bool> opened{true}, gave_up{false};
+};
+
+namespace {
+// The gate's callback, on the driver's thread: waits for open() (the stream behind it waits), at
+// most the patience. It holds its own reference to the state, which the gate may outlive or not.
+void CUDART_CB wait_for_open(void* user) {
+  const std::unique_ptr<std::shared_ptr<LaunchGate::State>> held(static_cast<std::shared_ptr<LaunchGate::State>*>(user));
+  LaunchGate::State& s = **held;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s.patience);
+  while (!s.opened.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() > until) {
+      s.gave_up.store(true, std::memory_order_release);
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+}  // namespace
+
+LaunchGate::LaunchGate(double patience) : state_(std::make_shared<State>()) { state_->patience = patience; }
+
+void LaunchGate::close(const Stream& stream) {
+  open();
+  state_->opened.store(false, std::memory_order_release);
+  state_->gave_up.store(false, std::memory_order_release);
+  auto* held = new std::shared_ptr<State>(state_);
+  const cudaError_t e = cudaLaunchHostFunc(stream.get(), wait_for_open, held);
+  if (e != cudaSuccess) {
+    delete held;
+    state_->opened.store(true, std::memory_order_release);
+    check(e, "cudaLaunchHostFunc", "(the launch gate)");
+  }
+}
+
+void LaunchGate::open() { state_->opened.store(true, std::memory_order_release); }
+
+bool LaunchGate::held_too_long() const { return state_->gave_up.load(std::memory_order_acquire); }
 
 void Timeline::mark(const Stream& stream, double* into) {
   if (used_ == events_.size()) events_.emplace_back();

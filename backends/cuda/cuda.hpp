@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -179,6 +180,30 @@ class Event {
 
  private:
   detail::Unique<cudaEvent_t, cudaEventDestroy> event_;
+};
+
+// Holds the work queued on a stream after close() until open(): a host callback
+// (cudaLaunchHostFunc) that the stream waits on. A timed region's first event, queued behind it,
+// is then recorded once all of the region's launches are queued, so that the host's time to queue
+// them (launch calls, a pool allocation; tens of microseconds where the kernels take a hundred)
+// does not count as the device's, as it does not where OpenCL times from the first kernel's
+// start. The callback gives up after `patience` seconds (work that synchronised with the host
+// while held: the stream runs on, and held_too_long() says so); the destructor opens the gate.
+class LaunchGate {
+ public:
+  explicit LaunchGate(double patience = 2.0);
+  ~LaunchGate() { open(); }
+  LaunchGate(const LaunchGate&) = delete;
+  LaunchGate& operator=(const LaunchGate&) = delete;
+  void close(const Stream& stream);
+  void open();
+  // Whether the last close()'s callback gave up before open() (valid once the stream passed it).
+  bool held_too_long() const;
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
 };
 
 // A profiled pass's marks on a stream, the one timeline every suite's CUDA code profiles with:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/cuda/cuda.hpp"
@@ -129,6 +131,32 @@ TEST_F(CudaTest, FailedCallsLeaveNoPendingErrorBehind) {
   static_cast<void>(cudaSetDevice(-1));
   EXPECT_THROW(cuda::check_launch("spmv_vector", 3, 256), DeviceError);
   EXPECT_NO_THROW(cuda::check_launch("spmv_vector", 3, 256));  // reported once, then cleared
+}
+
+// The launch gate (GEMM's timed region): an event queued behind a closed gate waits for open(),
+// however long the host takes; once opened the stream runs on. A gate never opened gives up
+// after its patience and says so, and the stream runs on.
+TEST_F(CudaTest, ALaunchGateHoldsTheStreamUntilOpened) {
+  cuda::open_device(find_device("cuda", -1).index);
+  const cuda::Stream stream;
+  const cuda::Event before, after;
+  cuda::LaunchGate gate;
+  before.record(stream);
+  gate.close(stream);
+  after.record(stream);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  before.synchronize();
+  EXPECT_EQ(cudaEventQuery(after.get()), cudaErrorNotReady) << "the event behind the gate ran before it opened";
+  gate.open();
+  after.synchronize();
+  EXPECT_GE(cuda::Event::seconds_between(before, after), 0.04) << "the stream did not wait at the gate";
+  EXPECT_FALSE(gate.held_too_long());
+
+  cuda::LaunchGate impatient(0.05);
+  impatient.close(stream);
+  after.record(stream);
+  after.synchronize();  // a synchronisation while held: the gate gives up, the stream runs on
+  EXPECT_TRUE(impatient.held_too_long());
 }
 
 TEST_F(CudaTest, BuffersStreamsAndEvents) {
