@@ -4,6 +4,7 @@
 // vendor variant. Device time: CUDA events around the one call.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -351,7 +352,9 @@ class CudaOperations final : public Operations {
     // call of a variant and configuration since the upload (the suite's and the sweeper's untimed
     // warm-up or verification): a kernel's first launch can wait on the stream (CUDA's lazy module
     // loading, the pool's first allocation), which the held gate would block for its patience.
-    if (const std::string key = to_string(v) + " " + format_params(params); !warm_.insert(key).second) gate_.close(stream_);
+    // A gate that ever gave up stays open for the rest of the process (the warning below).
+    if (const std::string key = to_string(v) + " " + format_params(params); !warm_.insert(key).second && !gate_off())
+      gate_.close(stream_);
     const struct Opens {
       cuda::LaunchGate& gate;
       ~Opens() { gate.open(); }  // a launch that throws leaves no stream held
@@ -367,13 +370,11 @@ class CudaOperations final : public Operations {
     timeline_.mark(stream_, &seconds);
     gate_.open();
     timeline_.collect();
-    if (gate_.held_too_long() && !warned_gate_) {
-      warned_gate_ = true;
+    if (gate_.held_too_long() && !gate_off().exchange(true))
       std::cerr << "gpubench: warning: GEMM " << to_string(v) << " on " << info_.label()
                 << " synchronised with the host while its launches were being queued: the launch gate gave up after "
-                << gate_patience << " s (that call's time includes the host's queueing after it)"
-                << std::endl;
-    }
+                << gate_patience << " s (that call's time includes the host's queueing after it), and CUDA's GEMM "
+                << "runs ungated for the rest of this run (its times then include the host's queueing)" << std::endl;
     return seconds;
   }
 
@@ -469,7 +470,10 @@ class CudaOperations final : public Operations {
   static constexpr double gate_patience = 0.5;
   cuda::LaunchGate gate_{gate_patience};  // holds the call's first event until its launches are queued
   std::set<std::string> warm_;            // the variants and configurations run since the upload
-  bool warned_gate_ = false;
+  static std::atomic<bool>& gate_off() {
+    static std::atomic<bool> off{false};
+    return off;
+  }
   cuda::DeviceBuffer<T> a_, b_, c0_, c_;
   std::unique_ptr<cuda::BlasHandle> blas_;
 };
