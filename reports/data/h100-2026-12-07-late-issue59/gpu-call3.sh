@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Call 3, on call 2's machine while warm (the 231 s of device time left), as run (one line there):
+# the f64 degenerate shapes again (call 2's step ran to its limit while writing: its records are
+# complete all the same), then the tracked set's thin and degenerate entries.
+set -u; [ -x /tmp/g/gpu/bin/gpubench ] || { mkdir -p /tmp/g && tar xJf .gpu/bundle.tar.xz -C /tmp/g; }; source /tmp/g/gpu/env.sh; export GPUBENCH_COMMITTED_TUNING_DB=$PWD/tuning-db GPUBENCH_TUNING_DB=/tmp/tdb3; g=/tmp/g/gpu/bin/gpubench; mkdir -p $OUT/records; exec > >(tee $OUT/log-call3.txt) 2>&1; date -u; timeout 85 $g run --isolate off --repetitions 3 --format json --out $OUT/deg-f64.json --backend cuda,opencl:1 --suite gemm --precision f64 --variant tensor,vendor --problem 1x8000x8000,8000x1x8000,8000x8000x1 > $OUT/deg-f64.log 2>&1; echo "deg-f64 rc=$?"; date -u; GPUBENCH_BINARY=$g timeout $((200 - SECONDS)) python3 reports/track.py run --set reports/nightly.json --only gemm-degenerate,gemm-thin --history /tmp/h3.sqlite --records $OUT/records > $OUT/track.log 2>&1; echo "track rc=$?"; grep -E "track:.*repetitions|rror" $OUT/track.log | tail; date -u
