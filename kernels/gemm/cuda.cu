@@ -413,20 +413,6 @@ class CudaOperations final : public Operations {
     return {};
   }
 
-  // Measured on the H100 (2026-12-07) and not yet explained: named in the records, so that the
-  // difference is not read as the API's.
-  nlohmann::json gap_causes(Variant v) const override {
-    nlohmann::json causes = nlohmann::json::array();
-    if ((v == Variant::tuned || v == Variant::tensor) && degenerate(shape_))
-      causes.push_back(gap_cause(
-          "gpubench", "not analysed: the degenerate shapes' kernels (gemv.h, OpenCL's source too) took longer on CUDA "
-                      "than on OpenCL on the H100 where C is a vector (8000x1x8000 f64 0.194 against 0.175 ms, "
-                      "1x8000x8000 0.222 against 0.188), not where it is a matrix (8000x8000x1 0.359 against 0.360): "
-                      "CUDA's time runs from an event recorded before the launch (the host's work before it counts "
-                      "where C's reset copy is too short to hide it), OpenCL's from the kernel's start; not profiled"));
-    return causes;
-  }
-
   std::string mode(Variant v) const override {
     if (v != Variant::vendor) return {};
     std::string mode = "cuBLAS math mode CUBLAS_DEFAULT_MATH (";
