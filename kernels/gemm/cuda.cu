@@ -201,37 +201,31 @@ void tensor(cudaStream_t stream, const Params& params, const Block& b, double al
   // 8192); it is copied first, inside the call, into stream-ordered scratch whose rows are (a
   // read and a write of the operand, O(n^2) against the product's O(n^3)). Where the scratch
   // cannot be had (the device's memory), the kernel takes the 8-byte path instead.
-  const std::int64_t a_rows = b.transpose_a ? b.k : b.m, a_cols = b.transpose_a ? b.m : b.k;
-  const auto pitch = [](std::int64_t cols) { return (cols + 15) / 16 * 16; };
-  const bool pad_a = b.lda % 2 != 0 || b.aoff % 2 != 0, pad_b = b.ldb % 2 != 0 || b.boff % 2 != 0;
-  const std::int64_t a_elems = pad_a ? a_rows * pitch(a_cols) : 0, b_elems = pad_b ? b.k * pitch(b.n) : 0;
+  const std::array<PaddedOperand, 2> pads = plan_padding(b);
   Block run = b;
-  const double *a = A, *bm = B;
+  const double* operand[2] = {A, B};
   double* scratch = nullptr;
-  if (a_elems + b_elems > 0) {
+  if (const std::int64_t elements = pads[0].elements() + pads[1].elements(); elements > 0) {
     device_facts();  // the pool keeps what it is given
-    if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<std::size_t>(a_elems + b_elems) * sizeof(double),
-                        stream) != cudaSuccess) {
+    if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<std::size_t>(elements) * sizeof(double), stream) !=
+        cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: the 8-byte path instead
       scratch = nullptr;
     } else {
       const cudaKernel_t pad = cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_pad", gemv_defines<double>(), "gemm_pad");
-      const auto copy = [&](const double* src, long off, std::int64_t ld, std::int64_t rows, std::int64_t cols, double* dst) {
-        const dim3 grid(blocks(cols, 256), static_cast<unsigned>(std::min<std::int64_t>(rows, 8192)));
-        cuda::rtc_launch(pad, "gemm_pad", grid, dim3(256), 0, stream, int(rows), int(cols), src, off, int(ld), dst,
-                         int(pitch(cols)));
-      };
-      if (pad_a) {
-        copy(A, long(b.aoff), b.lda, a_rows, a_cols, scratch);
-        a = scratch;
-        run.aoff = 0;
-        run.lda = pitch(a_cols);
-      }
-      if (pad_b) {
-        copy(B, long(b.boff), b.ldb, b.k, b.n, scratch + a_elems);
-        bm = scratch + a_elems;
-        run.boff = 0;
-        run.ldb = pitch(b.n);
+      double* dst = scratch;
+      for (int which = 0; which < 2; ++which) {
+        const PaddedOperand& p = pads[which];
+        if (!p.copy) continue;
+        std::int64_t& off = which == 0 ? run.aoff : run.boff;
+        std::int64_t& ld = which == 0 ? run.lda : run.ldb;
+        cuda::rtc_launch(pad, "gemm_pad", dim3(static_cast<unsigned>(p.groups_x()), static_cast<unsigned>(p.groups_y())),
+                         dim3(PaddedOperand::group), 0, stream, int(p.rows), int(p.cols), operand[which], long(off),
+                         int(ld), dst, int(p.pitch));
+        operand[which] = dst;
+        off = 0;
+        ld = p.pitch;
+        dst += p.elements();
       }
     }
   }
@@ -239,8 +233,8 @@ void tensor(cudaStream_t stream, const Params& params, const Block& b, double al
   const dim3 grid(blocks(b.n, shape.bn), blocks(b.m, shape.bm), static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(shape.threads()));
   cuda::rtc_launch(b.transpose_a ? k.tn : k.nn, name, grid, block, static_cast<std::size_t>(shape.shared_bytes()),
-                   stream, int(b.m), int(b.n), int(b.k), alpha, a + run.aoff, int(run.lda), bm + run.boff, int(run.ldb),
-                   beta, C + b.coff, int(b.ldc));
+                   stream, int(b.m), int(b.n), int(b.k), alpha, operand[0] + run.aoff, int(run.lda), operand[1] + run.boff,
+                   int(run.ldb), beta, C + b.coff, int(b.ldc));
   if (scratch) cuda::check(cudaFreeAsync(scratch, stream), "cudaFreeAsync", "(the tensor kernel's aligned copies)");
 }
 

@@ -5,6 +5,8 @@
 // entry under the shape's class and a sweep explores what matters for a memory-bound kernel.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -48,5 +50,26 @@ struct GemvPlan {
 // units) that keep `resident_threads` items each. A DeviceError where `b` is not degenerate or
 // the parameters are not the space's.
 GemvPlan plan_gemv(const Block& b, const Params& params, int compute_units, int resident_threads = 2048);
+
+// The tensor kernel's aligned copies (gemv.h's gemm_pad): an operand of block `b` whose rows are
+// not 16-byte aligned (an odd leading dimension or offset: an odd size) is copied, rows x cols, into
+// scratch whose rows are `pitch` elements apart (a multiple of 16), so that the kernel's whole
+// blocks take its 16-byte cp.async path. Not `copy`: the operand is aligned as it is.
+struct PaddedOperand {
+  bool copy = false;
+  std::int64_t rows = 0, cols = 0, pitch = 0;
+  static constexpr int group = 256;  // gemm_pad's work-group: one item per column
+  std::int64_t elements() const { return copy ? rows * pitch : 0; }
+  std::int64_t groups_x() const { return (cols + group - 1) / group; }
+  std::int64_t groups_y() const { return std::min<std::int64_t>(rows, 8192); }  // rows strided over them
+};
+// A's and B's, in that order.
+inline std::array<PaddedOperand, 2> plan_padding(const Block& b) {
+  const auto one = [](bool odd, std::int64_t rows, std::int64_t cols) {
+    return odd ? PaddedOperand{true, rows, cols, (cols + 15) / 16 * 16} : PaddedOperand{};
+  };
+  return {one(b.lda % 2 != 0 || b.aoff % 2 != 0, b.transpose_a ? b.k : b.m, b.transpose_a ? b.m : b.k),
+          one(b.ldb % 2 != 0 || b.boff % 2 != 0, b.k, b.n)};
+}
 
 }  // namespace gpubench::gemm

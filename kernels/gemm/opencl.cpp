@@ -200,7 +200,7 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   // scratch whose rows are (as CUDA's tensor call does, kernels/gemm/cuda.cu). The scratch is kept
   // and grown, one pair of buffers per queue: calls on one in-order queue follow each other, calls
   // on two (LU's look-ahead) may overlap. Where it cannot be had, the kernel takes the 8-byte path.
-  const auto pitch = [](std::int64_t cols) { return (cols + 15) / 16 * 16; };
+  const std::array<PaddedOperand, 2> pads = plan_padding(b);
   Block run = b;
   const Buffer* operand[2] = {&a, &bm};
   std::array<Buffer, 2>& scratch = padded_[queue ? queue : context_->queue()];
@@ -209,25 +209,25 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
     if (!done.first) done.first = e;
   };
   for (int which = 0; which < 2; ++which) {
-    std::int64_t& off = which == 0 ? run.aoff : run.boff;
-    std::int64_t& ld = which == 0 ? run.lda : run.ldb;
-    if (ld % 2 == 0 && off % 2 == 0) continue;
-    const std::int64_t rows = which == 0 ? (b.transpose_a ? b.k : b.m) : b.k;
-    const std::int64_t cols = which == 0 ? (b.transpose_a ? b.m : b.k) : b.n;
-    const auto bytes = static_cast<std::size_t>(rows * pitch(cols)) * sizeof(double);
+    const PaddedOperand& p = pads[which];
+    if (!p.copy) continue;
+    const auto bytes = static_cast<std::size_t>(p.elements()) * sizeof(double);
     if (scratch[which].bytes() < bytes) try {
         scratch[which] = context_->create_buffer(bytes);
       } catch (const DeviceError&) {
         scratch[which] = Buffer();
         continue;  // the 8-byte path
       }
+    std::int64_t& off = which == 0 ? run.aoff : run.boff;
+    std::int64_t& ld = which == 0 ? run.lda : run.ldb;
     const Kernel& pad = kernel("gemm/opencl.cl", " -DGEMM_GEMV", "gemm_pad");
-    pad.set_args(i(rows), i(cols), *operand[which], static_cast<cl_long>(off), i(ld), scratch[which], i(pitch(cols)));
-    note(launch(pad, Geometry{2, {round_up(cols, 256), static_cast<std::size_t>(std::min<std::int64_t>(rows, 8192)), 1},
-                              {256, 1, 1}}));
+    pad.set_args(i(p.rows), i(p.cols), *operand[which], static_cast<cl_long>(off), i(ld), scratch[which], i(p.pitch));
+    const auto group = static_cast<std::size_t>(PaddedOperand::group);
+    note(launch(pad, Geometry{2, {static_cast<std::size_t>(p.groups_x()) * group, static_cast<std::size_t>(p.groups_y()), 1},
+                              {group, 1, 1}}));
     operand[which] = &scratch[which];
     off = 0;
-    ld = pitch(cols);
+    ld = p.pitch;
   }
   if (splits > 1) {  // C = beta C first: each share of K adds alpha times its product into it
     const Kernel& scale = kernel("gemm/tensor.cl", options, "gemm_tensor_scale");

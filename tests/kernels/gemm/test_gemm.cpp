@@ -9,6 +9,7 @@
 
 #include "common/errors.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "kernels/gemm/gemv.hpp"
 
 namespace gpubench::gemm {
 namespace {
@@ -56,6 +57,33 @@ TEST(GemmWork, TwoMnkFlopsAndEachMatrixOnce) {
   EXPECT_DOUBLE_EQ(flops(s), 2.0 * 100 * 200 * 300);
   EXPECT_DOUBLE_EQ(min_bytes(s, Precision::f64), 8.0 * (100 * 300 + 300 * 200 + 2 * 100 * 200));
   EXPECT_DOUBLE_EQ(min_bytes(s, Precision::f32), 4.0 * (100 * 300 + 300 * 200 + 2 * 100 * 200));
+}
+
+// The tensor kernel's aligned copies: only an operand whose rows are not 16-byte aligned (an odd
+// leading dimension or offset) is copied, its rows and columns as stored (A transposed: K x M),
+// into rows a multiple of 16 elements apart.
+TEST(GemmPadding, OnlyAnOperandOfOddRowsIsCopiedAsStored) {
+  const auto even = plan_padding(whole(parse_shape("8192")));
+  EXPECT_FALSE(even[0].copy);
+  EXPECT_FALSE(even[1].copy);
+  EXPECT_EQ(even[0].elements() + even[1].elements(), 0);
+  const auto odd = plan_padding(whole(parse_shape("8191")));
+  EXPECT_TRUE(odd[0].copy && odd[1].copy);
+  EXPECT_EQ(odd[0].pitch, 8192);
+  EXPECT_EQ(odd[0].elements(), std::int64_t{8191} * 8192);
+  const auto tn = plan_padding(whole(parse_shape("100x300x7:TN")));  // A: 7 x 100, B: 7 x 300
+  EXPECT_FALSE(tn[0].copy);
+  EXPECT_FALSE(tn[1].copy);
+  const auto thin = plan_padding(whole(parse_shape("7999x8001x256")));  // A's rows 256, B's 8001
+  EXPECT_FALSE(thin[0].copy);
+  ASSERT_TRUE(thin[1].copy);
+  EXPECT_EQ(thin[1].rows, 256);
+  EXPECT_EQ(thin[1].cols, 8001);
+  EXPECT_EQ(thin[1].pitch, 8016);
+  EXPECT_EQ(thin[1].groups_x(), 32);
+  Block offset = whole(parse_shape("64"));
+  offset.aoff = 1;  // a block of a larger matrix that starts at an odd column
+  EXPECT_TRUE(plan_padding(offset)[0].copy);
 }
 
 TEST(GemmInputs, FixedSeedAndExactIntegers) {
