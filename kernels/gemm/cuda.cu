@@ -33,6 +33,12 @@ constexpr unsigned naive_block = 16;
 
 unsigned blocks(std::int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
+// How many shares K is split into (the tuned and tensor kernels' "splitk"; 1 where not given).
+int splits_of(const Params& params) {
+  const auto it = params.find("splitk");
+  return it == params.end() ? 1 : it->second;
+}
+
 // The run-time compiled kernel of `v` (naive, tiled, tuned) for `params` and elements of T, with
 // the grid and block that cover `b`: built with NVRTC on first use (kernels/gemm/nvrtc.cu).
 struct Compiled {
@@ -63,7 +69,8 @@ cuda::Defines defines_of(Variant v, const Params& params, Compiled* c = nullptr,
       const TunedConfig t = tuned_config(params);
       defines.push_back({"GEMM_KERNEL", "3"});
       if (c)
-        *c = {nullptr, "gemm_tuned", dim3(blocks(b.n, t.bn), blocks(b.m, t.bm)), dim3(static_cast<unsigned>(t.threads()))};
+        *c = {nullptr, "gemm_tuned", dim3(blocks(b.n, t.bn), blocks(b.m, t.bm), static_cast<unsigned>(splits_of(params))),
+              dim3(static_cast<unsigned>(t.threads()))};
       break;
     }
     default:
@@ -83,10 +90,26 @@ Compiled compiled(Variant v, const Params& params, const Block& b) {
   return c;
 }
 
+// The degenerate shapes' kernels (gemv.h) for elements of T.
+template <typename T>
+cuda::Defines gemv_defines() {
+  return {{"real", std::is_same_v<T, float> ? "float" : "double"}, {"GEMM_KERNEL", "5"}};
+}
+
+// C = beta C before a split K's shares add into it (gemv.h's gemm_scale, plan_scale's launch).
+template <typename T>
+void scale(cudaStream_t stream, const Block& b, T beta, T* C) {
+  const ScalePlan p = plan_scale(b.m, b.n);
+  const cudaKernel_t k = cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_scale", gemv_defines<T>(), "gemm_scale");
+  cuda::rtc_launch(k, "gemm_scale", dim3(static_cast<unsigned>(p.groups_x), static_cast<unsigned>(p.groups_y)),
+                   dim3(ScalePlan::group), 0, stream, int(b.m), int(b.n), beta, C, long(b.coff), int(b.ldc));
+}
+
 template <typename T>
 void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b, T alpha, const T* A, const T* B,
             T beta, T* C) {
   const Compiled c = compiled<T>(v, params, b);
+  if (v == Variant::tuned && splits_of(params) > 1) scale<T>(stream, b, beta, C);
   int m = int(b.m), n = int(b.n), k = int(b.k), ta = b.transpose_a ? 1 : 0, aoff = int(b.aoff), lda = int(b.lda),
       boff = int(b.boff), ldb = int(b.ldb), coff = int(b.coff), ldc = int(b.ldc);
   void* args[] = {&m, &n, &k, &ta, &alpha, &A, &aoff, &lda, &B, &boff, &ldb, &beta, &C, &coff, &ldc};
@@ -97,10 +120,6 @@ void launch(cudaStream_t stream, Variant v, const Params& params, const Block& b
 // configuration where it has none (a caller that does not tune: tests), and the split of K.
 gemm_tc::Shape tensor_shape(const Params& params) {
   return params.empty() ? gemm_tc::preferred : tensor_config(params);
-}
-int tensor_splits(const Params& params) {
-  const auto it = params.find("splitk");
-  return it == params.end() ? 1 : it->second;
 }
 
 // The -D defines of the tensor kernels (kernels/gemm/tensor.h) in configuration `params`: its
@@ -115,10 +134,10 @@ cuda::Defines tensor_defines(const Params& params) {
 }
 
 // The tensor kernels of one configuration on the current device (nn: A as stored, tn: A
-// transposed; scale: C = beta C before a split K), checked against the device, built and given
+// transposed), checked against the device, built and given
 // their shared memory once per device and configuration: a launch only finds them.
 struct TensorKernels {
-  cudaKernel_t nn = nullptr, tn = nullptr, scale = nullptr;
+  cudaKernel_t nn = nullptr, tn = nullptr;
 };
 const TensorKernels& tensor_kernels(const Params& params) {
   int device = 0;
@@ -142,9 +161,8 @@ const TensorKernels& tensor_kernels(const Params& params) {
   if (!gemm_tc::legal(shape) || shape.shared_bytes() > gemm_tc::max_shared)
     throw DeviceError("tensor: " + format_params(params) + " is not a configuration of the tensor kernel");
   TensorKernels k;
-  for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}, {&k.scale, "gemm_tensor_scale"}}) {
+  for (auto [kernel, name] : {std::pair{&k.nn, "gemm_tensor_nn"}, {&k.tn, "gemm_tensor_tn"}}) {
     *kernel = cuda::rtc_kernel("gemm/nvrtc.cu", name, defines, name);
-    if (kernel == &k.scale) continue;
     cuda::rtc_set_max_shared(*kernel, static_cast<std::size_t>(shape.shared_bytes()), name);
     // All of the SM's unified memory as shared memory where the blocks need it: with the
     // driver's default split, Nsight Compute's shared-memory block limit for 64 x 64 blocks of
@@ -154,12 +172,6 @@ const TensorKernels& tensor_kernels(const Params& params) {
                 "cudaKernelSetAttributeForDevice", std::string("(") + name + ": shared memory carveout)");
   }
   return ready[key] = k;
-}
-
-// The degenerate shapes' kernels (gemv.h) for elements of T.
-template <typename T>
-cuda::Defines gemv_defines() {
-  return {{"real", std::is_same_v<T, float> ? "float" : "double"}, {"GEMM_KERNEL", "5"}};
 }
 
 // The current device's SMs and resident threads, asked once per device (the launch paths ask
@@ -190,12 +202,8 @@ void tensor(cudaStream_t stream, const Params& params, const Block& b, double al
             double beta, double* C) {
   const TensorKernels& k = tensor_kernels(params);
   const gemm_tc::Shape shape = tensor_shape(params);
-  const int splits = tensor_splits(params);
-  if (splits > 1) {  // the blocks add their shares of K into C: beta C first
-    const dim3 block(32, 8), grid(blocks(b.n, 32), blocks(b.m, 8));
-    cuda::rtc_launch(k.scale, "gemm_tensor_scale", grid, block, 0, stream, int(b.m), int(b.n), beta, C + b.coff,
-                     int(b.ldc));
-  }
+  const int splits = splits_of(params);
+  if (splits > 1) scale<double>(stream, b, beta, C);  // the blocks add their shares of K into C: beta C first
   // An operand whose rows are not 16-byte aligned (an odd leading dimension or offset: an odd
   // size) would keep every block on 8-byte copies (issue 59: 35 TFLOP/s at 8191 against 55 at
   // 8192); it is copied first, inside the call, into stream-ordered scratch whose rows are (a
@@ -306,6 +314,8 @@ void cuda_gemm_build(Variant v, const Params& params) {
     tensor_kernels(params);
     cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_pad", gemv_defines<double>(), "gemm_pad");  // odd sizes' copies
   }
+  if ((v == Variant::tuned || v == Variant::tensor) && splits_of(params) > 1)
+    cuda::rtc_kernel("gemm/nvrtc.cu", "gemm_scale", gemv_defines<T>(), "gemm_scale");  // C = beta C first
 }
 template void cuda_gemm_build<float>(Variant, const Params&);
 template void cuda_gemm_build<double>(Variant, const Params&);
@@ -482,4 +492,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
           return {};
         },
-        "no BLAS library was found when configured", /*degenerate_kernels=*/true});
+        "no BLAS library was found when configured", /*shape_classes=*/true});

@@ -18,6 +18,7 @@
 #define GEMM_LID_Y ((int)get_local_id(1))
 #define GEMM_GID_X ((int)get_group_id(0))
 #define GEMM_GID_Y ((int)get_group_id(1))
+#define GEMM_GID_Z ((int)get_group_id(2))
 #define GEMM_LOCAL_X ((int)get_local_size(0))
 #define GEMM_LOCAL_Y ((int)get_local_size(1))
 #define GEMM_FMA(a, b, c) fma(a, b, c)
@@ -42,6 +43,40 @@
     (dst)[3] = v_.w;                                             \
   } while (0)
 #endif
+// *p += v for elements of `real`, atomically (a split K's shares meeting in C): on NVIDIA's OpenCL
+// (GEMM_PTX, set by the host) PTX's red.global.add, elsewhere a compare-and-swap loop on the
+// element's bits (64-bit ones need cl_khr_int64_base_atomics). Only a split K's build has it.
+#if defined(SPLITK) && SPLITK > 1
+#ifdef GEMM_PTX
+#ifdef GEMM_FP64
+#define GEMM_ATOMIC_ADD(p, v) asm volatile("red.global.add.f64 [%0], %1;" ::"l"(p), "d"(v) : "memory")
+#else
+#define GEMM_ATOMIC_ADD(p, v) asm volatile("red.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory")
+#endif
+#else
+#if defined(GEMM_FP64) && !defined(cl_khr_int64_base_atomics)
+#error "a split K (splitk > 1) in f64 needs cl_khr_int64_base_atomics, which this device lacks"
+#elif defined(GEMM_FP64)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void gemm_atomic_add(volatile __global double* p, double v) {
+  ulong seen = as_ulong(*p), old;
+  do {
+    old = seen;
+    seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
+  } while (seen != old);
+}
+#else
+inline void gemm_atomic_add(volatile __global float* p, float v) {
+  uint seen = as_uint(*p), old;
+  do {
+    old = seen;
+    seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
+  } while (seen != old);
+}
+#endif
+#define GEMM_ATOMIC_ADD(p, v) gemm_atomic_add(p, v)
+#endif
+#endif
 #else  // CUDA
 #define GEMM_GLOBAL
 #define GEMM_SHARED(type, name, size) __shared__ __align__(16) type name[size]
@@ -50,11 +85,13 @@
 #define GEMM_LID_Y static_cast<int>(threadIdx.y)
 #define GEMM_GID_X static_cast<int>(blockIdx.x)
 #define GEMM_GID_Y static_cast<int>(blockIdx.y)
+#define GEMM_GID_Z static_cast<int>(blockIdx.z)
 #define GEMM_LOCAL_X static_cast<int>(blockDim.x)
 #define GEMM_LOCAL_Y static_cast<int>(blockDim.y)
 #define GEMM_FMA(a, b, c) fma(a, b, c)
 #define GEMM_UNROLL _Pragma("unroll")
 #define GEMM_LOAD_VEC(dst, src) gemm_load_vec<VW>(dst, src)
+#define GEMM_ATOMIC_ADD(p, v) atomicAdd(p, v)
 template <int W, typename T>
 __device__ __forceinline__ void gemm_load_vec(T* dst, const T* src) {
   if constexpr (W == 1) {

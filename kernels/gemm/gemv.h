@@ -14,7 +14,8 @@
 // and gemm_finish adds them up into C.
 // Beside them, gemm_pad: the copy of an operand whose rows are not 16-byte aligned (an odd leading
 // dimension) into rows that are, which the tensor kernel's 16-byte cp.async path needs (its calls
-// in kernels/gemm/cuda.cu and opencl.cpp say when).
+// in kernels/gemm/cuda.cu and opencl.cpp say when), and gemm_scale: C = beta C before a split K's
+// shares add into it (the tuned and tensor kernels' splitk > 1).
 #ifndef GPUBENCH_KERNELS_GEMM_GEMV_H
 #define GPUBENCH_KERNELS_GEMM_GEMV_H
 
@@ -141,6 +142,17 @@ GEMV_KERNEL gemm_pad(int rows, int cols, GEMM_GLOBAL const real* GEMV_RESTRICT S
     D[(long)(row + 3 * step) * ldd + col] = v3;
   }
   for (; row < rows; row += step) D[(long)row * ldd + col] = S[soff + (long)row * lds + col];
+}
+
+// C = beta C (beta 0 writes zeros, as BLAS does: C's NaNs are not kept): one item per column,
+// rows strided over the grid's y (ScalePlan in gemv.hpp).
+GEMV_KERNEL gemm_scale(int M, int N, real beta, GEMM_GLOBAL real* GEMV_RESTRICT C, long coff, int ldc) {
+  const int col = GEMM_GID_X * GEMM_LOCAL_X + GEMM_LID_X;
+  if (col >= N) return;
+  for (int row = GEMM_GID_Y; row < M; row += GEMV_NGROUPS_Y) {
+    const long at = coff + (long)row * ldc + col;
+    C[at] = beta == 0 ? (real)0 : beta * C[at];
+  }
 }
 
 #endif

@@ -72,4 +72,14 @@ inline std::array<PaddedOperand, 2> plan_padding(const Block& b) {
           one(b.ldb % 2 != 0 || b.boff % 2 != 0, b.k, b.n)};
 }
 
+// gemm_scale's launch over C's m x n (gemv.h): C = beta C before a split K (splitk > 1) adds its
+// shares into it.
+struct ScalePlan {
+  static constexpr int group = 256;  // one item per column
+  std::int64_t groups_x = 0, groups_y = 0;
+};
+inline ScalePlan plan_scale(std::int64_t m, std::int64_t n) {
+  return {(n + ScalePlan::group - 1) / ScalePlan::group, std::clamp<std::int64_t>(m, 1, 8192)};  // rows strided
+}
+
 }  // namespace gpubench::gemm

@@ -229,11 +229,7 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
     off = 0;
     ld = p.pitch;
   }
-  if (splits > 1) {  // C = beta C first: each share of K adds alpha times its product into it
-    const Kernel& scale = kernel("gemm/tensor.cl", options, "gemm_tensor_scale");
-    scale.set_args(i(b.m), i(b.n), beta, c, i(b.coff), i(b.ldc));
-    note(launch(scale, Geometry{2, {round_up(b.n, 16), round_up(b.m, 16), 1}, {16, 16, 1}}));
-  }
+  if (splits > 1) note(scale(b, beta, c, queue));  // C = beta C first: each share of K adds alpha times its product
   k.set_args(i(b.m), i(b.n), i(b.k), alpha, *operand[0], i(run.aoff), i(run.lda), *operand[1], i(run.boff), i(run.ldb),
              beta, c, i(b.coff), i(b.ldc));
   const std::size_t groups_x = round_up(b.n, static_cast<std::size_t>(t.bn)) / static_cast<std::size_t>(t.bn),
@@ -241,6 +237,19 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   done.last = launch(k, Geometry{3, {groups_x * threads, groups_y, static_cast<std::size_t>(splits)}, {threads, 1, 1}});
   if (!done.first) done.first = done.last;
   return done;
+}
+
+Event OpenclKernels::scale(const Block& b, double beta, const Buffer& c, cl_command_queue queue) {
+  const ScalePlan p = plan_scale(b.m, b.n);
+  const Kernel& k = kernel("gemm/opencl.cl", " -DGEMM_GEMV", "gemm_scale");
+  const auto i = [](std::int64_t x) { return static_cast<cl_int>(x); };
+  if (precision_ == Precision::f32)
+    k.set_args(i(b.m), i(b.n), static_cast<float>(beta), c, static_cast<cl_long>(b.coff), i(b.ldc));
+  else
+    k.set_args(i(b.m), i(b.n), beta, c, static_cast<cl_long>(b.coff), i(b.ldc));
+  const auto group = static_cast<std::size_t>(ScalePlan::group);
+  const Geometry g{2, {static_cast<std::size_t>(p.groups_x) * group, static_cast<std::size_t>(p.groups_y), 1}, {group, 1, 1}};
+  return queue ? context_->launch_on(queue, k, g) : context_->launch(k, g);
 }
 
 // A degenerate block (m, n or k equal to 1) on gemv.h's kernels as plan_gemv lays it out.
@@ -290,6 +299,7 @@ Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b,
   if (v == Variant::tensor) return tensor(params, b, alpha, a, bm, beta, c, queue);
   const Kernel* k = nullptr;
   Geometry g;
+  int splits = 1;
   switch (v) {
     case Variant::naive:
       k = &kernel("gemm/opencl.cl", "", "gemm_naive");
@@ -303,7 +313,10 @@ Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b,
     }
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
-      k = &kernel("gemm/opencl.cl", compile_options(params), "gemm_tuned");
+      splits = params.contains("splitk") ? params.at("splitk") : 1;
+      // A split K adds its shares with PTX's red.global.add on NVIDIA's OpenCL (device.h).
+      const bool ptx = splits > 1 && opencl::nvidia_compute_capability(context_->device()).has_value();
+      k = &kernel("gemm/opencl.cl", compile_options(params) + (ptx ? " -DGEMM_PTX" : ""), "gemm_tuned");
       const auto threads = static_cast<std::size_t>(t.threads());
       const std::size_t largest = k->max_work_group_size(context_->device());
       if (threads > largest)
@@ -311,7 +324,7 @@ Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b,
                           " work-items per group, but the device runs this kernel with at most " +
                           std::to_string(largest) + " (registers)");
       const std::size_t groups_x = round_up(b.n, t.bn) / t.bn, groups_y = round_up(b.m, t.bm) / t.bm;
-      g = Geometry{2, {groups_x * threads, groups_y, 1}, {threads, 1, 1}};
+      g = Geometry{3, {groups_x * threads, groups_y, static_cast<std::size_t>(splits)}, {threads, 1, 1}};
       break;
     }
     default:
@@ -324,8 +337,9 @@ Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b,
   else
     k->set_args(i(b.m), i(b.n), i(b.k), i(b.transpose_a), alpha, a, i(b.aoff), i(b.lda), bm, i(b.boff), i(b.ldb), beta,
                 c, i(b.coff), i(b.ldc));
+  const Event first = splits > 1 ? scale(b, beta, c, queue) : Event();  // C = beta C before the shares add into it
   Event done = queue ? context_->launch_on(queue, *k, g) : context_->launch(*k, g);
-  return {done, done};
+  return {splits > 1 ? first : done, done};
 }
 
 }  // namespace gpubench::gemm
@@ -346,4 +360,4 @@ GPUBENCH_REGISTER_GEMM_OPERATIONS(
             return "tensor runs f64 only (FP64 tensor cores; FP32 on tensor cores would be TF32)";
           return gpubench::gemm::opencl_tensor_unavailable(d);
         },
-        "no BLAS library was found when configured (Debian libclblast-dev)", /*degenerate_kernels=*/true});
+        "no BLAS library was found when configured (Debian libclblast-dev)", /*shape_classes=*/true});

@@ -29,8 +29,8 @@ std::string opencl_tensor_unavailable(const DeviceInfo& device);
 class OpenclKernels {
  public:
   OpenclKernels(opencl::Context& context, Precision p) : context_(&context), precision_(p) {}
-  // One call of `v` (naive; tiled with "tile"; tuned with TunedConfig's parameters; tensor with
-  // tensor_config's and "splitk", f64) on the block, enqueued on `queue` (nullptr: the
+  // One call of `v` (naive; tiled with "tile"; tuned with TunedConfig's parameters and "splitk";
+  // tensor with tensor_config's and "splitk", f64) on the block, enqueued on `queue` (nullptr: the
   // context's); its kernels' events. A configuration the device cannot run is a DeviceError
   // naming it.
   Enqueued enqueue(Variant v, const Params& params, const Block& b, double alpha, const opencl::Buffer& a,
@@ -47,6 +47,8 @@ class OpenclKernels {
                 double beta, const opencl::Buffer& c, cl_command_queue queue);
   Enqueued tensor(const Params& params, const Block& b, double alpha, const opencl::Buffer& a, const opencl::Buffer& bm,
                   double beta, const opencl::Buffer& c, cl_command_queue queue);
+  // C = beta C before a split K's shares add into it (gemv.h's gemm_scale).
+  opencl::Event scale(const Block& b, double beta, const opencl::Buffer& c, cl_command_queue queue);
 
   opencl::Context* context_;
   Precision precision_;

@@ -72,9 +72,11 @@ struct BackendTraits {
   std::function<std::string(const DeviceInfo&, Variant, Precision)> refuses = nullptr;
   // Why the vendor variant is not in this build, where `vendor` is empty.
   std::string no_vendor = "no BLAS library was found when configured";
-  // Whether tuned and tensor run a degenerate shape (m, n or k equal to 1) on kernels/gemm/gemv.h's
-  // memory-bound kernels (gemv.hpp's space in place of the tiles'); false: on their tiles.
-  bool degenerate_kernels = false;
+  // Whether tuned and tensor are the kernels shared by CUDA and OpenCL, which dispatch per shape
+  // class: a degenerate shape (m, n or k equal to 1) to kernels/gemm/gemv.h's memory-bound kernels
+  // (gemv.hpp's space in place of the tiles'), a thin C (suite.cpp's thin()) to a split K, each
+  // class under its own key in the tuning database. False: every shape on their tiles.
+  bool shape_classes = false;
 };
 using OperationsRegistry = FactoryRegistry<OperationsFactory, BackendTraits>;
 OperationsRegistry& operations_registry();
@@ -85,9 +87,15 @@ inline const OperationsFactory* find_operations(const std::string& backend) {
 inline const BackendTraits* backend_traits(const std::string& backend) { return operations_registry().extra(backend); }
 
 // The tuned kernel's space on `device` (tuned.hpp): block tile bm x bn, step bk, per-item tile
-// tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items. Every API builds any legal
-// configuration (OpenCL's compiler, NVRTC), so the space is the same on every backend.
-TunableSpace tuned_space(const DeviceInfo& device, Precision p);
+// tm x tn, vector width vw; the work-group is (bn/tn) x (bm/tm) items; splitk, K's shares (added
+// into C with atomics), 1 unless `split_k` gives the K of a thin C, whose shares are then at least
+// 2 bk steps each. Every API builds any legal configuration (OpenCL's compiler, NVRTC), so the
+// space is the same on every backend.
+TunableSpace tuned_space(const DeviceInfo& device, Precision p, std::int64_t split_k = 0);
+// A thin C on `device`: not degenerate, and fewer 64 x 64 blocks than 4 a compute unit, so that
+// tiles alone leave the device idle (64 x 8000 on an H100's 132 SMs: 125 blocks). Its own shape
+// class in the tuning database ("tuned:thin", "tensor:thin"), where K may be split.
+bool thin(const Shape& s, const DeviceInfo& device);
 
 // The FP64 tensor-core kernel's space (tensor_shape.h) on `device`: block tile bm x bn of wm x wn
 // warps, slice bk, pipeline stages, unroll (16-deep steps unrolled together), minb (blocks an SM

@@ -18,13 +18,23 @@
 
 namespace gpubench::gemm {
 
-TunableSpace tuned_space(const DeviceInfo& device, Precision p) {
+bool thin(const Shape& s, const DeviceInfo& device) {
+  if (degenerate(s)) return false;
+  const std::int64_t blocks = ((s.m + 63) / 64) * ((s.n + 63) / 64);
+  return blocks < 4 * std::max<std::int64_t>(device.compute_units, 1);
+}
+
+TunableSpace tuned_space(const DeviceInfo& device, Precision p, std::int64_t split_k) {
   const std::size_t element = bytes_of(p);
   const std::size_t largest = device.max_work_group_size, local = device.local_mem_bytes;
   TunableSpace space{{Tunable::list("bm", {32, 64, 128, 256}), Tunable::list("bn", {32, 64, 128, 256}),
                       Tunable::list("bk", {8, 16, 32}), Tunable::list("tm", {4, 8}), Tunable::list("tn", {4, 8}),
-                      Tunable::list("vw", {1, 2, 4})},
+                      Tunable::list("vw", {1, 2, 4}),
+                      split_k > 0 ? Tunable::list("splitk", {1, 2, 4, 8}) : Tunable::list("splitk", {1})},
                      {}};
+  if (split_k > 0)
+    space.constraints.push_back({"each of the splitk shares of K = " + std::to_string(split_k) + " at least 2 bk steps",
+                                 [split_k](const Params& q) { return 2 * q.at("splitk") * q.at("bk") <= split_k || q.at("splitk") == 1; }});
   space.constraints.push_back({"32 <= (bm/tm)(bn/tn) <= " + std::to_string(largest) + " work-items per group",
                                [largest](const Params& q) {
                                  const auto t = static_cast<std::size_t>(tuned_config(q).threads());
@@ -162,14 +172,25 @@ Params tensor_heuristic(const Shape& s, const DeviceInfo& device) {
   return params_of(small, splitk);
 }
 
-Params params_of(const TunedConfig& c) {
-  return {{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}};
+Params params_of(const TunedConfig& c, int splitk = 1) {
+  return {{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}, {"splitk", splitk}};
 }
 
 // 128 x 128 blocks of 8 x 8 per item, 16-byte loads; 64 x 64 blocks where C has too few 128 x 128
-// blocks to fill a large GPU. The first legal configuration where the device allows neither.
-Params tuned_heuristic(const Shape& s, Precision p, const TunableSpace& space) {
+// blocks to fill a large GPU. A thin C (the space splits K): 64 x 128 blocks (128 x 64 where n is
+// the smaller side) of the same 8 x 8 items, K split until the blocks are 4 a compute unit. The
+// first legal configuration where the device allows none of these.
+Params tuned_heuristic(const Shape& s, Precision p, const TunableSpace& space, const DeviceInfo& device) {
   const bool f32 = p == Precision::f32;
+  const int vw = f32 ? 4 : 2;
+  if (space.find("splitk")->values.size() > 1) {
+    const TunedConfig c = s.m <= s.n ? TunedConfig{64, 128, 8, 8, 8, vw} : TunedConfig{128, 64, 8, 8, 8, vw};
+    const std::int64_t blocks = ((s.m + c.bm - 1) / c.bm) * ((s.n + c.bn - 1) / c.bn);
+    const std::int64_t wanted = 4 * std::max<std::int64_t>(device.compute_units, 1);
+    int splitk = 1;
+    while (splitk < 8 && blocks * splitk < wanted && space.legal(params_of(c, splitk * 2))) splitk *= 2;
+    if (space.legal(params_of(c, splitk))) return params_of(c, splitk);
+  }
   const bool small = static_cast<double>(s.m) * static_cast<double>(s.n) < 256.0 * 128 * 128;
   const TunedConfig preferred = small ? (f32 ? TunedConfig{64, 64, 16, 4, 4, 4} : TunedConfig{64, 64, 8, 4, 4, 2})
                                       : (f32 ? TunedConfig{128, 128, 8, 8, 8, 4} : TunedConfig{128, 128, 8, 8, 8, 2});
@@ -179,11 +200,23 @@ Params tuned_heuristic(const Shape& s, Precision p, const TunableSpace& space) {
   return legal.front();
 }
 
+// Whether `v` on `device` runs the kernels shared by the APIs that dispatch per shape class
+// (BackendTraits::shape_classes: degenerate shapes to gemv.h, a thin C to a split K).
+bool shape_classes(Variant v, const DeviceInfo& device) {
+  const BackendTraits* traits = backend_traits(device.backend);
+  return (v == Variant::tuned || v == Variant::tensor) && traits && traits->shape_classes;
+}
+
 // Where the tuning database keeps a kernel's configuration: per kernel, precision, size bucket
 // and layout. A transposed (TN) is a shape class of its own ("tensor:TN"): its slices load
-// along other strides, so its best configuration may differ.
-TuningKey key_of(Variant v, const Shape& s, Precision p) {
-  return TuningKey::of_sizes("gemm", to_string(v) + (s.transpose_a ? ":TN" : ""), p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+// along other strides, so its best configuration may differ. So is a thin C ("tuned:thin",
+// thin()): its blocks are few and K may be split, and a square size's entry, whose tiles leave
+// most of the device idle there, is never its nearest size (issue 59: 64 x 8000 x 8000 borrowed
+// 8192's 128 x 128 blocks, 63 of them for 132 SMs).
+TuningKey key_of(Variant v, const Shape& s, Precision p, const DeviceInfo& device) {
+  const std::string thin_class = shape_classes(v, device) && thin(s, device) ? ":thin" : "";
+  return TuningKey::of_sizes("gemm", to_string(v) + thin_class + (s.transpose_a ? ":TN" : ""), p,
+                             {{"m", s.m}, {"n", s.n}, {"k", s.k}});
 }
 
 // A tunable variant's space and heuristic on `device`.
@@ -202,16 +235,14 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
   }
   // A degenerate shape (matrix-vector, outer product): memory-bound kernels of its own where the
   // backend has them (issue 59 item 3), their space in the tuning database under its shape class.
-  if ((v == Variant::tuned || v == Variant::tensor) && degenerate(s) && backend_traits(device.backend) &&
-      backend_traits(device.backend)->degenerate_kernels)
-    return {gemv_space(), gemv_heuristic()};
+  if (shape_classes(v, device) && degenerate(s)) return {gemv_space(), gemv_heuristic()};
   if (v == Variant::tuned && device.backend.starts_with("omp_target")) return {omp_tuned_space(device), omp_tuned_heuristic()};
   if (v == Variant::tensor && device.backend.starts_with("omp_target")) return {omp_tensor_space(), omp_tensor_heuristic()};
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
   if (v == Variant::tensor) return {tensor_space(device), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};
-  TunableSpace space = tuned_space(device, p);
-  Params heuristic = tuned_heuristic(s, p, space);
+  TunableSpace space = tuned_space(device, p, shape_classes(v, device) && thin(s, device) ? s.k : 0);
+  Params heuristic = tuned_heuristic(s, p, space, device);
   return {std::move(space), std::move(heuristic)};
 }
 
@@ -220,12 +251,12 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
 // before the heuristic, until a sweep on TN stores its own.
 LaunchChoice launch_of(const TuningDb* db, const DeviceInfo& device, Variant v, const Shape& s, Precision p,
                        const Tuning& t) {
-  LaunchChoice c = choose_launch_params(db, device, key_of(v, s, p), t.heuristic, t.space);
+  LaunchChoice c = choose_launch_params(db, device, key_of(v, s, p, device), t.heuristic, t.space);
   if (!s.transpose_a || !db || c.choice.source == TuningSource::exact || c.choice.source == TuningSource::nearest_size)
     return c;
   Shape nn = s;
   nn.transpose_a = false;
-  LaunchChoice from_nn = choose_launch_params(db, device, key_of(v, nn, p), t.heuristic, t.space);
+  LaunchChoice from_nn = choose_launch_params(db, device, key_of(v, nn, p, device), t.heuristic, t.space);
   if (from_nn.choice.source != TuningSource::exact && from_nn.choice.source != TuningSource::nearest_size) return c;
   from_nn.choice.source = TuningSource::nearest_size;
   from_nn.choice.detail += " (no TN entry: the NN one)";
@@ -339,12 +370,12 @@ class VariantKernel final : public TunableKernel {
  public:
   VariantKernel(const DeviceInfo& device, Variant v, Shape shape, Precision p, std::shared_ptr<const Inputs> inputs,
                 std::shared_ptr<Operations> ops)
-      : variant_(v), shape_(std::move(shape)), precision_(p), tuning_(tuning_of(v, device, shape_, p)),
+      : device_(device), variant_(v), shape_(std::move(shape)), precision_(p), tuning_(tuning_of(v, device, shape_, p)),
         inputs_(std::move(inputs)), ops_(std::move(ops)) {}
   std::string name() const override { return to_string(variant_); }
   TunableSpace tunables() const override { return tuning_.space; }
   Params heuristic() const override { return tuning_.heuristic; }
-  TuningKey key() const override { return key_of(variant_, shape_, precision_); }
+  TuningKey key() const override { return key_of(variant_, shape_, precision_, device_); }
   double flops_per_call() const override { return flops(shape_); }
   double bytes_per_call() const override { return min_bytes(shape_, precision_); }
   void prepare(const std::vector<Params>& configs) override { ops_->build(variant_, configs); }
@@ -360,6 +391,7 @@ class VariantKernel final : public TunableKernel {
   }
 
  private:
+  DeviceInfo device_;
   Variant variant_;
   Shape shape_;
   Precision precision_;
@@ -422,8 +454,9 @@ class GemmSuite final : public Suite {
   }
 
   std::optional<TunableSpace> parameters_of(const std::string& key_kernel) const override {
-    // The database's kernel names: the variant, ":TN" for A transposed (key_of).
-    const std::string kernel = key_kernel.ends_with(":TN") ? key_kernel.substr(0, key_kernel.size() - 3) : key_kernel;
+    // The database's kernel names: the variant, ":thin" for a thin C, ":TN" for A transposed (key_of).
+    std::string kernel = key_kernel.ends_with(":TN") ? key_kernel.substr(0, key_kernel.size() - 3) : key_kernel;
+    if (kernel.ends_with(":thin")) kernel.resize(kernel.size() - 5);
     if (kernel == "tiled") {  // and on omp_target its team's threads (tuning_of)
       TunableSpace space = tile_space();
       space.params.push_back(grid::group_size(1024));
@@ -431,7 +464,7 @@ class GemmSuite final : public Suite {
     }
     if (kernel == "packed") return packed_space();
     if (kernel == "tuned") {  // CUDA's and OpenCL's, and OpenMP offload's (omp_tuned_space): their names
-      TunableSpace space{tuned_space(DeviceInfo{}, Precision::f32).params, {}};
+      TunableSpace space{tuned_space(DeviceInfo{}, Precision::f32, std::int64_t{1} << 40).params, {}};
       for (Tunable& t : space.params)
         if (t.name == "tm" || t.name == "tn") t = Tunable::list(t.name, {2, 4, 8});
       DeviceInfo largest;

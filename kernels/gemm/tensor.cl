@@ -255,11 +255,3 @@ void gemm_tensor_tn(int M, int N, int K, double alpha, __global const double* re
   __local double shared[STAGES * (A_STAGE + B_STAGE)] __attribute__((aligned(16)));
   gemm_tensor(1, M, N, K, alpha, A + aoff, lda, B + boff, ldb, beta, C + coff, ldc, shared);
 }
-// C = beta C before a split-K product adds into it (beta 0 writes zeros, as BLAS does).
-__kernel void gemm_tensor_scale(int M, int N, double beta, __global double* restrict C, int coff, int ldc) {
-  const int c = (int)get_global_id(0), r = (int)get_global_id(1);
-  if (r < M && c < N) {
-    __global double* out = C + coff + (long)r * ldc + c;
-    *out = beta == 0 ? 0.0 : beta * *out;
-  }
-}

@@ -9,7 +9,7 @@
 // padded by 4 doubles so that the fragment loads of each half-warp hit 32 distinct banks.
 // Split K (the launch's gridDim.z > 1, for shapes with too few blocks of C to fill the GPU): the
 // z-th block of a column takes the z-th share of K and adds alpha times its product into C with
-// atomics, C having been scaled by beta first (gemm_tensor_scale).
+// atomics, C having been scaled by beta first (gemv.h's gemm_scale).
 // Fragments of m16n8k16 (g = lane / 4, t = lane % 4): a[u] = A(g + 8 (u % 2), t + 4 (u / 2)),
 // b[u] = B(t + 4 u, g), c[e] = C(g + 8 (e / 2), 2 t + e % 2).
 
@@ -259,13 +259,4 @@ extern "C" __global__ void __launch_bounds__(WM * WN * 32, MINB)
 gemm_tensor_tn(int M, int N, int K, double alpha, const double* __restrict__ A, int lda, const double* __restrict__ B,
                int ldb, double beta, double* __restrict__ C, int ldc) {
   gemm_tensor<true>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-// C = beta C before a split-K product adds into it (beta 0 writes zeros, as BLAS does: C's NaNs
-// are not kept). A 2-D grid over C's rows and columns.
-extern "C" __global__ void gemm_tensor_scale(int M, int N, double beta, double* __restrict__ C, int ldc) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
-  if (r < M && c < N) {
-    double& out = C[static_cast<long>(r) * ldc + c];
-    out = beta == 0 ? 0.0 : beta * out;
-  }
 }

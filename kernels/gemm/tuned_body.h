@@ -6,7 +6,10 @@
 // local buffers, one barrier per step). An item's rows and columns are interleaved in groups of
 // 16 bytes, so that the items of a warp read contiguous local memory. Slices beyond the matrix
 // are filled with zeros and C is written only inside it: any M, N and K run. Vector loads are
-// used where the leading dimension keeps them aligned, scalar loads elsewhere.
+// used where the leading dimension keeps them aligned, scalar loads elsewhere. With SPLITK > 1
+// (a thin C: too few blocks to fill the device), the grid's z splits K into SPLITK shares of whole
+// BK steps; each block adds alpha times its share's product into C with atomics, C having been
+// scaled by beta first (gemv.h's gemm_scale). SPLITK 1 (the default) compiles the plain store.
 // Included inside a kernel function of a 1-D work-group of (BM/TM)(BN/TN) items and a 2-D grid
 // of groups (x along N, y along M); kernels/gemm/device.h.
 {
@@ -25,6 +28,13 @@
   const int tx = tid % TX, ty = tid / TX;
   const int row0 = GEMM_GID_Y * BM, col0 = GEMM_GID_X * BN;
   const bool vec_a = lda % VW == 0 && aoff % VW == 0, vec_b = ldb % VW == 0 && boff % VW == 0;
+#if SPLITK > 1
+  const int share = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
+  const int kbeg = GEMM_GID_Z * share, kend = K < kbeg + share ? K : kbeg + share;
+  if (kbeg >= kend) return;  // an empty share (K small for SPLITK): nothing to add
+#else
+  const int kbeg = 0, kend = K;
+#endif
 
   real acc[TM * TN];
   GEMM_UNROLL
@@ -39,15 +49,15 @@
     /* NN: vectors along K in a row of A; TN: along M in a stored row */                              \
     const int r = ta ? (idx % (BM / VW)) * VW : idx / (BK / VW);                                      \
     const int l = ta ? idx / (BM / VW) : (idx % (BK / VW)) * VW;                                      \
-    const int gr = row0 + r, gl = (k0) + l;                                                           \
-    const bool whole = ta ? (gl < K && gr + VW <= M) : (gr < M && gl + VW <= K);                      \
+    const int gr = row0 + r, gl = kbeg + (k0) + l;                                                           \
+    const bool whole = ta ? (gl < kend && gr + VW <= M) : (gr < M && gl + VW <= kend);                      \
     if (vec_a && whole) {                                                                             \
       GEMM_LOAD_VEC(&ra[v * VW], A + aoff + (ta ? gl * lda + gr : gr * lda + gl));                               \
     } else {                                                                                          \
       GEMM_UNROLL                                                                                     \
       for (int e = 0; e < VW; ++e) {                                                                  \
         const int er = ta ? gr + e : gr, el = ta ? gl : gl + e;                                       \
-        ra[v * VW + e] = (er < M && el < K) ? A[aoff + (ta ? el * lda + er : er * lda + el)] : (real)0;            \
+        ra[v * VW + e] = (er < M && el < kend) ? A[aoff + (ta ? el * lda + er : er * lda + el)] : (real)0;            \
       }                                                                                               \
     }                                                                                                 \
   }                                                                                                   \
@@ -55,12 +65,12 @@
   for (int v = 0; v < LB; ++v) {                                                                      \
     const int idx = tid + v * T;                                                                      \
     const int l = idx / (BN / VW), c = (idx % (BN / VW)) * VW;                                        \
-    const int gl = (k0) + l, gc = col0 + c;                                                           \
-    if (vec_b && gl < K && gc + VW <= N) {                                                            \
+    const int gl = kbeg + (k0) + l, gc = col0 + c;                                                           \
+    if (vec_b && gl < kend && gc + VW <= N) {                                                            \
       GEMM_LOAD_VEC(&rb[v * VW], B + boff + gl * ldb + gc);                                                    \
     } else {                                                                                          \
       GEMM_UNROLL                                                                                     \
-      for (int e = 0; e < VW; ++e) rb[v * VW + e] = (gl < K && gc + e < N) ? B[boff + gl * ldb + gc + e] : (real)0; \
+      for (int e = 0; e < VW; ++e) rb[v * VW + e] = (gl < kend && gc + e < N) ? B[boff + gl * ldb + gc + e] : (real)0; \
     }                                                                                                 \
   }
 
@@ -83,7 +93,7 @@
     for (int e = 0; e < VW; ++e) Bs[(buf) * BK * BN + l * BN + c + e] = rb[v * VW + e];              \
   }
 
-  const int steps = (K + BK - 1) / BK;
+  const int steps = (kend - kbeg + BK - 1) / BK;
   GEMM_TUNED_LOAD(0)
   GEMM_TUNED_STORE(0)
   GEMM_SYNC();
@@ -120,7 +130,11 @@
       GEMM_UNROLL
       for (int j = 0; j < TN; ++j) {
         const int c = col0 + (j / GN) * GN * TX + tx * GN + j % GN;
+#if SPLITK > 1
+        if (c < N) GEMM_ATOMIC_ADD(&C[coff + r * ldc + c], alpha * acc[i * TN + j]);
+#else
         if (c < N) C[coff + r * ldc + c] = alpha * acc[i * TN + j] + beta * C[coff + r * ldc + c];
+#endif
       }
     }
   }

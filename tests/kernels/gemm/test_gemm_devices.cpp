@@ -80,6 +80,11 @@ std::vector<Params> params_of(Variant v, Precision p, const DeviceInfo& device) 
                                                        {256, 128, 8, 8, 8, 2}, {32, 64, 16, 4, 4, 2}})
     if (c.whole_vectors() && static_cast<std::size_t>(c.vw) * element <= 16 && c.local_bytes(element) <= 48 * 1024)
       sets.push_back({{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}});
+  // K split (a thin C's space): shares adding into C with atomics, some of them empty where K is
+  // short for the split (67x45x91 in 8 shares of 16), the thin heuristic's 64 x 128 blocks.
+  for (const auto& [c, splitk] : std::vector<std::pair<TunedConfig, int>>{
+           {{64, 128, 8, 8, 8, 2}, 4}, {{32, 32, 8, 4, 4, 1}, 8}, {{128, 64, 16, 8, 4, 2}, 2}})
+    sets.push_back({{"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"tm", c.tm}, {"tn", c.tn}, {"vw", c.vw}, {"splitk", splitk}});
   return sets;
 }
 

@@ -34,14 +34,15 @@ TEST(GemmNvrtc, NaiveTiledTunedAndDegenerateCompileForHopperWithoutADevice) {
     EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "1"}}, 90, "naive").empty());
     // The degenerate shapes' kernels (gemv.h), as CUDA builds them: gemm_outer, gemm_rowdot, gemm_colsum, gemm_finish.
     const std::string gemv = cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "5"}}, 90, "gemv");
-    for (const char* name : {"gemm_outer", "gemm_rowdot", "gemm_colsum", "gemm_finish"})
+    for (const char* name : {"gemm_outer", "gemm_rowdot", "gemm_colsum", "gemm_finish", "gemm_pad", "gemm_scale"})
       EXPECT_NE(gemv.find(name), std::string::npos) << name;
     for (const char* tile : {"8", "16", "32"})
       EXPECT_FALSE(cuda::rtc_compile(source, {{"real", real}, {"GEMM_KERNEL", "2"}, {"TILE", tile}}, 90, "tiled").empty());
   }
-  // The tuned space's first, middle and last legal configurations of each precision.
+  // The tuned space's first, middle and last legal configurations of each precision, in a thin
+  // C's space (the middle and last split K: atomics into C).
   for (Precision p : {Precision::f32, Precision::f64}) {
-    const auto legal = tuned_space(hopper(), p).enumerate();
+    const auto legal = tuned_space(hopper(), p, 8000).enumerate();
     ASSERT_GT(legal.size(), 100u);
     for (std::size_t i : {std::size_t{0}, legal.size() / 2, legal.size() - 1})
       EXPECT_FALSE(cuda::rtc_compile(source, tuned_defines(legal[i], p == Precision::f32 ? "float" : "double"), 90,

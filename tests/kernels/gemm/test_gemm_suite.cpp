@@ -154,23 +154,6 @@ TEST(GemmSuite, OpenclVariantsVerifyAndAPlantedWrongResultFails) {
   }
 }
 
-// A tiny sweep of the tuned kernel on OpenCL (the space cut down with --param) stores its best,
-// and the next run takes it from the database.
-TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryTheNextRunUses) {
-  const std::string db = temp_path("tuned-db");
-  std::filesystem::remove_all(db);
-  const test::Result sweep = test::gpubench(
-      "sweep --suite gemm --backend opencl --kernel tuned --problem 48x40x24 --precision f32 --param bm=32 --param bn=32 "
-      "--param bk=8 --param tm=4 --tuning-db " + db);
-  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
-  EXPECT_THAT(sweep.output, HasSubstr("stored 1 entries"));
-  const test::Result run = test::gpubench("--suite gemm --backend opencl --problem 48x40x24 --precision f32 "
-                                          "--variant tuned --repetitions 1 --breakdown --tuning-db " + db);
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_THAT(run.output, HasSubstr(": tuned\n"));
-  std::filesystem::remove_all(db);
-}
-
 // A transposed A is a shape class of its own in the tuning database (gemm/tiled:TN): a sweep on
 // TN stores it, an NN run does not take it, and a TN run with only NN entries takes the NN one of
 // its sizes, saying so, until TN has its own.
@@ -202,6 +185,40 @@ TEST(GemmSuite, TransposedAIsAShapeClassOfItsOwnInTheTuningDatabase) {
   EXPECT_EQ(tn["from"], "tuned (nearest size)");
   EXPECT_THAT(tn["detail"].get<std::string>(), HasSubstr("no TN entry: the NN one"));
   EXPECT_EQ(launch("48x40x24")["from"], "tuned");
+  std::filesystem::remove_all(db);
+  std::filesystem::remove(out);
+}
+
+// A tiny sweep of the tuned kernel on OpenCL (the space cut down with --param) stores its best,
+// and the next run takes it from the database, a neighbouring size as its nearest. A thin C
+// (fewer 64 x 64 blocks than 4 a compute unit: 64 x 256 on PoCL's 2) is a shape class of its own
+// (gemm/tuned:thin): it never borrows a square size's entry, and its heuristic splits K (issue 59:
+// 64x8000x8000 on the H100 ran 8192's 128 x 128 blocks, 63 of them for 132 SMs).
+TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryWhichAThinCDoesNotBorrow) {
+  const std::string db = temp_path("thin-db"), out = temp_path("thin-run.json");
+  std::filesystem::remove_all(db);
+  const test::Result sweep = test::gpubench(
+      "sweep --suite gemm --backend opencl --kernel tuned --problem 256 --precision f32 --param bm=32 --param bn=32 "
+      "--param bk=8 --param tm=4 --param tn=4 --param vw=1 --tuning-db " + db);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  EXPECT_THAT(sweep.output, HasSubstr("stored 1 entries"));
+  const auto launch = [&](const std::string& problem) {
+    const test::Result run = test::gpubench("--suite gemm --backend opencl --variant tuned --precision f32 --repetitions 1 "
+                                            "--problem " + problem + " --tuning-db " + db + " --format json --out " + out);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    nlohmann::json records;
+    std::ifstream(out) >> records;
+    EXPECT_TRUE(records["benchmarks"][0]["verified"].get<bool>()) << records["benchmarks"][0].dump();
+    return records["benchmarks"][0]["params"]["launch"]["gemm_tuned"];
+  };
+  EXPECT_EQ(launch("256")["from"], "tuned");
+  EXPECT_EQ(launch("400")["from"], "tuned (nearest size)");  // a square neighbour takes the entry
+  const nlohmann::json thin = launch("64x256x4096");
+  EXPECT_EQ(thin["from"], "heuristic") << thin.dump();
+  EXPECT_THAT(thin["detail"].get<std::string>(), HasSubstr("gemm/tuned:thin/f32"));
+  EXPECT_EQ(thin["bm"], 64);
+  EXPECT_EQ(thin["bn"], 128);
+  EXPECT_EQ(thin["splitk"], 4);  // 2 blocks of 64 x 128, split until 4 a compute unit
   std::filesystem::remove_all(db);
   std::filesystem::remove(out);
 }
