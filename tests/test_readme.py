@@ -129,7 +129,7 @@ class Readme(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, f"{page}\n{out[-4000:]}")
                 if page.endswith("own-project.md"):  # the tutorial's claims, as the page makes them
                     self.assertIn("REGRESSION  spec/n=4194304/openmp:0/reduction/f64", out)
-                    found = re.search(r"the first slower commit is ([0-9a-f]{40}) \(sum in eight passes\)", out)
+                    found = re.search(r"the first slower commit is ([0-9a-f]{40}) \(sum in 32 passes\)", out)
                     self.assertTrue(found, r.stdout[-4000:])
                     self.assertIn(f"since {found.group(1)[:12]} ", out)  # the check named the same commit
                     for verdicts in ("check.xml", "check.md"):  # and so do the CI outputs
