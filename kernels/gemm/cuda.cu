@@ -134,8 +134,8 @@ cuda::Defines tensor_defines(const Params& params) {
 }
 
 // The tensor kernels of one configuration on the current device (nn: A as stored, tn: A
-// transposed), checked against the device, built and given
-// their shared memory once per device and configuration: a launch only finds them.
+// transposed), checked against the device, built and given their shared memory once per device
+// and configuration: a launch only finds them.
 struct TensorKernels {
   cudaKernel_t nn = nullptr, tn = nullptr;
 };
