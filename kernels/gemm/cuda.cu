@@ -33,12 +33,6 @@ constexpr unsigned naive_block = 16;
 
 unsigned blocks(std::int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
-// How many shares K is split into (the tuned and tensor kernels' "splitk"; 1 where not given).
-int splits_of(const Params& params) {
-  const auto it = params.find("splitk");
-  return it == params.end() ? 1 : it->second;
-}
-
 // The run-time compiled kernel of `v` (naive, tiled, tuned) for `params` and elements of T, with
 // the grid and block that cover `b`: built with NVRTC on first use (kernels/gemm/nvrtc.cu).
 struct Compiled {

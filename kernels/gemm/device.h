@@ -58,22 +58,23 @@
 #error "a split K (splitk > 1) in f64 needs cl_khr_int64_base_atomics, which this device lacks"
 #elif defined(GEMM_FP64)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void gemm_atomic_add(volatile __global double* p, double v) {
-  ulong seen = as_ulong(*p), old;
-  do {
-    old = seen;
-    seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
-  } while (seen != old);
-}
+#define GEMM_BITS ulong
+#define GEMM_AS_BITS as_ulong
+#define GEMM_AS_REAL as_double
+#define GEMM_CMPXCHG atom_cmpxchg
 #else
-inline void gemm_atomic_add(volatile __global float* p, float v) {
-  uint seen = as_uint(*p), old;
+#define GEMM_BITS uint
+#define GEMM_AS_BITS as_uint
+#define GEMM_AS_REAL as_float
+#define GEMM_CMPXCHG atomic_cmpxchg
+#endif
+inline void gemm_atomic_add(volatile __global real* p, real v) {
+  GEMM_BITS seen = GEMM_AS_BITS(*p), old;
   do {
     old = seen;
-    seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
+    seen = GEMM_CMPXCHG((volatile __global GEMM_BITS*)p, old, GEMM_AS_BITS(GEMM_AS_REAL(old) + v));
   } while (seen != old);
 }
-#endif
 #define GEMM_ATOMIC_ADD(p, v) gemm_atomic_add(p, v)
 #endif
 #endif

@@ -174,7 +174,7 @@ Enqueued OpenclKernels::tensor(const Params& params, const Block& b, double alph
   const auto cc = opencl::nvidia_compute_capability(context_->device());  // (the device's own, no listing)
   if (!cc || cc->first < 8) throw DeviceError(opencl_tensor_unavailable(context_->info()));
   const gemm_tc::Shape t = params.empty() ? gemm_tc::small_local : tensor_config(params);
-  const int splits = params.contains("splitk") ? params.at("splitk") : 1;
+  const int splits = splits_of(params);
   const std::string what = "tensor " + (params.empty() ? std::string("(64 x 64 blocks)") : format_params(params));
   if (!gemm_tc::legal(t) || t.stages > 6 || splits < 1)
     throw DeviceError(what + " is not a configuration of the tensor kernel");
@@ -313,7 +313,7 @@ Enqueued OpenclKernels::enqueue(Variant v, const Params& params, const Block& b,
     }
     case Variant::tuned: {
       const TunedConfig t = tuned_config(params);
-      splits = params.contains("splitk") ? params.at("splitk") : 1;
+      splits = splits_of(params);
       // A split K adds its shares with PTX's red.global.add on NVIDIA's OpenCL (device.h).
       const bool ptx = splits > 1 && opencl::nvidia_compute_capability(context_->device()).has_value();
       k = &kernel("gemm/opencl.cl", compile_options(params) + (ptx ? " -DGEMM_PTX" : ""), "gemm_tuned");

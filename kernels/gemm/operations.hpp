@@ -35,6 +35,11 @@ TunedConfig tuned_config(const Params& params);
 // The tensor kernel's configuration from its parameters (bm bn bk stages wm wn unroll minb;
 // splitk is its launch's).
 gemm_tc::Shape tensor_config(const Params& params);
+// How many shares the tuned and tensor kernels split K into ("splitk"; 1 where not given).
+inline int splits_of(const Params& params) {
+  const auto it = params.find("splitk");
+  return it == params.end() ? 1 : it->second;
+}
 
 class Operations {
  public:
