@@ -97,9 +97,12 @@ inline const BackendTraits* backend_traits(const std::string& backend) { return 
 // 2 bk steps each. Every API builds any legal configuration (OpenCL's compiler, NVRTC), so the
 // space is the same on every backend.
 TunableSpace tuned_space(const DeviceInfo& device, Precision p, std::int64_t split_k = 0);
-// A thin C on `device`: not degenerate, and fewer 64 x 64 blocks than 4 a compute unit, so that
-// tiles alone leave the device idle (64 x 8000 on an H100's 132 SMs: 125 blocks). Its own shape
-// class in the tuning database ("tuned:thin", "tensor:thin"), where K may be split.
+// A thin C on `device`: not degenerate, fewer 64 x 64 blocks than 4 a compute unit, so that tiles
+// alone leave the device idle (64 x 8000 on an H100's 132 SMs: 125 blocks), and a K of at least
+// thin_min_k, which each block would walk alone. A shorter K is little work to split, and LU's
+// updates (K = nb) keep their deterministic sums. Its own shape class in the tuning database
+// ("tuned:thin", "tensor:thin"), where K may be split.
+constexpr std::int64_t thin_min_k = 1024;
 bool thin(const Shape& s, const DeviceInfo& device);
 
 // The FP64 tensor-core kernel's space (tensor_shape.h) on `device`: block tile bm x bn of wm x wn

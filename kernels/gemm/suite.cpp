@@ -19,7 +19,7 @@
 namespace gpubench::gemm {
 
 bool thin(const Shape& s, const DeviceInfo& device) {
-  if (degenerate(s)) return false;
+  if (degenerate(s) || s.k < thin_min_k) return false;
   const std::int64_t blocks = ((s.m + 63) / 64) * ((s.n + 63) / 64);
   return blocks < 4 * std::max<std::int64_t>(device.compute_units, 1);
 }
@@ -207,6 +207,9 @@ bool shape_classes(Variant v, const DeviceInfo& device) {
   return (v == Variant::tuned || v == Variant::tensor) && traits && traits->shape_classes;
 }
 
+// A thin C where `v` on `device` dispatches per shape class: its own key, K split (tuned).
+bool thin_class(Variant v, const Shape& s, const DeviceInfo& device) { return shape_classes(v, device) && thin(s, device); }
+
 // Where the tuning database keeps a kernel's configuration: per kernel, precision, size bucket
 // and layout. A transposed (TN) is a shape class of its own ("tensor:TN"): its slices load
 // along other strides, so its best configuration may differ. So is a thin C ("tuned:thin",
@@ -214,9 +217,8 @@ bool shape_classes(Variant v, const DeviceInfo& device) {
 // most of the device idle there, is never its nearest size (issue 59: 64 x 8000 x 8000 borrowed
 // 8192's 128 x 128 blocks, 63 of them for 132 SMs).
 TuningKey key_of(Variant v, const Shape& s, Precision p, const DeviceInfo& device) {
-  const std::string thin_class = shape_classes(v, device) && thin(s, device) ? ":thin" : "";
-  return TuningKey::of_sizes("gemm", to_string(v) + thin_class + (s.transpose_a ? ":TN" : ""), p,
-                             {{"m", s.m}, {"n", s.n}, {"k", s.k}});
+  const std::string kernel = to_string(v) + (thin_class(v, s, device) ? ":thin" : "") + (s.transpose_a ? ":TN" : "");
+  return TuningKey::of_sizes("gemm", kernel, p, {{"m", s.m}, {"n", s.n}, {"k", s.k}});
 }
 
 // A tunable variant's space and heuristic on `device`.
@@ -241,7 +243,7 @@ Tuning tuning_of(Variant v, const DeviceInfo& device, const Shape& s, Precision 
   if (v == Variant::tiled) return {tile_space(), tile_heuristic()};
   if (v == Variant::tensor) return {tensor_space(device), tensor_heuristic(s, device)};
   if (v == Variant::packed) return {packed_space(), packed_heuristic()};
-  TunableSpace space = tuned_space(device, p, shape_classes(v, device) && thin(s, device) ? s.k : 0);
+  TunableSpace space = tuned_space(device, p, thin_class(v, s, device) ? s.k : 0);
   Params heuristic = tuned_heuristic(s, p, space, device);
   return {std::move(space), std::move(heuristic)};
 }

@@ -191,7 +191,7 @@ TEST(GemmSuite, TransposedAIsAShapeClassOfItsOwnInTheTuningDatabase) {
 
 // A tiny sweep of the tuned kernel on OpenCL (the space cut down with --param) stores its best,
 // and the next run takes it from the database, a neighbouring size as its nearest. A thin C
-// (fewer 64 x 64 blocks than 4 a compute unit: 64 x 256 on PoCL's 2) is a shape class of its own
+// (fewer 64 x 64 blocks than 4 a compute unit, 64 x 256 on PoCL's 2, and K >= 1024) is a class of its own
 // (gemm/tuned:thin): it never borrows a square size's entry, and its heuristic splits K (issue 59:
 // 64x8000x8000 on the H100 ran 8192's 128 x 128 blocks, 63 of them for 132 SMs).
 TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryWhichAThinCDoesNotBorrow) {
@@ -219,6 +219,8 @@ TEST(GemmSuite, ASweepOfTheTunedKernelStoresAnEntryWhichAThinCDoesNotBorrow) {
   EXPECT_EQ(thin["bm"], 64);
   EXPECT_EQ(thin["bn"], 128);
   EXPECT_EQ(thin["splitk"], 4);  // 2 blocks of 64 x 128, split until 4 a compute unit
+  // A short K is not thin (LU's updates, K = nb, keep deterministic sums): the square entry.
+  EXPECT_EQ(launch("64x256x512")["from"], "tuned (nearest size)");
   std::filesystem::remove_all(db);
   std::filesystem::remove(out);
 }
